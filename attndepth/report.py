@@ -1,0 +1,156 @@
+"""Render claim results as a table, JSON, Markdown or LaTeX.
+
+JSON carries the provenance needed to reproduce every number: seed, preset,
+parameters, toolkit version and the numeric stack (NumPy, BLAS).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+from typing import Any
+
+from attndepth import __version__
+from attndepth.claims import ClaimResult
+
+FORMATS: tuple[str, ...] = ("table", "json", "markdown", "latex")
+COLUMNS: tuple[str, ...] = ("claim", "source", "predicted", "measured", "verdict", "seconds")
+
+
+def environment() -> dict[str, Any]:
+    """Versions of the toolkit and the numeric stack, and the BLAS in use."""
+    import flint
+    import numpy
+    import scipy
+    import sympy
+    from threadpoolctl import threadpool_info
+
+    blas = [
+        {k: info.get(k) for k in ("internal_api", "version", "num_threads", "architecture")}
+        for info in threadpool_info()
+        if info.get("user_api") == "blas"
+    ]
+    return {
+        "attndepth": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "sympy": sympy.__version__,
+        "python-flint": flint.__version__,
+        "blas": blas,
+        "machine": platform.machine(),
+    }
+
+
+def _row(result: ClaimResult) -> dict[str, str]:
+    return {
+        "claim": result.id,
+        "source": result.source,
+        "predicted": result.outcome.predicted,
+        "measured": result.outcome.measured,
+        "verdict": result.verdict,
+        "seconds": f"{result.seconds:.2f}",
+    }
+
+
+def _json_safe(value: Any) -> Any:
+    """Floats that JSON cannot hold (NaN, ±inf) become strings; numpy scalars become Python."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
+    """One JSON document: provenance and one object per claim."""
+    document = {
+        "preset": preset,
+        "seed": seed,
+        "environment": environment(),
+        "claims": [
+            {
+                **_row(result),
+                "seconds": round(result.seconds, 4),
+                "statement": result.statement,
+                "tolerance": result.tolerance,
+                "note": result.outcome.note,
+                "params": result.params,
+                "values": result.outcome.values,
+            }
+            for result in results
+        ],
+        "summary": summary(results),
+    }
+    return json.dumps(_json_safe(document), indent=2, ensure_ascii=False)
+
+
+def summary(results: list[ClaimResult]) -> dict[str, int]:
+    """Counts of each verdict."""
+    counts = {"holds": 0, "fails": 0, "inconclusive": 0}
+    for result in results:
+        counts[result.verdict] += 1
+    return counts
+
+
+def render_table(results: list[ClaimResult]) -> str:
+    """Fixed-width text table, one row per claim, notes below."""
+    rows = [_row(r) for r in results]
+    widths = {c: max([len(c)] + [len(r[c]) for r in rows]) for c in COLUMNS}
+    line = "  ".join(c.ljust(widths[c]) for c in COLUMNS)
+    out = [line, "  ".join("-" * widths[c] for c in COLUMNS)]
+    out += ["  ".join(r[c].ljust(widths[c]) for c in COLUMNS) for r in rows]
+    counts = summary(results)
+    out.append("")
+    out.append(", ".join(f"{n} {v}" for v, n in counts.items()))
+    notes = [f"  {r.id}: {r.outcome.note}" for r in results if r.outcome.note]
+    if notes:
+        out.append("notes:")
+        out += notes
+    return "\n".join(out)
+
+
+def render_markdown(results: list[ClaimResult]) -> str:
+    """GitHub-flavoured Markdown table."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    out = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    out += ["| " + " | ".join(cell(_row(r)[c]) for c in COLUMNS) + " |" for r in results]
+    return "\n".join(out)
+
+
+_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+
+
+def render_latex(results: list[ClaimResult]) -> str:
+    """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``; UTF-8 input)."""
+    out = [r"\begin{tabular}{llllll}", r"\toprule",
+           " & ".join(COLUMNS) + r" \\", r"\midrule"]
+    out += [" & ".join(_latex_escape(_row(r)[c]) for c in COLUMNS) + r" \\" for r in results]
+    out += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(out)
+
+
+def render(results: list[ClaimResult], fmt: str, preset: str, seed: int) -> str:
+    """Dispatch on ``fmt`` (one of :data:`FORMATS`)."""
+    if fmt == "json":
+        return render_json(results, preset, seed)
+    if fmt == "markdown":
+        return render_markdown(results)
+    if fmt == "latex":
+        return render_latex(results)
+    if fmt == "table":
+        return render_table(results)
+    raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")

@@ -1,0 +1,50 @@
+"""Every registered figure, and writing one as PDF, PNG and the CSV of its data."""
+
+from __future__ import annotations
+
+import csv
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+import matplotlib.pyplot as plt
+
+FIGURE_MODULES: tuple[str, ...] = ("figures.similarity_depth",)
+PRESETS: tuple[str, ...] = ("quick", "full")
+
+
+def all_figures() -> dict[str, ModuleType]:
+    """Figure modules by NAME. Each has NAME, DESCRIPTION, compute(preset, seed), draw(data)."""
+    modules = [importlib.import_module(name) for name in FIGURE_MODULES]
+    return {module.NAME: module for module in modules}
+
+
+def write_csv(data: dict[str, list], path: Path) -> None:
+    """Columns of equal length as a CSV with a header row."""
+    lengths = {len(column) for column in data.values()}
+    if len(lengths) > 1:
+        raise ValueError(f"figure data columns differ in length: {lengths}")
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(data)
+        writer.writerows(zip(*data.values(), strict=True))
+
+
+def write_figure(name: str, out_dir: Path, preset: str = "quick", seed: int = 0) -> list[Path]:
+    """Compute, draw and save one figure; returns the written paths (pdf, png, csv)."""
+    figures = all_figures()
+    if name not in figures:
+        raise ValueError(f"unknown figure {name!r}; known: {', '.join(figures)}")
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
+    module = figures[name]
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data = module.compute(preset, seed)
+    figure = module.draw(data)
+    paths = [out_dir / f"{name}.{ext}" for ext in ("pdf", "png", "csv")]
+    figure.savefig(paths[0])
+    figure.savefig(paths[1], dpi=300)
+    plt.close(figure)
+    write_csv(data, paths[2])
+    return paths

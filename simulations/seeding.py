@@ -1,0 +1,42 @@
+"""Seeds: one base seed, independent streams per stack and per purpose.
+
+Stack ``k`` of a batch drawn from base seed ``S`` uses
+``SeedSequence(S).spawn(batch)[k]``; its weights, its input tokens and its
+evaluation grids are that sequence's children 0, 1 and 2. This is written
+statelessly as ``SeedSequence(S, spawn_key=(k, stream))`` (the same numbers as
+the spawn calls), so stack k of a batch of 8 equals stack k of a batch of 16,
+and any result is reproduced from (S, k) alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulations.validation import check_int, check_seed
+
+WEIGHTS_STREAM = 0
+TOKENS_STREAM = 1
+GRID_STREAM = 2
+
+
+def spawn_generators(seed: int, batch: int, stream: int) -> list[np.random.Generator]:
+    """Return ``batch`` independent generators for one purpose (``stream``)."""
+    seed = check_seed("seed", seed)
+    batch = check_int("batch", batch, minimum=1)
+    return [
+        np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k, stream)))
+        for k in range(batch)
+    ]
+
+
+def gaussian_tokens(seed: int, batch: int, tokens: int, width: int) -> np.ndarray:
+    """Standard Gaussian token matrices, one stream per stack.
+
+    Returns
+    -------
+    X : (batch, tokens, width) float64
+    """
+    tokens = check_int("tokens", tokens, minimum=1)
+    width = check_int("width", width, minimum=1)
+    generators = spawn_generators(seed, batch, TOKENS_STREAM)
+    return np.stack([g.standard_normal((tokens, width)) for g in generators])

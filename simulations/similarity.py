@@ -1,0 +1,105 @@
+"""Token-similarity metrics and attention spectra (Yu & Zhang 2023; Dong et al. 2021).
+
+Token matrices are ``(..., tokens, width)``; attention matrices
+``(..., tokens, tokens)``. Every metric is vectorised over leading axes.
+``Π = 11ᵀ/n``; ``ΠX`` repeats the mean token, ``(I − Π)X`` is X minus it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+#: Smallest positive float64: logs of quantities that reached exactly zero are
+#: reported at log(TINY) ≈ −708.4 (a floor), never as −inf.
+TINY = np.finfo(np.float64).tiny
+
+
+def _squared_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """‖ΠX‖_F² and ‖(I − Π)X‖_F², each computed directly (no cancellation)."""
+    n = X.shape[-2]
+    mean = X.mean(axis=-2, keepdims=True)
+    mean_part = n * np.sum(mean * mean, axis=(-2, -1))
+    centred = X - mean
+    diversity_part = np.sum(centred * centred, axis=(-2, -1))
+    return mean_part, diversity_part
+
+
+def token_similarity(X: np.ndarray) -> np.ndarray:
+    """t_sim = ‖ΠX‖_F² / ‖X‖_F² (THEORY §3). X : (..., n, d) -> (...)."""
+    mean_part, diversity_part = _squared_norms(X)
+    return mean_part / np.maximum(mean_part + diversity_part, TINY)
+
+
+def token_diversity(X: np.ndarray) -> np.ndarray:
+    """t_div = ‖(I − Π)X‖_F² / ‖X‖_F², computed directly (accurate near 0)."""
+    mean_part, diversity_part = _squared_norms(X)
+    return diversity_part / np.maximum(mean_part + diversity_part, TINY)
+
+
+def log_odds(X: np.ndarray) -> np.ndarray:
+    """log(t_sim / t_div) = −2 log r with r = ‖(I−Π)X‖/‖ΠX‖ (floored at ±708)."""
+    mean_part, diversity_part = _squared_norms(X)
+    return np.log(np.maximum(mean_part, TINY)) - np.log(np.maximum(diversity_part, TINY))
+
+
+def mean_pairwise_cosine(X: np.ndarray) -> np.ndarray:
+    """Mean cosine similarity over ordered pairs of distinct tokens. (..., n, d) -> (...)."""
+    n = X.shape[-2]
+    if n < 2:
+        raise ValueError(f"mean_pairwise_cosine needs tokens >= 2, got {n}")
+    norms = np.linalg.norm(X, axis=-1, keepdims=True)
+    unit = X / np.maximum(norms, TINY)
+    summed = unit.sum(axis=-2)
+    total = np.sum(summed * summed, axis=-1)  # Σ_ij cos_ij, diagonal included
+    diagonal = np.sum(unit * unit, axis=(-2, -1))
+    return (total - diagonal) / (n * (n - 1))
+
+
+def dong_residual(X: np.ndarray) -> np.ndarray:
+    """res(X) = X − 1x̄ᵀ with x̄ the Frobenius minimiser (the mean token). Same shape as X."""
+    return X - X.mean(axis=-2, keepdims=True)
+
+
+def norm_1_inf(X: np.ndarray) -> np.ndarray:
+    """‖X‖_{1,∞} = √(‖X‖₁ ‖X‖_∞) (Dong et al. 2021, §2): max column and max row abs sums."""
+    absolute = np.abs(X)
+    return np.sqrt(absolute.sum(axis=-2).max(axis=-1) * absolute.sum(axis=-1).max(axis=-1))
+
+
+def invariant_eigenspace_defects(P: np.ndarray) -> tuple[float, float]:
+    """How far attention matrices are from P1 = 1 and the block-triangular form.
+
+    Returns (max |P1 − 1|, max |Uᵀ P 1/√n|): the second is the part of P·1/√n
+    outside span{1}, i.e. the below-diagonal block of QᵀPQ in the basis
+    Q = [1/√n, U]. Both are 0 in exact arithmetic for row-stochastic P.
+    P : (..., n, n).
+    """
+    row_sums = P.sum(axis=-1)
+    row_defect = float(np.abs(row_sums - 1.0).max())
+    n = P.shape[-1]
+    image = row_sums / np.sqrt(n)  # P·(1/√n)
+    outside = image - image.mean(axis=-1, keepdims=True)  # (I − Π) applied to it
+    return row_defect, float(np.abs(outside).max())
+
+
+def attention_spectra(P: np.ndarray) -> dict[str, np.ndarray]:
+    """Spectral quantities of row-stochastic attention matrices (THEORY §3).
+
+    Returns arrays of shape ``P.shape[:-2]``:
+    ``lambda2`` = |λ₂(P)| (second-largest eigenvalue modulus),
+    ``sigma2`` = ‖(I − Π)P(I − Π)‖₂, and
+    ``leakage`` = ‖Pᵀ1 − 1‖/√n (0 for doubly stochastic P).
+    Small eig/SVD calls run single-threaded (far faster on this machine).
+    """
+    n = P.shape[-1]
+    if n < 2:
+        ones = np.zeros(P.shape[:-2])
+        return {"lambda2": ones, "sigma2": ones.copy(), "leakage": ones.copy()}
+    compressed = P - P.mean(axis=-2, keepdims=True)  # Π P removed on the left
+    compressed = compressed - compressed.mean(axis=-1, keepdims=True)  # and Π on the right
+    with threadpool_limits(limits=1):
+        moduli = np.sort(np.abs(np.linalg.eigvals(P)), axis=-1)
+        sigma2 = np.linalg.svd(compressed, compute_uv=False)[..., 0]
+    leakage = np.linalg.norm(P.sum(axis=-2) - 1.0, axis=-1) / np.sqrt(n)
+    return {"lambda2": moduli[..., -2], "sigma2": sigma2, "leakage": leakage}

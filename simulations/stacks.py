@@ -1,0 +1,487 @@
+"""Seeded random attention stacks, batched over seeds.
+
+Two models:
+
+* **Softmax attention** (Yu & Zhang 2023, THEORY §3): ``P = softmax(Q Kᵀ/(√d_k T))``
+  per head, with the block variants
+
+  ========================  ===============================================
+  ``pure``                  X ← A(X)                   (Dong et al. 2021)
+  ``residual``              X ← X + A(X)
+  ``post-ln``               X ← LN(X + A(X))
+  ``pre-ln``                X ← X + A(LN(X))
+  ``post-ln-deesc-a``       X ← LN(X + (I − τΠ) A(X))
+  ``post-ln-deesc-b``       X ← LN((I − τΠ)(X + A(X)))
+  ========================  ===============================================
+
+  where ``A(X) = concat_h(P_h X W_V^h) W_O`` (so ``A(X) = Σ_h P_h X W_h`` with
+  ``W_h = W_V^h W_O^h``), ``Π = 11ᵀ/n`` and LN is LayerNorm without affine
+  parameters. An optional ReLU feed-forward sublayer follows each attention
+  sublayer with the same residual/normalisation placement.
+
+* **Linear attention**, the model analysed by Levine et al. 2020 (THEORY §1):
+  ``y^{l+1,i} = ρ y^{l,i} + Σ_h Σ_j ⟨W_Q^h y^{l,i}, W_K^h y^{l,j}⟩ W_O^h W_V^h y^{l,j}``,
+  in float64 or exactly modulo a prime.
+
+Arrays are ``(batch, tokens, width)``; weights carry ``(batch, depth, ...)``.
+Weights are Gaussian with variance ``1/fan_in`` so a layer neither inflates nor
+shrinks a typical token (the scale the post-LN rate in
+``theory.similarity`` assumes). Weights for stack ``k`` come from the
+``SeedSequence(seed)`` child ``k`` (see ``simulations.seeding``); the draws loop
+over stacks, the computation never does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from simulations.modular import check_prime, matmul_mod
+from simulations.seeding import WEIGHTS_STREAM, spawn_generators
+from simulations.validation import check_choice, check_finite_array, check_int, check_real
+
+VARIANTS: tuple[str, ...] = (
+    "pure",
+    "residual",
+    "post-ln",
+    "pre-ln",
+    "post-ln-deesc-a",
+    "post-ln-deesc-b",
+)
+
+#: LayerNorm epsilon added to the per-token variance.
+LAYER_NORM_EPS = 1e-5
+#: Hidden width of the optional feed-forward sublayer, as a multiple of width.
+FFN_EXPANSION = 4
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """Shape and variant of a softmax attention stack.
+
+    Parameters
+    ----------
+    variant : one of :data:`VARIANTS`.
+    depth : number of blocks L >= 0.
+    tokens : sequence length n >= 1.
+    width : model width d >= 1.
+    heads : number of heads H, dividing ``width``.
+    tau : de-escalation strength τ in [0, 1] (used by the ``deesc`` variants).
+    temperature : softmax temperature T > 0; logits are divided by √d_k·T.
+    causal : mask attention to earlier positions (P stays row-stochastic).
+    ffn : add a ReLU feed-forward sublayer after each attention sublayer.
+    """
+
+    variant: str = "post-ln"
+    depth: int = 16
+    tokens: int = 16
+    width: int = 32
+    heads: int = 1
+    tau: float = 1.0
+    temperature: float = 1.0
+    causal: bool = False
+    ffn: bool = False
+
+    def __post_init__(self) -> None:
+        check_choice("variant", self.variant, VARIANTS)
+        object.__setattr__(self, "depth", check_int("depth", self.depth, minimum=0))
+        object.__setattr__(self, "tokens", check_int("tokens", self.tokens, minimum=1))
+        object.__setattr__(self, "width", check_int("width", self.width, minimum=1))
+        heads = check_int("heads", self.heads, minimum=1)
+        if self.width % heads:
+            raise ValueError(f"heads must divide width={self.width}, got heads={heads}")
+        object.__setattr__(self, "heads", heads)
+        object.__setattr__(self, "tau", check_real("tau", self.tau, 0.0, 1.0))
+        temperature = check_real("temperature", self.temperature, 0.0, strict_minimum=True)
+        object.__setattr__(self, "temperature", temperature)
+        for flag in ("causal", "ffn"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+
+    @property
+    def head_dim(self) -> int:
+        """d_k = width / heads."""
+        return self.width // self.heads
+
+    def as_dict(self) -> dict:
+        """Plain dict, for JSON records."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SoftmaxWeights:
+    """Weights of a batch of softmax stacks.
+
+    Attributes
+    ----------
+    query, key, value, output : (batch, depth, width, width); head h uses the
+        column block ``h·d_k:(h+1)·d_k`` of query/key/value and the same row
+        block of output.
+    ffn_in : (batch, depth, width, 4·width) or None
+    ffn_out : (batch, depth, 4·width, width) or None
+    """
+
+    query: np.ndarray
+    key: np.ndarray
+    value: np.ndarray
+    output: np.ndarray
+    ffn_in: np.ndarray | None
+    ffn_out: np.ndarray | None
+
+    @property
+    def batch(self) -> int:
+        return self.query.shape[0]
+
+
+def draw_softmax_weights(config: StackConfig, batch: int, seed: int) -> SoftmaxWeights:
+    """Draw Gaussian weights (variance 1/fan_in; ReLU input layer 2/fan_in)."""
+    d, depth = config.width, config.depth
+    hidden = FFN_EXPANSION * d
+    draws: dict[str, list[np.ndarray]] = {k: [] for k in ("q", "k", "v", "o", "fi", "fo")}
+    for rng in spawn_generators(seed, batch, WEIGHTS_STREAM):
+        for name in ("q", "k", "v", "o"):
+            draws[name].append(rng.standard_normal((depth, d, d)) / np.sqrt(d))
+        if config.ffn:
+            draws["fi"].append(rng.standard_normal((depth, d, hidden)) * np.sqrt(2.0 / d))
+            draws["fo"].append(rng.standard_normal((depth, hidden, d)) / np.sqrt(hidden))
+    return SoftmaxWeights(
+        query=np.stack(draws["q"]),
+        key=np.stack(draws["k"]),
+        value=np.stack(draws["v"]),
+        output=np.stack(draws["o"]),
+        ffn_in=np.stack(draws["fi"]) if config.ffn else None,
+        ffn_out=np.stack(draws["fo"]) if config.ffn else None,
+    )
+
+
+def layer_norm(X: np.ndarray) -> np.ndarray:
+    """LayerNorm without affine parameters, per token.
+
+    ``LN(X) = D⁻¹ X C`` with ``C = I − 11ᵀ/d`` (feature centring, acting on the
+    right) and ``D = diag(std of each token)`` (acting on the left).
+
+    X : (..., tokens, width) -> same shape.
+    """
+    centred = X - X.mean(axis=-1, keepdims=True)
+    scale = np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + LAYER_NORM_EPS)
+    centred /= scale
+    return centred
+
+
+def remove_token_mean(X: np.ndarray, tau: float) -> np.ndarray:
+    """De-escalation ``(I − τΠ) X`` with ``Π = 11ᵀ/n`` (Yu & Zhang 2023).
+
+    X : (..., tokens, width) -> same shape.
+    """
+    return X - tau * X.mean(axis=-2, keepdims=True)
+
+
+def softmax_attention(
+    X: np.ndarray,
+    query: np.ndarray,
+    key: np.ndarray,
+    heads: int,
+    temperature: float = 1.0,
+    causal: bool = False,
+) -> np.ndarray:
+    """Attention matrices of every head.
+
+    Parameters
+    ----------
+    X : (batch, tokens, width)
+    query, key : (batch, width, width)
+
+    Returns
+    -------
+    P : (batch, heads, tokens, tokens), row-stochastic (``P 1 = 1``).
+    """
+    batch, n, d = X.shape
+    dk = d // heads
+    Q = (X @ query).reshape(batch, n, heads, dk).transpose(0, 2, 1, 3)
+    K = (X @ key).reshape(batch, n, heads, dk).transpose(0, 2, 1, 3)
+    logits = Q @ K.transpose(0, 1, 3, 2)
+    logits *= 1.0 / (np.sqrt(dk) * temperature)
+    if causal:
+        logits[..., np.triu(np.ones((n, n), dtype=bool), k=1)] = -np.inf
+    logits -= logits.max(axis=-1, keepdims=True)
+    np.exp(logits, out=logits)
+    logits /= logits.sum(axis=-1, keepdims=True)
+    return logits
+
+
+def attention_output(
+    X: np.ndarray, P: np.ndarray, value: np.ndarray, output: np.ndarray
+) -> np.ndarray:
+    """``A(X) = concat_h(P_h X W_V^h) W_O``.
+
+    X : (batch, tokens, width); P : (batch, heads, tokens, tokens);
+    value, output : (batch, width, width). Returns (batch, tokens, width).
+    """
+    batch, n, d = X.shape
+    heads = P.shape[1]
+    V = (X @ value).reshape(batch, n, heads, d // heads).transpose(0, 2, 1, 3)
+    mixed = (P @ V).transpose(0, 2, 1, 3).reshape(batch, n, d)
+    return mixed @ output
+
+
+def _feed_forward(X: np.ndarray, w_in: np.ndarray, w_out: np.ndarray) -> np.ndarray:
+    hidden = X @ w_in
+    np.maximum(hidden, 0.0, out=hidden)
+    return hidden @ w_out
+
+
+@dataclass(frozen=True)
+class LayerRecord:
+    """One block of a stack: its input, its attention matrices and its output.
+
+    Attributes
+    ----------
+    layer : block index, 0-based.
+    inputs, outputs : (batch, tokens, width)
+    attention : (batch, heads, tokens, tokens)
+    """
+
+    layer: int
+    inputs: np.ndarray
+    attention: np.ndarray
+    outputs: np.ndarray
+
+
+def iterate_stack(
+    config: StackConfig, weights: SoftmaxWeights, X0: np.ndarray
+) -> Iterator[LayerRecord]:
+    """Run a softmax stack block by block, yielding each block's record.
+
+    Nothing is recomputed: a metric at depth l uses the yielded arrays.
+
+    X0 : (batch, tokens, width), the input tokens.
+    """
+    X0 = check_finite_array("X0", X0, ndim=3)
+    expected = (weights.batch, config.tokens, config.width)
+    if X0.shape != expected:
+        raise ValueError(f"X0 must have shape {expected}, got {X0.shape}")
+    if weights.query.shape[1] < config.depth:
+        raise ValueError(f"weights have depth {weights.query.shape[1]} < config.depth")
+    X = X0
+    for layer in range(config.depth):
+        wq, wk = weights.query[:, layer], weights.key[:, layer]
+        wv, wo = weights.value[:, layer], weights.output[:, layer]
+        attend_to = layer_norm(X) if config.variant == "pre-ln" else X
+        P = softmax_attention(attend_to, wq, wk, config.heads, config.temperature, config.causal)
+        update = attention_output(attend_to, P, wv, wo)
+        Y = _combine(config, X, update)
+        if config.ffn:
+            ffn_input = layer_norm(Y) if config.variant == "pre-ln" else Y
+            ffn_update = _feed_forward(
+                ffn_input, weights.ffn_in[:, layer], weights.ffn_out[:, layer]
+            )
+            Y = _combine(config, Y, ffn_update)
+        yield LayerRecord(layer=layer, inputs=X, attention=P, outputs=Y)
+        X = Y
+
+
+def _combine(config: StackConfig, X: np.ndarray, update: np.ndarray) -> np.ndarray:
+    """Join a sublayer's input and update according to the block variant."""
+    variant = config.variant
+    if variant == "pure":
+        return update
+    if variant in ("residual", "pre-ln"):
+        return X + update
+    if variant == "post-ln":
+        return layer_norm(X + update)
+    if variant == "post-ln-deesc-a":
+        return layer_norm(X + remove_token_mean(update, config.tau))
+    return layer_norm(remove_token_mean(X + update, config.tau))  # post-ln-deesc-b
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """Every state of a batch of stacks.
+
+    Attributes
+    ----------
+    states : (depth + 1, batch, tokens, width); ``states[0]`` is the input.
+    attention : (depth, batch, heads, tokens, tokens) or None when not kept.
+    config : the stack configuration.
+    seed : base seed; stack k used ``SeedSequence(seed)`` child k.
+    """
+
+    states: np.ndarray
+    attention: np.ndarray | None
+    config: StackConfig
+    seed: int
+
+
+def run_stack(
+    config: StackConfig,
+    batch: int,
+    seed: int,
+    X0: np.ndarray | None = None,
+    keep_attention: bool = False,
+) -> Trajectory:
+    """Draw weights (and Gaussian inputs unless ``X0`` is given) and run the stack."""
+    from simulations.seeding import gaussian_tokens
+
+    batch = check_int("batch", batch, minimum=1)
+    weights = draw_softmax_weights(config, batch, seed)
+    if X0 is None:
+        X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
+    states = [np.asarray(X0, dtype=np.float64)]
+    attention = []
+    for record in iterate_stack(config, weights, X0):
+        states.append(record.outputs)
+        if keep_attention:
+            attention.append(record.attention)
+    return Trajectory(
+        states=np.stack(states),
+        attention=np.stack(attention) if keep_attention and attention else None,
+        config=config,
+        seed=seed,
+    )
+
+
+# --------------------------------------------------------------------------
+# Linear attention: the model analysed by Levine et al. (THEORY §1)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LinearAttentionWeights:
+    """Weights of a batch of linear-attention stacks, in the products that matter.
+
+    Attributes
+    ----------
+    bilinear : (batch, depth, heads, width, width); ``A_h = W_Q^hᵀ W_K^h``.
+    value_output : (batch, depth, heads, width, width); ``B_h = W_O^h W_V^h``.
+    residual : ρ, 0 or 1.
+    prime : None for float64 weights, else the prime p; entries then lie in [0, p).
+    seed : base seed of the draw.
+
+    Both products have rank ≤ d_a = width/heads, as in the paper.
+    """
+
+    bilinear: np.ndarray
+    value_output: np.ndarray
+    residual: int
+    prime: int | None
+    seed: int
+
+    @property
+    def depth(self) -> int:
+        return self.bilinear.shape[1]
+
+    @property
+    def width(self) -> int:
+        return self.bilinear.shape[-1]
+
+    @property
+    def heads(self) -> int:
+        return self.bilinear.shape[2]
+
+
+def draw_linear_attention_weights(
+    width: int,
+    depth: int,
+    heads: int = 1,
+    residual: int = 0,
+    batch: int = 1,
+    seed: int = 0,
+    prime: int | None = None,
+) -> LinearAttentionWeights:
+    """Draw W_Q, W_K, W_V (d_a × d) and W_O (d × d_a) per head and layer.
+
+    Float mode (``prime=None``): Gaussian entries with variance 1/d.
+    Exact mode: entries uniform in GF(p) = {0, …, p−1}; the products A_h, B_h
+    are then formed exactly modulo p. An integer weight setting lifts these
+    residues, so the network over GF(p) is the reduction of an integer network.
+    """
+    width = check_int("width", width, minimum=1)
+    depth = check_int("depth", depth, minimum=0)
+    heads = check_int("heads", heads, minimum=1)
+    if width % heads:
+        raise ValueError(f"heads must divide width={width}, got heads={heads}")
+    if residual not in (0, 1) or isinstance(residual, bool):
+        raise ValueError(f"residual must be 0 or 1, got {residual!r}")
+    if prime is not None:
+        prime = check_prime(prime)
+    head_dim = width // heads
+    bilinear, value_output = [], []
+    for rng in spawn_generators(seed, batch, WEIGHTS_STREAM):
+        shape_in = (depth, heads, head_dim, width)
+        shape_out = (depth, heads, width, head_dim)
+        if prime is None:
+            scale = 1.0 / np.sqrt(width)
+            wq, wk, wv = (rng.standard_normal(shape_in) * scale for _ in range(3))
+            wo = rng.standard_normal(shape_out) * scale
+            bilinear.append(np.swapaxes(wq, -1, -2) @ wk)
+            value_output.append(wo @ wv)
+        else:
+            wq, wk, wv = (rng.integers(0, prime, shape_in, dtype=np.int64) for _ in range(3))
+            wo = rng.integers(0, prime, shape_out, dtype=np.int64)
+            bilinear.append(matmul_mod(np.swapaxes(wq, -1, -2).copy(), wk, prime))
+            value_output.append(matmul_mod(wo, wv, prime))
+    return LinearAttentionWeights(
+        bilinear=np.stack(bilinear),
+        value_output=np.stack(value_output),
+        residual=residual,
+        prime=prime,
+        seed=seed,
+    )
+
+
+def linear_attention_layer(
+    Y: np.ndarray, A: np.ndarray, B: np.ndarray, residual: int
+) -> np.ndarray:
+    """One float64 linear-attention layer, ``Y' = ρY + Σ_h (Y A_h Yᵀ)(Y B_hᵀ)``.
+
+    Row i of ``Y A_h Yᵀ`` holds ⟨W_Q^h y^i, W_K^h y^j⟩ = y^iᵀ A_h y^j, and row j
+    of ``Y B_hᵀ`` is (W_O^h W_V^h y^j)ᵀ (Levine et al. 2020, THEORY §1).
+
+    Y : (batch, tokens, width); A, B : (batch, heads, width, width).
+    """
+    Yh = Y[:, None]
+    scores = Yh @ A @ np.swapaxes(Yh, -1, -2)
+    out = (scores @ (Yh @ np.swapaxes(B, -1, -2))).sum(axis=1)
+    if residual:
+        out += Y
+    return out
+
+
+def linear_attention_layer_mod(
+    Y: np.ndarray, A: np.ndarray, B: np.ndarray, residual: int, prime: int
+) -> np.ndarray:
+    """The same layer exactly modulo ``prime`` (entries in [0, p), int64)."""
+    Yh = Y[:, None]
+    scores = matmul_mod(matmul_mod(Yh, A, prime), np.swapaxes(Yh, -1, -2), prime)
+    values = matmul_mod(Yh, np.swapaxes(B, -1, -2), prime)
+    out = matmul_mod(scores, values, prime).sum(axis=1) % prime
+    if residual:
+        out = (out + Y) % prime
+    return out
+
+
+def linear_attention_states(Y0: np.ndarray, weights: LinearAttentionWeights) -> np.ndarray:
+    """Run a linear-attention stack and keep every state.
+
+    Y0 : (batch, tokens, width), float64 (or int64 residues in exact mode;
+    ``weights.batch`` must equal ``batch`` or be 1 to share one network).
+
+    Returns
+    -------
+    states : (depth + 1, batch, tokens, width)
+    """
+    Y = np.asarray(Y0)
+    if Y.ndim != 3 or Y.shape[-1] != weights.width:
+        raise ValueError(f"Y0 must have shape (batch, tokens, {weights.width}), got {Y.shape}")
+    states = [Y]
+    for layer in range(weights.depth):
+        A = weights.bilinear[:, layer]
+        B = weights.value_output[:, layer]
+        if weights.prime is None:
+            Y = linear_attention_layer(Y, A, B, weights.residual)
+        else:
+            Y = linear_attention_layer_mod(Y, A, B, weights.residual, weights.prime)
+        states.append(Y)
+    return np.stack(states)

@@ -1,0 +1,74 @@
+"""Input checks shared by the public functions of ``simulations``.
+
+Every check raises ``ValueError`` naming the parameter, the value it got and
+what is allowed, so that the CLI can print it as one line.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+
+def check_int(name: str, value: object, minimum: int | None = None,
+              maximum: int | None = None) -> int:
+    """Return ``value`` as an ``int`` or raise ``ValueError``.
+
+    Booleans and non-integral numbers are rejected (``True`` is not a width).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+    return value
+
+
+def check_real(name: str, value: object, minimum: float | None = None,
+               maximum: float | None = None, strict_minimum: bool = False) -> float:
+    """Return ``value`` as a finite ``float`` or raise ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if minimum is not None:
+        if strict_minimum and value <= minimum:
+            raise ValueError(f"{name} must be > {minimum}, got {value}")
+        if not strict_minimum and value < minimum:
+            raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+    return value
+
+
+def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of ``allowed`` or raise ``ValueError``."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return str(value)
+
+
+def check_finite_array(name: str, array: object, ndim: int | None = None) -> np.ndarray:
+    """Return ``array`` as a float64 array, rejecting NaN/inf and wrong ``ndim``."""
+    try:
+        array = np.asarray(array, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be a numeric array: {error}") from None
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must contain only finite values")
+    return array
+
+
+def check_seed(name: str, value: object) -> int:
+    """A seed for ``numpy.random.SeedSequence``: a non-negative integer."""
+    return check_int(name, value, minimum=0, maximum=2**63 - 1)

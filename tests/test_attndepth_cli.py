@@ -1,0 +1,54 @@
+import json
+
+import pytest
+
+from attndepth.cli import main
+
+
+def test_verify_one_claim_json(capsys):
+    code = main(["verify", "--claim", "levine.degree", "--format", "json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    document = json.loads(out)
+    assert [c["claim"] for c in document["claims"]] == ["levine.degree"]
+
+
+def test_verify_writes_out_file(tmp_path, capsys):
+    target = tmp_path / "report.md"
+    assert main(["verify", "--claim", "levine.degree", "--format", "markdown",
+                 "--out", str(target)]) == 0
+    assert "levine.degree" in target.read_text()
+
+
+def test_verify_same_seed_same_json_values(capsys):
+    main(["verify", "--claim", "levine.degree", "--format", "json", "--seed", "5"])
+    first = json.loads(capsys.readouterr().out)["claims"][0]["values"]
+    main(["verify", "--claim", "levine.degree", "--format", "json", "--seed", "5"])
+    second = json.loads(capsys.readouterr().out)["claims"][0]["values"]
+    assert first == second
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["verify", "--claim", "nope"],
+        ["verify", "--preset", "huge"],
+        ["verify", "--seed", "-3"],
+        ["verify", "--seed", "x"],
+        ["verify", "--format", "yaml"],
+        ["figures", "--only", "nope"],
+        ["frobnicate"],
+    ],
+)
+def test_bad_input_exits_2_with_one_line(argv, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip() and len(captured.err.strip().splitlines()) == 1
+    assert "Traceback" not in captured.err
+
+
+def test_figures_writes_pdf_png_csv(tmp_path, capsys):
+    assert main(["figures", "--out", str(tmp_path), "--only", "similarity_depth"]) == 0
+    for ext in ("pdf", "png", "csv"):
+        assert (tmp_path / f"similarity_depth.{ext}").stat().st_size > 0

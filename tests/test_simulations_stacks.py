@@ -1,0 +1,160 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from simulations.modular import DEFAULT_PRIME
+from simulations.stacks import (
+    VARIANTS,
+    StackConfig,
+    draw_linear_attention_weights,
+    draw_softmax_weights,
+    iterate_stack,
+    layer_norm,
+    linear_attention_states,
+    remove_token_mean,
+    run_stack,
+)
+
+configs = st.builds(
+    StackConfig,
+    variant=st.sampled_from(VARIANTS),
+    depth=st.integers(0, 4),
+    tokens=st.integers(1, 6),
+    width=st.sampled_from([2, 4, 6]),
+    heads=st.sampled_from([1, 2]),
+    tau=st.floats(0, 1),
+    temperature=st.floats(0.1, 4),
+    causal=st.booleans(),
+    ffn=st.booleans(),
+)
+
+
+@given(configs, st.integers(1, 3), st.integers(0, 2**32))
+def test_stack_shapes_and_stochastic_attention(config, batch, seed):
+    trajectory = run_stack(config, batch, seed, keep_attention=True)
+    n, d = config.tokens, config.width
+    assert trajectory.states.shape == (config.depth + 1, batch, n, d)
+    assert np.all(np.isfinite(trajectory.states))
+    if config.depth:
+        P = trajectory.attention
+        assert P.shape == (config.depth, batch, config.heads, n, n)
+        np.testing.assert_allclose(P.sum(-1), 1.0, atol=1e-12)
+        assert np.all(P >= 0)
+        if config.causal:
+            assert np.all(P[..., np.triu(np.ones((n, n), bool), 1)] == 0)
+
+
+@given(configs, st.integers(0, 2**32))
+def test_same_seed_identical_different_seed_different(config, seed):
+    a = run_stack(config, 2, seed).states
+    b = run_stack(config, 2, seed).states
+    np.testing.assert_array_equal(a, b)
+    c = run_stack(config, 2, seed + 1).states
+    assert not np.array_equal(a, c)
+
+
+def test_iterate_matches_run_and_exposes_every_layer():
+    config = StackConfig(depth=3, tokens=4, width=8, heads=2)
+    trajectory = run_stack(config, 2, 5, keep_attention=True)
+    weights = draw_softmax_weights(config, 2, 5)
+    records = list(iterate_stack(config, weights, trajectory.states[0]))
+    assert [r.layer for r in records] == [0, 1, 2]
+    for record in records:
+        np.testing.assert_array_equal(record.outputs, trajectory.states[record.layer + 1])
+        np.testing.assert_array_equal(record.attention, trajectory.attention[record.layer])
+
+
+def test_post_ln_states_are_layer_normalised():
+    trajectory = run_stack(StackConfig(variant="post-ln", depth=2, tokens=5, width=8), 2, 0)
+    last = trajectory.states[-1]
+    np.testing.assert_allclose(last.mean(-1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(last.var(-1), 1.0, rtol=1e-4)
+
+
+def test_pure_variant_single_head_is_P_X_W():
+    config = StackConfig(variant="pure", depth=1, tokens=4, width=3, heads=1)
+    trajectory = run_stack(config, 1, 2, keep_attention=True)
+    weights = draw_softmax_weights(config, 1, 2)
+    X, P = trajectory.states[0][0], trajectory.attention[0, 0, 0]
+    W = weights.value[0, 0] @ weights.output[0, 0]
+    np.testing.assert_allclose(trajectory.states[1][0], P @ X @ W, rtol=1e-12)
+
+
+def test_deesc_b_with_tau_one_is_LN_of_centred():
+    config = StackConfig(variant="post-ln-deesc-b", depth=1, tokens=4, width=6, tau=1.0)
+    trajectory = run_stack(config, 1, 3)
+    residual_config = StackConfig(variant="residual", depth=1, tokens=4, width=6)
+    plain = run_stack(residual_config, 1, 3).states[1]
+    np.testing.assert_allclose(trajectory.states[1], layer_norm(remove_token_mean(plain, 1.0)))
+
+
+def test_remove_token_mean_tau_one_zeroes_mean():
+    X = np.random.default_rng(0).standard_normal((2, 5, 3))
+    np.testing.assert_allclose(remove_token_mean(X, 1.0).mean(-2), 0.0, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(width=0), "width"),
+        (dict(width=6, heads=4), "heads"),
+        (dict(depth=-1), "depth"),
+        (dict(tokens=0), "tokens"),
+        (dict(tau=1.5), "tau"),
+        (dict(tau=float("nan")), "tau"),
+        (dict(temperature=0.0), "temperature"),
+        (dict(temperature=float("inf")), "temperature"),
+        (dict(variant="deep"), "variant"),
+        (dict(causal="yes"), "causal"),
+    ],
+)
+def test_bad_config_rejected_naming_parameter(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        StackConfig(**kwargs)
+
+
+def test_iterate_rejects_wrong_input_shape_and_nan():
+    config = StackConfig(depth=1, tokens=3, width=4)
+    weights = draw_softmax_weights(config, 1, 0)
+    with pytest.raises(ValueError, match="shape"):
+        list(iterate_stack(config, weights, np.zeros((1, 2, 4))))
+    with pytest.raises(ValueError, match="finite"):
+        list(iterate_stack(config, weights, np.full((1, 3, 4), np.nan)))
+
+
+@given(st.integers(1, 3), st.integers(0, 2), st.sampled_from([1, 2]), st.sampled_from([0, 1]),
+       st.integers(0, 2**32))
+def test_linear_attention_exact_equals_float_on_small_integers(width_half, depth, heads, rho, seed):
+    # Exact mode reduces the same integer network; check against an object-dtype oracle.
+    width = 2 * width_half
+    p = DEFAULT_PRIME
+    weights = draw_linear_attention_weights(width, depth, heads, rho, 1, seed, prime=p)
+    Y = np.random.default_rng(seed).integers(0, p, (2, 3, width))
+    got = linear_attention_states(Y, weights)[-1]
+    expected = Y.astype(object)
+    for layer in range(depth):
+        A = weights.bilinear[0, layer].astype(object)
+        B = weights.value_output[0, layer].astype(object)
+        new = rho * expected
+        for h in range(heads):
+            new = new + np.stack([(y @ A[h] @ y.T) @ (y @ B[h].T) for y in expected])
+        expected = new % p
+    np.testing.assert_array_equal(got, expected.astype(np.int64))
+
+
+def test_linear_attention_products_have_rank_at_most_head_dim():
+    weights = draw_linear_attention_weights(6, 2, 3, 0, 2, 0)
+    assert np.linalg.matrix_rank(weights.bilinear[0, 0, 0]) == 2
+    assert np.linalg.matrix_rank(weights.value_output[1, 1, 2]) == 2
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [(dict(width=0, depth=1), "width"), (dict(width=4, depth=1, heads=3), "heads"),
+     (dict(width=4, depth=1, residual=2), "residual"),
+     (dict(width=4, depth=1, prime=15), "prime")],
+)
+def test_linear_attention_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        draw_linear_attention_weights(**kwargs)

@@ -1,0 +1,62 @@
+import math
+
+import numpy as np
+import pytest
+
+from simulations.validation import (
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_real,
+    check_seed,
+)
+
+
+def test_check_int_accepts_integral_values():
+    assert check_int("width", 3, minimum=1) == 3
+    assert check_int("width", np.int64(4)) == 4
+    assert check_int("width", 5.0) == 5
+
+
+@pytest.mark.parametrize("bad", [True, 2.5, "3", None, math.nan, math.inf])
+def test_check_int_rejects_non_integers_naming_the_parameter(bad):
+    with pytest.raises(ValueError, match="width"):
+        check_int("width", bad)
+
+
+def test_check_int_bounds_in_message():
+    with pytest.raises(ValueError, match=r"width must be >= 1, got 0"):
+        check_int("width", 0, minimum=1)
+    with pytest.raises(ValueError, match=r"<= 3"):
+        check_int("width", 4, maximum=3)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, "x", True])
+def test_check_real_rejects_non_finite(bad):
+    with pytest.raises(ValueError, match="tau"):
+        check_real("tau", bad)
+
+
+def test_check_real_strict_minimum():
+    with pytest.raises(ValueError, match="> 0"):
+        check_real("temperature", 0.0, 0.0, strict_minimum=True)
+    assert check_real("temperature", 0.5, 0.0, strict_minimum=True) == 0.5
+
+
+def test_check_choice_lists_allowed():
+    with pytest.raises(ValueError, match="one of a, b"):
+        check_choice("variant", "c", ("a", "b"))
+
+
+def test_check_finite_array():
+    with pytest.raises(ValueError, match="finite"):
+        check_finite_array("X", [1.0, np.nan])
+    with pytest.raises(ValueError, match="dimensions"):
+        check_finite_array("X", [1.0], ndim=2)
+    with pytest.raises(ValueError, match="numeric"):
+        check_finite_array("X", ["a"])
+
+
+def test_check_seed_rejects_negative():
+    with pytest.raises(ValueError, match="seed"):
+        check_seed("seed", -1)
