@@ -6,8 +6,9 @@ Exit codes: 0 success, 1 a claim failed, 2 bad input (one line on stderr).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -91,13 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
     figures.add_argument("--seed", type=_non_negative_int, default=0)
     figures.set_defaults(handler=cmd_figures)
 
-    for register in _EXTRA_COMMANDS:
-        register(sub)
+    for module in SUBCOMMAND_MODULES:
+        importlib.import_module(module).register(sub)
     return parser
 
 
-#: Functions adding further subcommands: ``register(subparsers)``.
-_EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []
+#: Modules adding further subcommands with ``register(subparsers)``.
+SUBCOMMAND_MODULES: tuple[str, ...] = ("attndepth.cli_plan",)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

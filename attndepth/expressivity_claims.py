@@ -32,6 +32,7 @@ def measure_degree(seed: int, width: int, depth: int, heads: int, tokens: int,
     network = symbolic_network(*weights, tokens=2, residual=0)
     symbolic_degrees = homogeneous_degrees(network.output(0, 0))
     symbolic_ok = symbolic_degrees == {output_degree(symbolic_depth)}
+    symbolic_vacuous = not symbolic_degrees  # these integer weights gave f ≡ 0
     scales = np.array([0.5, 0.75, 1.5, 2.0])
     found = measure_homogeneity(width, depth, heads, tokens, scales, batch, seed)
     fit_ok = abs(found.fitted_degree - predicted) <= DEGREE_FIT_TOLERANCE * predicted
@@ -39,7 +40,8 @@ def measure_degree(seed: int, width: int, depth: int, heads: int, tokens: int,
     return Outcome(
         predicted=f"degree 3^{depth} = {predicted}",
         measured=f"fitted {found.fitted_degree:.6f}, max rel. err {found.max_relative_error:.1e}",
-        verdict=verdict_from(symbolic_ok and fit_ok and error_ok),
+        verdict=verdict_from(fit_ok and error_ok and (symbolic_ok or symbolic_vacuous),
+                             inconclusive=symbolic_vacuous and fit_ok and error_ok),
         note=(f"sympy: d=2, N=2, L={symbolic_depth} output has monomial degrees "
               f"{sorted(symbolic_degrees)}; float64: width {width}, heads {heads}, "
               f"tokens {tokens}, {batch} stacks, t in {scales.tolist()}"),

@@ -9,7 +9,7 @@ from types import ModuleType
 
 import matplotlib.pyplot as plt
 
-FIGURE_MODULES: tuple[str, ...] = ("figures.similarity_depth",)
+FIGURE_MODULES: tuple[str, ...] = ("figures.similarity_depth", "figures.allocation")
 PRESETS: tuple[str, ...] = ("quick", "full")
 
 

@@ -36,6 +36,12 @@ def test_symbolic_network_with_residual_has_all_odd_degrees():
     assert homogeneous_degrees(network.output(0, 1)) == {1, 3, 5, 7, 9}
 
 
+def test_zero_polynomial_has_no_degrees():
+    import sympy as sp
+
+    assert homogeneous_degrees(sp.Poly(0, sp.Symbol("x"))) == set()
+
+
 def test_symbolic_network_hand_example():
     # d = 1, one layer, A = B = 1: y^i = Σ_j x_i x_j x_j = x_i (x_0² + x_1²).
     import sympy as sp

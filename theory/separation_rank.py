@@ -89,11 +89,16 @@ MatrixStack = list[list[sp.Matrix]]
 
 def random_integer_weights(width: int, depth: int, heads: int, seed: int,
                            magnitude: int = 3) -> tuple[MatrixStack, MatrixStack]:
-    """Integer A_h, B_h (uniform in [−magnitude, magnitude]) per layer and head."""
+    """Integer A_h, B_h per layer and head, entries uniform in ±{1, …, magnitude}.
+
+    Zero entries are excluded so a tiny network is rarely degenerate (an
+    identically zero output would make a symbolic check vacuous).
+    """
     generator = random.Random(seed)
+    values = [v for v in range(-magnitude, magnitude + 1) if v]
 
     def random_matrix() -> sp.Matrix:
-        return sp.Matrix(width, width, lambda *_: generator.randint(-magnitude, magnitude))
+        return sp.Matrix(width, width, lambda *_: generator.choice(values))
 
     bilinear = [[random_matrix() for _ in range(heads)] for _ in range(depth)]
     value_output = [[random_matrix() for _ in range(heads)] for _ in range(depth)]
@@ -136,7 +141,9 @@ def symbolic_network(
 
 
 def homogeneous_degrees(poly: sp.Poly) -> set[int]:
-    """Total degrees of the monomials of ``poly`` (one value iff homogeneous)."""
+    """Total degrees of the monomials of ``poly`` (one value iff homogeneous; empty for 0)."""
+    if poly.is_zero:
+        return set()
     return {sum(monomial) for monomial in poly.monoms()}
 
 

@@ -1,0 +1,69 @@
+"""Optimal depth vs parameter budget (Levine et al. 2020, §5; THEORY §2).
+
+The empirical rule's L_opt(N), the theoretical threshold log_3 d_opt(N) at the
+same budget (a minimal depth, far below the empirical optimum), and the
+model zoo at its published (parameters, layers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attndepth.zoo import load_zoo
+from figures.style import PALETTE, new_figure, styled
+from theory.depth_width import optimal_depth, optimal_width, parameter_count, threshold_depth
+
+NAME = "allocation"
+DESCRIPTION = "optimal depth vs budget: empirical rule, log_3 d threshold, model zoo"
+BUDGET_RANGE = (1e7, 1e13)
+
+
+def compute(preset: str, seed: int) -> dict[str, list]:
+    """Columns: kind (rule / model), label, params, depth, threshold_depth.
+
+    Models are placed at 12·L·d² (the rule's own parameter convention), and
+    models of the same shape share one labelled point.
+    """
+    points = 200 if preset == "full" else 60
+    budgets = np.logspace(np.log10(BUDGET_RANGE[0]), np.log10(BUDGET_RANGE[1]), points)
+    depths = [optimal_depth(n) for n in budgets]
+    thresholds = [threshold_depth(optimal_width(L)) for L in depths]
+    shapes: dict[tuple[int, int], list[str]] = {}
+    for model in load_zoo():
+        shapes.setdefault((model.layers, model.width), []).append(model.name)
+    return {
+        "kind": ["rule"] * points + ["model"] * len(shapes),
+        "label": [""] * points + [" / ".join(names) for names in shapes.values()],
+        "params": budgets.tolist() + [parameter_count(L, d) for L, d in shapes],
+        "depth": depths + [float(L) for L, _ in shapes],
+        "threshold_depth": thresholds + [threshold_depth(d) for _, d in shapes],
+    }
+
+
+def draw(data: dict[str, list]):
+    figure, axis = new_figure(columns=2, aspect=0.45)
+    kind = np.array(data["kind"])
+    params, depth = np.array(data["params"]), np.array(data["depth"])
+    threshold = np.array(data["threshold_depth"])
+    rule = kind == "rule"
+    with styled():
+        axis.plot(params[rule], depth[rule], color=PALETTE[0],
+                  label=r"empirical optimum: $12L\,e^{2(a+bL)} = N$")
+        axis.plot(params[rule], threshold[rule], color=PALETTE[1], linestyle="--",
+                  label=r"threshold $\log_3 d_{\mathrm{opt}}(N)$")
+        models = ~rule
+        axis.scatter(params[models], depth[models], s=10, color=PALETTE[7], zorder=3,
+                     label="published models")
+        labelled = sorted(zip(params[models], depth[models], np.array(data["label"])[models],
+                              strict=True))
+        for index, (x, y, text) in enumerate(labelled):
+            # Alternate above/below so neighbouring shapes do not overprint.
+            offset, align = ((3, 2), "left") if index % 2 == 0 else ((-3, 2), "right")
+            axis.annotate(text, (x, y), textcoords="offset points", xytext=offset,
+                          fontsize=5.5, ha=align)
+        axis.set_xscale("log")
+        axis.set_xlabel(r"non-embedding parameters $N = 12Ld^2$")
+        axis.set_ylabel("depth $L$ (layers)")
+        axis.set_ylim(0, None)
+        axis.legend(frameon=False, loc="upper left")
+    return figure
