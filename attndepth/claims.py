@@ -26,6 +26,7 @@ PRESETS: tuple[str, ...] = ("quick", "full")
 
 CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.expressivity_claims",
+    "attndepth.seprank_claims",
     "attndepth.allocation_claims",
     "attndepth.similarity_claims",
 )

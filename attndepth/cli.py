@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: Modules adding further subcommands with ``register(subparsers)``.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("attndepth.cli_plan",)
+SUBCOMMAND_MODULES: tuple[str, ...] = ("attndepth.cli_plan", "attndepth.cli_seprank")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

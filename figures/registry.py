@@ -9,7 +9,11 @@ from types import ModuleType
 
 import matplotlib.pyplot as plt
 
-FIGURE_MODULES: tuple[str, ...] = ("figures.similarity_depth", "figures.allocation")
+FIGURE_MODULES: tuple[str, ...] = (
+    "figures.similarity_depth",
+    "figures.allocation",
+    "figures.separation_rank",
+)
 PRESETS: tuple[str, ...] = ("quick", "full")
 
 

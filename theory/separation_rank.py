@@ -14,12 +14,16 @@ and the depth threshold. Everything here uses SymPy / the standard library.
 
 from __future__ import annotations
 
+import itertools
+import math
+import numbers
 import random
 from dataclasses import dataclass
 
 import sympy as sp
 from sympy import ZZ
 from sympy.polys.matrices import DomainMatrix
+from sympy.utilities.iterables import partitions
 
 
 def _check_depth(depth: object) -> int:
@@ -186,3 +190,317 @@ def check_structural_lemma(width: int = 2, tokens: int = 3, depth: int = 2,
                       for j in range(tokens)], (tokens, width), ring)
     G = structural_form(bilinear, value_output, X.transpose() * X, residual)
     return X * G.transpose() == network.outputs
+
+
+# --------------------------------------------------------------------------
+# Dimension counts: Schur modules and the Hilbert function of rank-bounded
+# symmetric matrices
+# --------------------------------------------------------------------------
+
+
+def _check_count(name: str, value: object, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def schur_module_dimension(partition: tuple[int, ...], n: int) -> int:
+    """dim S_λ(ℂ^n) by the hook-content formula: Π_{(i,j)∈λ} (n + j − i) / hook(i, j).
+
+    partition : weakly decreasing positive parts λ₁ ≥ λ₂ ≥ … (Stanley, EC2, Cor. 7.21.4).
+    """
+    n = _check_count("n", n, 1)
+    parts = [p for p in partition if p]
+    if any(a < b for a, b in zip(parts, parts[1:], strict=False)):
+        raise ValueError(f"partition must be weakly decreasing, got {partition}")
+    conjugate = [sum(1 for p in parts if p > j) for j in range(parts[0])] if parts else []
+    numerator, denominator = 1, 1
+    for i, row in enumerate(parts):
+        for j in range(row):
+            numerator *= n + j - i
+            denominator *= (row - j - 1) + (conjugate[j] - i - 1) + 1
+    return numerator // denominator
+
+
+def symmetric_rank_hilbert(degree: int, width: int, rank: int) -> int:
+    """h(a): dim of degree-a polynomials on symmetric d×d matrices of rank ≤ q.
+
+    Proof sketch. The coordinate ring of all symmetric d×d matrices is
+    Sym(Sym² ℂ^d), whose degree-a part decomposes under GL_d as
+    ⊕_{λ ⊢ a, ℓ(λ) ≤ d} S_{2λ}(ℂ^d) (plethysm of Sym^a ∘ Sym²; Macdonald,
+    I.8 Ex. 6). The ideal of (q+1)-minors is the sum of the isotypic parts with
+    ℓ(λ) > q (de Concini–Procesi 1976; Abeasis 1980), so the rank-≤q quotient
+    keeps exactly λ with ℓ(λ) ≤ min(q, d). For q ≥ d this is
+    C(d(d+1)/2 + a − 1, a), the number of monomials of degree a in the
+    d(d+1)/2 entries (checked against the sum in the tests).
+
+    M_Q = Σ_{j∈Q} x^j x^jᵀ fills (Zariski-densely) the symmetric matrices of
+    rank ≤ |Q|: over ℂ every such matrix is X_Qᵀ X_Q.
+    """
+    degree = _check_count("degree", degree)
+    width = _check_count("width", width, 1)
+    rank = _check_count("rank", rank, 1)
+    if rank >= width:
+        return math.comb(width * (width + 1) // 2 + degree - 1, degree)
+    if degree == 0:
+        return 1
+    total = 0
+    for multiplicities in partitions(degree, m=rank):
+        parts = sorted((part for part, count in multiplicities.items() for _ in range(count)),
+                       reverse=True)
+        total += schur_module_dimension(tuple(2 * p for p in parts), width)
+    return total
+
+
+def q_side_dimension(degree: int, width: int, q_size: int) -> int:
+    """h_Q(a) = :func:`symmetric_rank_hilbert` (a, d, |Q|): the Q side of f at M_Q-degree a."""
+    return symmetric_rank_hilbert(degree, width, q_size)
+
+
+def p_side_dimension(degree: int, width: int, p_size: int) -> int:
+    """Upper bound on h_P(b) = dim span{ν(M_P)·x^i_c : deg ν = b, c ≤ d} (functions of x_P).
+
+    Two spanning-set counts, each a valid bound, and their minimum:
+    d·h(b; d, |P|) (a basis ν of degree-b polynomials on rank-≤|P| matrices,
+    times the d coordinates of x^i), and C(|P|·d + 2b, 2b + 1), all monomials
+    of degree 2b + 1 in the |P|·d entries of x_P (each ν(M_P)x^i_c is
+    homogeneous of that degree). For |P| = 1 the second is exact: ν(x xᵀ)
+    spans every even monomial of degree 2b, and times x_c every monomial of
+    degree 2b + 1.
+    """
+    by_matrices = width * symmetric_rank_hilbert(degree, width, p_size)
+    by_monomials = math.comb(p_size * width + 2 * degree, 2 * degree + 1)
+    return min(by_matrices, by_monomials)
+
+
+# --------------------------------------------------------------------------
+# Upper bounds on the separation rank
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeparationRankBounds:
+    """Upper bounds on sep_(P,Q)(f), each an exact integer (THEORY §1).
+
+    Attributes
+    ----------
+    monomials : (a) polynomials of degree ≤ 3^L in the |Q|·d Q-side variables.
+    q_side : (b) polynomials of degree ≤ K in M_Q (rank ≤ |Q|).
+    p_side : (c) span of ν(M_P)·x^i, deg ν ≤ K.
+    bigraded : (d) degree-by-degree minimum of (b) and (c).
+    """
+
+    monomials: int
+    q_side: int
+    p_side: int
+    bigraded: int
+
+    @property
+    def best(self) -> int:
+        """The smallest bound."""
+        return min(self.monomials, self.q_side, self.p_side, self.bigraded)
+
+    def as_dict(self) -> dict[str, int]:
+        return {"monomials": self.monomials, "q_side": self.q_side, "p_side": self.p_side,
+                "bigraded": self.bigraded, "best": self.best}
+
+
+def separation_rank_bounds(width: int, depth: int, p_size: int, q_size: int,
+                           residual: int = 0) -> SeparationRankBounds:
+    """All upper bounds on sep_(P,Q) of f = y^{L,i}_p, i ∈ P.
+
+    Proofs. Let K = (3^L − 1)/2 and f = e_pᵀ G(M_P + M_Q) x^i (structural lemma).
+
+    (a) f has degree ≤ 3^L in x_Q; a polynomial is a sum of (coefficient in
+        x_P) × (monomial in x_Q), one term per monomial.
+    (b) Expand G(M_P + M_Q) in the entries of M_Q: f = Σ_r g_r(x_P) h_r(M_Q)
+        with h_r a basis of polynomials of degree ≤ K restricted to the
+        matrices M_Q can be (rank ≤ |Q|): Σ_{a≤K} h_Q(a) terms.
+    (c) Symmetrically f = Σ_r g_r(x_Q) ν_r(M_P) x^i_c: Σ_{b≤K} h_P(b) terms.
+    (d) ρ = 0: every T_l is homogeneous of degree 1 in M_l and M_l of degree
+        3^l in M_0, so G is homogeneous of degree K in M = M_P + M_Q and
+        f = Σ_a f_a with f_a of degree a in M_Q and K − a in M_P. Each f_a has
+        separation rank ≤ min(h_Q(a), h_P(K − a)) by (b)/(c) restricted to one
+        degree, and ranks add: sep(f) ≤ Σ_a min(h_Q(a), h_P(K − a)).
+        ρ = 1: G has every degree ≤ K, so f = Σ_{a+b≤K} f_{a,b}. Grouping by a,
+        f_a = Σ_{b≤K−a} f_{a,b} has rank ≤ min(h_Q(a), Σ_{b≤K−a} h_P(b));
+        grouping by b gives the mirror bound; both hold, take the smaller.
+    """
+    width = _check_count("width", width, 1)
+    depth = _check_depth(depth)
+    p_size = _check_count("p_size", p_size, 1)
+    q_size = _check_count("q_size", q_size, 1)
+    if residual not in (0, 1) or isinstance(residual, bool):
+        raise ValueError(f"residual must be 0 or 1, got {residual!r}")
+    K = structural_degree(depth)
+    h_q = [q_side_dimension(a, width, q_size) for a in range(K + 1)]
+    h_p = [p_side_dimension(b, width, p_size) for b in range(K + 1)]
+    if residual == 0:
+        bigraded = sum(min(h_q[a], h_p[K - a]) for a in range(K + 1))
+    else:
+        cumulative_q = list(itertools.accumulate(h_q))
+        cumulative_p = list(itertools.accumulate(h_p))
+        by_q = sum(min(h_q[a], cumulative_p[K - a]) for a in range(K + 1))
+        by_p = sum(min(cumulative_q[K - b], h_p[b]) for b in range(K + 1))
+        bigraded = min(by_q, by_p)
+    return SeparationRankBounds(
+        monomials=math.comb(q_size * width + output_degree(depth), output_degree(depth)),
+        q_side=sum(h_q),
+        p_side=sum(h_p),
+        bigraded=bigraded,
+    )
+
+
+def coefficient_separation_rank(poly: sp.Poly, p_variables: tuple[sp.Symbol, ...],
+                                q_variables: tuple[sp.Symbol, ...]) -> int:
+    """sep_(P,Q) of a polynomial, exactly: the rank over ℚ of its coefficient matrix.
+
+    Rows are the monomials in the P variables, columns those in the Q
+    variables, entries the coefficients; f = Σ rows ⊗ columns, and the minimal
+    number of terms g(x_P)h(x_Q) is this rank. An independent oracle for the
+    evaluation-matrix ranks of ``simulations.seprank``.
+    """
+    index = {symbol: k for k, symbol in enumerate(poly.gens)}
+    p_index = [index[s] for s in p_variables]
+    q_index = [index[s] for s in q_variables]
+    if sorted(p_index + q_index) != list(range(len(poly.gens))):
+        raise ValueError("p_variables and q_variables must partition the polynomial's generators")
+    rows: dict[tuple, int] = {}
+    cols: dict[tuple, int] = {}
+    entries: dict[tuple[int, int], sp.Rational] = {}
+    for monomial, coefficient in poly.terms():
+        row = rows.setdefault(tuple(monomial[k] for k in p_index), len(rows))
+        col = cols.setdefault(tuple(monomial[k] for k in q_index), len(cols))
+        entries[(row, col)] = coefficient
+    if not entries:
+        return 0
+    dense = [[sp.QQ(0)] * len(cols) for _ in range(len(rows))]
+    for (row, col), coefficient in entries.items():
+        dense[row][col] = sp.QQ.from_sympy(coefficient)
+    matrix = DomainMatrix(dense, (len(rows), len(cols)), sp.QQ)
+    return int(matrix.rank())
+
+
+# --------------------------------------------------------------------------
+# Regimes: threshold, asymptotics, depth efficiency
+# --------------------------------------------------------------------------
+
+
+def threshold_depth(width: float) -> float:
+    """Levine et al.'s depth threshold ``L_th = log_3 d`` (Levine et al. 2020, §4)."""
+    if isinstance(width, bool) or not isinstance(width, numbers.Real) or not width > 0 \
+            or not math.isfinite(width):
+        raise ValueError(f"width must be a positive finite number, got {width!r}")
+    return math.log(float(width), 3)
+
+
+def _log_comb(n: float, k: float) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def _log_sum_exp(logs: list[float]) -> float:
+    top = max(logs)
+    return top + math.log(math.fsum(math.exp(v - top) for v in logs))
+
+
+def log_bigraded_bound(width: int, depth: int, side: int | None = None) -> float:
+    """ln of bound (d) with ρ = 0 and |P| = |Q| = ``side``, in floating point.
+
+    ``side=None`` means |P| = |Q| = d (any side ≥ d gives the same counts).
+    With |Q| ≥ d, h_Q(a) = C(D + a − 1, a), D = d(d+1)/2; with |Q| = 1,
+    h_Q(a) = dim S_{(2a)}(ℂ^d) = C(d + 2a − 1, 2a). The P side is
+    :func:`p_side_dimension` in the same two cases. Terms use ``lgamma`` and
+    the sum a log-sum-exp, so depths far beyond exact reach (K up to ~10^6)
+    are fine. Agrees with :func:`separation_rank_bounds` where both apply
+    (tested). Other side sizes need partition sums: use the exact function.
+    """
+    width = _check_count("width", width, 1)
+    K = structural_degree(depth)
+    side = width if side is None else _check_count("side", side, 1)
+    if 1 < side < width:
+        raise ValueError(f"side must be 1 or >= width={width} here, got {side}")
+    D = width * (width + 1) / 2
+
+    def log_h(a: int) -> float:
+        if side >= width:
+            return _log_comb(D + a - 1, a)
+        return _log_comb(width + 2 * a - 1, 2 * a)
+
+    terms = []
+    for a in range(K + 1):
+        b = K - a
+        log_p = min(math.log(width) + log_h(b),
+                    _log_comb(side * width + 2 * b, 2 * b + 1))
+        terms.append(min(log_h(a), log_p))
+    return _log_sum_exp(terms)
+
+
+L_SYMBOL, D_SYMBOL = sp.symbols("L d", positive=True)
+
+
+def leading_log_sep() -> sp.Expr:
+    """Leading (entropy) form of ln sep for |P|, |Q| ≥ d: ln C(D + K/2, K/2) by Stirling.
+
+    The bigraded sum is dominated by its middle term a ≈ K/2, and
+    ln C(n + k, k) = k ln((n+k)/k) + n ln((n+k)/n) + O(ln(nk)).
+    With D = d(d+1)/2 and K = (3^L − 1)/2 this is the expression returned
+    (in the symbols L, d).
+    """
+    K = (3**L_SYMBOL - 1) / 2
+    D = D_SYMBOL * (D_SYMBOL + 1) / 2
+    k = K / 2
+    return k * sp.log((D + k) / k) + D * sp.log((D + k) / D)
+
+
+@dataclass(frozen=True)
+class RegimeLimits:
+    """SymPy limits of the growth of ln sep in the two regimes.
+
+    below_ratio[L] : lim_{d→∞} ln sep(L+1) / ln sep(L) at fixed L (→ 3 as L grows:
+        doubly exponential, the regime 3^L ≪ d²).
+    above_ratio : lim_{L→∞} ln sep(L+1) / ln sep(L) at fixed d (= 1: exponential).
+    below_scale : lim_{d→∞} ln sep / (3^L ln d) (a function of L).
+    above_scale : lim_{L→∞} ln sep / (L d²) (a function of d).
+    """
+
+    below_ratio: dict[int, sp.Expr]
+    above_ratio: sp.Expr
+    below_scale: sp.Expr
+    above_scale: sp.Expr
+
+
+def regime_limits(depths: tuple[int, ...] = (1, 2, 3)) -> RegimeLimits:
+    """Compute :class:`RegimeLimits` with ``sympy.limit`` on :func:`leading_log_sep`."""
+    log_sep = leading_log_sep()
+    shifted = log_sep.subs(L_SYMBOL, L_SYMBOL + 1)
+    below = {L: sp.limit(shifted.subs(L_SYMBOL, L) / log_sep.subs(L_SYMBOL, L), D_SYMBOL, sp.oo)
+             for L in depths}
+    return RegimeLimits(
+        below_ratio=below,
+        above_ratio=sp.limit(shifted / log_sep, L_SYMBOL, sp.oo),
+        below_scale=sp.simplify(sp.limit(log_sep / (3**L_SYMBOL * sp.log(D_SYMBOL)),
+                                         D_SYMBOL, sp.oo)),
+        above_scale=sp.simplify(sp.limit(log_sep / (L_SYMBOL * D_SYMBOL**2), L_SYMBOL, sp.oo)),
+    )
+
+
+def matching_width(depth: int, width: int, other_depth: int, max_width: int = 10**6) -> int:
+    """Smallest width d′ at which depth L′ reaches the log bigraded bound of (L, d).
+
+    Depth efficiency: below the threshold a shallower network needs a far
+    wider layer (d′ grows like d^{3^{L−L′}}); above it, d′ grows only
+    polynomially. Uses :func:`log_bigraded_bound` (monotone in d) and bisection.
+    Raises ``ValueError`` when even ``max_width`` does not suffice.
+    """
+    target = log_bigraded_bound(width, depth)
+    if log_bigraded_bound(max_width, other_depth) < target:
+        raise ValueError(f"no width up to max_width={max_width} matches depth {depth} at "
+                         f"width {width} with depth {other_depth}")
+    low, high = 1, max_width
+    while low < high:
+        middle = (low + high) // 2
+        if log_bigraded_bound(middle, other_depth) >= target:
+            high = middle
+        else:
+            low = middle + 1
+    return low

@@ -1,0 +1,85 @@
+"""Growth-rate fits and transition detection on measured curves.
+
+Linear fits use ``scipy.stats.linregress``; every fit reports slope,
+intercept, R², the slope's standard error and the window it used.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy.stats import linregress
+
+from simulations.validation import check_finite_array
+
+
+@dataclass(frozen=True)
+class LinearFit:
+    """y ≈ slope·x + intercept over ``window`` = (first x, last x)."""
+
+    slope: float
+    intercept: float
+    r2: float
+    stderr: float
+    window: tuple[float, float]
+    points: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def linear_fit(x: np.ndarray, y: np.ndarray) -> LinearFit:
+    """Least-squares line through (x, y); needs ≥ 3 finite points with distinct x."""
+    x = check_finite_array("x", x, ndim=1)
+    y = check_finite_array("y", y, ndim=1)
+    if x.size != y.size:
+        raise ValueError(f"x and y must have equal length, got {x.size} and {y.size}")
+    if x.size < 3 or np.ptp(x) == 0:
+        raise ValueError(f"a fit needs at least 3 points with distinct x, got {x.size}")
+    result = linregress(x, y)
+    r2 = float(result.rvalue**2) if np.ptp(y) > 0 else 1.0
+    return LinearFit(float(result.slope), float(result.intercept), r2,
+                     float(result.stderr), (float(x[0]), float(x[-1])), int(x.size))
+
+
+def transition_depth(depths: np.ndarray, log_values: np.ndarray, ratio: float = 2.0) -> float:
+    """Depth where the growth ratio ln s(L+1)/ln s(L) first falls below ``ratio``.
+
+    Doubly exponential growth (ln s ∝ 3^L) has ratio → 3; exponential growth
+    (ln s ∝ L) has ratio → 1. Each ratio is placed at its step's midpoint
+    L + ½ and the crossing is interpolated linearly between the two midpoints
+    around it. Returns ``nan``-free results only: raises ``ValueError`` when
+    the ratios never cross ``ratio`` from above (the curve does not show the
+    transition in the window given).
+
+    depths : (n,) consecutive integers; log_values : (n,) positive.
+    """
+    depths = check_finite_array("depths", depths, ndim=1)
+    log_values = check_finite_array("log_values", log_values, ndim=1)
+    if depths.size != log_values.size or depths.size < 3:
+        raise ValueError("depths and log_values need equal length >= 3")
+    if np.any(log_values <= 0) or np.any(np.diff(depths) != 1):
+        raise ValueError("log_values must be positive and depths consecutive")
+    ratios = log_values[1:] / log_values[:-1]
+    midpoints = depths[:-1] + 0.5
+    for k in range(1, ratios.size):
+        if ratios[k - 1] >= ratio > ratios[k]:
+            fraction = (ratios[k - 1] - ratio) / (ratios[k - 1] - ratios[k])
+            return float(midpoints[k - 1] + fraction)
+    if ratios[0] < ratio:
+        raise ValueError(f"growth ratio is below {ratio} from the first depth: "
+                         f"no doubly exponential phase in the window")
+    raise ValueError(f"growth ratio stays above {ratio}: extend the depth window")
+
+
+def growth_ratios(log_values: np.ndarray) -> np.ndarray:
+    """ln s(L+1)/ln s(L) for consecutive depths."""
+    log_values = check_finite_array("log_values", log_values, ndim=1)
+    return log_values[1:] / log_values[:-1]
+
+
+def log_or_floor(values: np.ndarray, floor: float = math.ulp(0.0)) -> np.ndarray:
+    """Natural log with values below ``floor`` clamped to it (never −inf)."""
+    return np.log(np.maximum(np.asarray(values, dtype=np.float64), floor))

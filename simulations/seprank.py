@@ -1,0 +1,482 @@
+"""Separation rank of the analysed linear-attention network, measured (THEORY §1).
+
+For a partition (P, Q) of the N positions with the output position i ∈ P,
+the *evaluation matrix* ``F[r, c] = f(x_P^(r), x_Q^(c))`` over sample points
+of the P side (rows) and of the Q side (columns) is a matricization of f's
+grid tensor: ``F = Σ_k g_k(x_P) h_k(x_Q)`` evaluated, so ``rank F ≤ sep(f)``
+for any points (Levine et al. 2020, the lower-bound device of their proofs).
+
+Exact method. Weights and points are drawn uniformly from GF(p) and f is
+evaluated exactly modulo p (``simulations.modular``). Lift every residue to
+an integer in [0, p): the GF(p) matrix is the reduction of an integer matrix
+F_ℤ, and ``rank_p(F) ≤ rank_ℚ(F_ℤ) ≤ sep of the integer network ≤ generic
+sep`` (a rank reached at one weight setting is reached on a Zariski-open
+set). So every rank reported is a **certified lower bound** on the generic
+separation rank, whatever the random draws.
+
+Equality holds with probability ≥ 1 − R·(3^{L+1} − 2)/p (Schwartz–Zippel):
+an R × R minor that is nonzero for generic weights and points is a
+polynomial of degree ≤ R·(3^L + 2(3^L − 1)) in all of them (degree 3^L in
+the inputs, 2(3^L − 1) in the weights, see ``theory.separation_rank``), and it
+vanishes at a uniform point of GF(p) with probability ≤ degree/p — provided
+its integer coefficients are not all divisible by p, which a second prime
+checks (:func:`verify_rank`). Grids grow until the rank stops growing:
+``rank ≤ min(rows, cols) − margin`` (then more points add nothing, up to the
+same probability), or until the rank reaches an upper bound supplied by the
+caller (then it is proved equal).
+
+Numeric method. The same matrix in float64 at Gaussian points, rank by SVD
+with an explicit tolerance. A degree-3^L polynomial's evaluation matrix is
+badly conditioned; beyond L = 2 the numeric rank is unreliable and is reported
+with its singular-value gap for that reason.
+
+Fast path (structural lemma, THEORY §1): f = e_pᵀ T_{L−1}⋯T_0 x^i with
+``T_l = ρI + Σ_h B_h M_l A_hᵀ`` and ``M_{l+1} = T_l M_l T_lᵀ``,
+``M_0 = M_P + M_Q``. T_0 is linear in M_0, so T_0 = ρI + T(M_P) + T(M_Q) is a
+broadcast sum; per pair only d × d products remain. The plain path runs the
+network on the full token matrices and is the oracle in the tests.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+from tqdm import tqdm
+
+from simulations.modular import (
+    DEFAULT_PRIME,
+    SECOND_PRIME,
+    check_prime,
+    matmul_mod,
+    rank_mod,
+)
+from simulations.seeding import GRID_STREAM, spawn_generators
+from simulations.stacks import (
+    LinearAttentionWeights,
+    draw_linear_attention_weights,
+    linear_attention_states,
+)
+from simulations.validation import check_int
+
+#: Pairs (row point, column point) evaluated per chunk, bounding memory.
+CHUNK_PAIRS = 1 << 20
+#: Default number of points by which the rank must stay below the grid size.
+DEFAULT_MARGIN = 8
+#: Default cap on points per side; beyond it the rank is reported unsaturated.
+DEFAULT_MAX_POINTS = 6144
+#: Grid growth factor between rank checks.
+GROWTH = 1.3
+PARTITION_STYLES = ("balanced", "interleaved")
+
+
+@dataclass(frozen=True)
+class Partition:
+    """A partition (P, Q) of positions 0..N−1 with the output position i ∈ P."""
+
+    p_positions: tuple[int, ...]
+    q_positions: tuple[int, ...]
+    position: int
+
+    def label(self) -> str:
+        return (",".join(map(str, self.p_positions)) + "/"
+                + ",".join(map(str, self.q_positions)))
+
+
+def make_partition(spec: str, tokens: int, position: int = 0) -> Partition:
+    """Parse ``balanced``, ``interleaved`` or an explicit ``"0,1/2,3"``.
+
+    ``balanced``: P = the first ⌈N/2⌉ positions; ``interleaved``: P = even
+    positions. Raises ``ValueError`` unless P and Q are disjoint, non-empty,
+    cover 0..N−1 and i ∈ P.
+    """
+    tokens = check_int("tokens", tokens, minimum=2)
+    position = check_int("position", position, minimum=0, maximum=tokens - 1)
+    if not isinstance(spec, str):
+        raise ValueError(f"partition must be a string, got {spec!r}")
+    if spec == "balanced":
+        p_side = tuple(range((tokens + 1) // 2))
+    elif spec == "interleaved":
+        p_side = tuple(range(0, tokens, 2))
+    else:
+        halves = spec.split("/")
+        if len(halves) != 2:
+            raise ValueError(f"partition must be balanced, interleaved or 'P/Q' like "
+                             f"'0,1/2,3'; got {spec!r}")
+        try:
+            p_side, q_side = (tuple(int(x) for x in half.split(",") if x.strip())
+                              for half in halves)
+        except ValueError:
+            raise ValueError(f"partition positions must be integers, got {spec!r}") from None
+        return _checked_partition(p_side, q_side, tokens, position)
+    q_side = tuple(j for j in range(tokens) if j not in p_side)
+    return _checked_partition(p_side, q_side, tokens, position)
+
+
+def _checked_partition(p_side: tuple[int, ...], q_side: tuple[int, ...], tokens: int,
+                       position: int) -> Partition:
+    if not p_side or not q_side:
+        raise ValueError(f"partition needs non-empty P and Q, got P={p_side}, Q={q_side}")
+    if set(p_side) & set(q_side):
+        raise ValueError(f"partition sides overlap: {sorted(set(p_side) & set(q_side))}")
+    if sorted(p_side + q_side) != list(range(tokens)):
+        raise ValueError(f"partition must cover positions 0..{tokens - 1} exactly once, "
+                         f"got P={p_side}, Q={q_side}")
+    if position not in p_side:
+        raise ValueError(f"output position i={position} must lie in P={p_side}")
+    return Partition(tuple(sorted(p_side)), tuple(sorted(q_side)), position)
+
+
+@dataclass(frozen=True)
+class SeprankConfig:
+    """The network and the function f = y^{L,i}_p whose separation rank is measured."""
+
+    width: int
+    depth: int
+    heads: int = 1
+    tokens: int = 2
+    partition: str = "balanced"
+    residual: int = 0
+    position: int = 0
+    coordinate: int = 0
+
+    def __post_init__(self) -> None:
+        check_int("width", self.width, minimum=1)
+        check_int("depth", self.depth, minimum=0)
+        heads = check_int("heads", self.heads, minimum=1)
+        if self.width % heads:
+            raise ValueError(f"heads must divide width={self.width}, got heads={heads}")
+        if self.residual not in (0, 1) or isinstance(self.residual, bool):
+            raise ValueError(f"residual must be 0 or 1, got {self.residual!r}")
+        check_int("coordinate", self.coordinate, minimum=0, maximum=self.width - 1)
+        make_partition(self.partition, self.tokens, self.position)
+
+    @property
+    def split(self) -> Partition:
+        return make_partition(self.partition, self.tokens, self.position)
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "p_positions": list(self.split.p_positions),
+                "q_positions": list(self.split.q_positions)}
+
+
+# ---------------------------------------------------------------- arithmetic
+
+
+class _Exact:
+    """Arithmetic modulo a prime on int64 residues."""
+
+    def __init__(self, prime: int):
+        self.prime = prime
+
+    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return matmul_mod(a, b, self.prime)
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return (a + b) % self.prime
+
+
+class _Float:
+    """float64 arithmetic."""
+
+    @staticmethod
+    def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.matmul(a, b)
+
+    @staticmethod
+    def add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a + b
+
+
+def _arithmetic(weights: LinearAttentionWeights) -> _Exact | _Float:
+    return _Float() if weights.prime is None else _Exact(weights.prime)
+
+
+def _kronecker(weights: LinearAttentionWeights, arith) -> np.ndarray:
+    """K_l with vec(Σ_h B_h M A_hᵀ) = K_l vec(M), row-major vec; (depth, d², d²).
+
+    (B M Aᵀ)_{ab} = Σ_{cd} B_{ac} M_{cd} A_{bd}, so K[(a,b),(c,d)] = Σ_h B_h[a,c] A_h[b,d].
+    """
+    A, B = weights.bilinear[0], weights.value_output[0]
+    depth, heads, d, _ = A.shape
+    K = np.einsum("lhac,lhbd->labcd", B.astype(object), A.astype(object))
+    K = K.reshape(depth, d * d, d * d)
+    if weights.prime is None:
+        return K.astype(np.float64)
+    return (K % weights.prime).astype(np.int64)
+
+
+def _transfer(kron: np.ndarray, M: np.ndarray, arith, residual: int) -> np.ndarray:
+    """T = ρI + Σ_h B_h M A_hᵀ for a stack of M; M (..., d, d) -> (..., d, d)."""
+    d = M.shape[-1]
+    flat = M.reshape(-1, d * d)
+    T = arith.matmul(flat, np.ascontiguousarray(kron.T)).reshape(M.shape)
+    if residual:
+        T = arith.add(T, np.eye(d, dtype=T.dtype))
+    return T
+
+
+def _gram(X: np.ndarray, arith) -> np.ndarray:
+    """Σ_j x^j x^jᵀ for X (m, positions, d) -> (m, d, d)."""
+    return arith.matmul(np.ascontiguousarray(np.swapaxes(X, -1, -2)), X)
+
+
+def evaluate_structured(weights: LinearAttentionWeights, partition: Partition,
+                        XP: np.ndarray, XQ: np.ndarray, coordinate: int) -> np.ndarray:
+    """F[r, c] = f(XP[r], XQ[c]) through the structural lemma.
+
+    XP : (m_P, |P|, d), rows ordered as ``partition.p_positions``;
+    XQ : (m_Q, |Q|, d). Returns (m_P, m_Q), float64 or int64 residues.
+    """
+    if XP.shape[0] == 0 or XQ.shape[0] == 0:
+        return np.zeros((XP.shape[0], XQ.shape[0]), dtype=XP.dtype)
+    arith = _arithmetic(weights)
+    kron = _kronecker(weights, arith)
+    depth, d = weights.depth, weights.width
+    x_i = XP[:, partition.p_positions.index(partition.position)]  # (m_P, d)
+    if depth == 0:
+        return np.repeat(x_i[:, coordinate:coordinate + 1], XQ.shape[0], axis=1)
+    MP, MQ = _gram(XP, arith), _gram(XQ, arith)
+    TP = _transfer(kron[0], MP, arith, weights.residual)  # carries ρI once
+    TQ = _transfer(kron[0], MQ, arith, 0)
+    rows_per_chunk = max(1, CHUNK_PAIRS // max(1, XQ.shape[0]))
+    blocks = []
+    for start in range(0, XP.shape[0], rows_per_chunk):
+        rows = slice(start, start + rows_per_chunk)
+        T = arith.add(TP[rows, None], TQ[None])  # (r, m_Q, d, d)
+        shape = T.shape[:2]
+        v = np.broadcast_to(x_i[rows, None, :, None], shape + (d, 1))
+        M = arith.add(MP[rows, None], MQ[None]) if depth > 1 else None
+        for layer in range(1, depth):
+            M = arith.matmul(arith.matmul(T, M), np.swapaxes(T, -1, -2))
+            v = arith.matmul(T, v)
+            T = _transfer(kron[layer], M, arith, weights.residual)
+        blocks.append(arith.matmul(T[..., coordinate:coordinate + 1, :], v)[..., 0, 0])
+    return np.concatenate(blocks, axis=0)
+
+
+def evaluate_plain(weights: LinearAttentionWeights, partition: Partition,
+                   XP: np.ndarray, XQ: np.ndarray, coordinate: int) -> np.ndarray:
+    """The same matrix by running the network on every (row, column) token matrix.
+
+    The oracle for :func:`evaluate_structured`; memory grows with m_P·m_Q·N·d.
+    """
+    m_p, m_q = XP.shape[0], XQ.shape[0]
+    if m_p == 0 or m_q == 0:
+        return np.zeros((m_p, m_q), dtype=XP.dtype)
+    tokens = len(partition.p_positions) + len(partition.q_positions)
+    Y = np.empty((m_p, m_q, tokens, weights.width), dtype=XP.dtype)
+    Y[:, :, list(partition.p_positions)] = XP[:, None]
+    Y[:, :, list(partition.q_positions)] = XQ[None]
+    out = linear_attention_states(Y.reshape(m_p * m_q, tokens, weights.width), weights)[-1]
+    return out[:, partition.position, coordinate].reshape(m_p, m_q)
+
+
+# ---------------------------------------------------------------- certificates
+
+
+def schwartz_zippel_bound(rank: int, depth: int, prime: int) -> float:
+    """Probability bound R·(3^{L+1} − 2)/p that a GF(p) rank falls short (module docstring).
+
+    3^L (degree in the inputs) + 2(3^L − 1) (in the weights,
+    ``theory.separation_rank.weight_degree``) = 3^{L+1} − 2 per entry.
+    """
+    return min(1.0, rank * (3 ** (depth + 1) - 2) / prime)
+
+
+@dataclass(frozen=True)
+class RankCertificate:
+    """What a rank measurement establishes, and how.
+
+    Attributes
+    ----------
+    rank : rank of the evaluation matrix (a certified lower bound on the
+        generic separation rank for ``method='exact'``).
+    saturated : True when the grids stopped the rank from growing
+        (``reason='margin'``) or the rank met the caller's upper bound
+        (``reason='upper-bound'``: then rank = sep, proved).
+    failure_probability : Schwartz–Zippel bound on Pr[rank < generic sep]
+        when saturated by margin; 0 when proved; None for numeric.
+    tolerance, gap : numeric only: the SVD threshold and σ_r/σ_{r+1}.
+    """
+
+    rank: int
+    method: str
+    prime: int | None
+    grid_p: int
+    grid_q: int
+    saturated: bool
+    reason: str
+    margin: int
+    seed: int
+    failure_probability: float | None
+    eval_seconds: float
+    rank_seconds: float
+    config: dict
+    tolerance: float | None = None
+    gap: float | None = None
+    history: list[tuple[int, int]] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _draw_points(generator: np.random.Generator, count: int, positions: int, width: int,
+                 prime: int | None) -> np.ndarray:
+    if prime is None:
+        return generator.standard_normal((count, positions, width))
+    return generator.integers(0, prime, (count, positions, width), dtype=np.int64)
+
+
+def _numeric_rank(F: np.ndarray, tolerance: float | None) -> tuple[int, float, float]:
+    """SVD rank of F after scaling rows and columns to unit max (rank-preserving).
+
+    Returns (rank, tolerance used, gap σ_r/σ_{r+1}). Default tolerance:
+    σ_max·max(m, n)·eps, as ``numpy.linalg.matrix_rank``.
+    """
+    scaled = F / np.maximum(np.abs(F).max(axis=1, keepdims=True), np.finfo(float).tiny)
+    scaled /= np.maximum(np.abs(scaled).max(axis=0, keepdims=True), np.finfo(float).tiny)
+    singular = np.linalg.svd(scaled, compute_uv=False)
+    if tolerance is None:
+        tolerance = float(singular[0] * max(F.shape) * np.finfo(float).eps)
+    rank = int(np.sum(singular > tolerance))
+    if 0 < rank < singular.size:
+        gap = float(singular[rank - 1] / max(singular[rank], np.finfo(float).tiny))
+    else:
+        gap = math.inf
+    return rank, tolerance, gap
+
+
+def measure_rank(
+    config: SeprankConfig,
+    seed: int = 0,
+    method: str = "exact",
+    prime: int = DEFAULT_PRIME,
+    margin: int = DEFAULT_MARGIN,
+    max_points: int = DEFAULT_MAX_POINTS,
+    rank_cap: int | None = None,
+    tolerance: float | None = None,
+    start_points: int = 16,
+    progress: bool = False,
+    evaluator: Callable[..., np.ndarray] = evaluate_structured,
+    weights: LinearAttentionWeights | None = None,
+) -> RankCertificate:
+    """Grow evaluation grids until the rank of F stops growing; return a certificate.
+
+    Parameters
+    ----------
+    method : ``exact`` (GF(prime)) or ``numeric`` (float64 SVD).
+    margin : saturation needs ``rank ≤ min(grid_p, grid_q) − margin``.
+    max_points : points per side at most; beyond, ``saturated=False`` and the
+        rank is only a lower bound.
+    rank_cap : an upper bound on sep (e.g. from ``theory``); reaching it
+        proves the rank.
+    progress : show a tqdm bar (after 2 s) while the grids grow.
+    start_points : first grid size; ``rank_cap + margin`` reaches a proof in one step
+        when the cap is the rank.
+    weights : a given network (its ``prime`` must match the method); default:
+        drawn from ``seed``.
+    """
+    if method not in ("exact", "numeric"):
+        raise ValueError(f"method must be exact or numeric, got {method!r}")
+    margin = check_int("margin", margin, minimum=1)
+    max_points = check_int("max_points", max_points, minimum=2)
+    start_points = check_int("start_points", start_points, minimum=1)
+    if rank_cap is not None:
+        rank_cap = check_int("rank_cap", rank_cap, minimum=0)
+    exact = method == "exact"
+    prime = check_prime(prime) if exact else None
+    partition = config.split
+    if weights is None:
+        weights = draw_linear_attention_weights(config.width, config.depth, config.heads,
+                                                config.residual, 1, seed, prime=prime)
+    elif weights.prime != prime or weights.width != config.width \
+            or weights.depth != config.depth or weights.residual != config.residual:
+        raise ValueError("weights must match the config (width, depth, residual) and the "
+                         "method's prime")
+    generator = spawn_generators(seed, 1, GRID_STREAM)[0]
+    size = min(start_points, max_points)
+    XP = _draw_points(generator, 0, len(partition.p_positions), config.width, prime)
+    XQ = _draw_points(generator, 0, len(partition.q_positions), config.width, prime)
+    F = np.zeros((0, 0), dtype=np.int64 if exact else np.float64)
+    eval_seconds = rank_seconds = 0.0
+    history: list[tuple[int, int]] = []
+    bar = tqdm(desc="grid", unit=" pts", delay=2.0, disable=not progress, leave=False)
+    try:
+        while True:
+            grown = size - XP.shape[0]
+            new_p = _draw_points(generator, grown, len(partition.p_positions), config.width, prime)
+            new_q = _draw_points(generator, grown, len(partition.q_positions), config.width, prime)
+            start = time.perf_counter()
+            right = evaluator(weights, partition, XP, new_q, config.coordinate)
+            bottom = evaluator(weights, partition, new_p, np.concatenate([XQ, new_q]),
+                               config.coordinate)
+            F = np.concatenate([np.concatenate([F, right], axis=1), bottom], axis=0)
+            XP, XQ = np.concatenate([XP, new_p]), np.concatenate([XQ, new_q])
+            eval_seconds += time.perf_counter() - start
+            start = time.perf_counter()
+            if exact:
+                rank, used_tolerance, gap = rank_mod(F, prime), None, None
+            else:
+                rank, used_tolerance, gap = _numeric_rank(F, tolerance)
+            rank_seconds += time.perf_counter() - start
+            history.append((size, rank))
+            bar.update(grown)
+            bar.set_postfix(rank=rank)
+            if rank_cap is not None and rank >= rank_cap:
+                saturated, reason = True, "upper-bound"
+                break
+            if rank + margin <= size:
+                saturated, reason = True, "margin"
+                break
+            if size >= max_points:
+                saturated, reason = False, "max-points"
+                break
+            size = min(max_points, max(math.ceil(size * GROWTH), rank + 2 * margin))
+    finally:
+        bar.close()
+    if not exact:
+        failure = None
+    elif reason == "upper-bound":
+        failure = 0.0
+    else:
+        failure = schwartz_zippel_bound(rank, config.depth, prime)
+    return RankCertificate(
+        rank=rank, method=method, prime=prime, grid_p=size, grid_q=size,
+        saturated=saturated, reason=reason, margin=margin, seed=seed,
+        failure_probability=failure if saturated else None,
+        eval_seconds=eval_seconds, rank_seconds=rank_seconds, config=config.as_dict(),
+        tolerance=used_tolerance, gap=gap, history=history,
+    )
+
+
+@dataclass(frozen=True)
+class VerifiedRank:
+    """Two independent exact measurements (another prime and another seed)."""
+
+    first: RankCertificate
+    second: RankCertificate
+
+    @property
+    def agree(self) -> bool:
+        return self.first.rank == self.second.rank
+
+
+def verify_rank(config: SeprankConfig, seed: int = 0, other_seed: int | None = None,
+                prime: int = DEFAULT_PRIME, other_prime: int = SECOND_PRIME,
+                **options) -> VerifiedRank:
+    """Measure the exact rank twice: (seed, prime) and (other_seed, other_prime).
+
+    A disagreement is reported through ``agree`` (never averaged); the larger
+    rank is then the better certified lower bound.
+    """
+    if other_prime == prime:
+        raise ValueError(f"other_prime must differ from prime={prime}")
+    other_seed = seed + 1 if other_seed is None else other_seed
+    return VerifiedRank(
+        first=measure_rank(config, seed, "exact", prime, **options),
+        second=measure_rank(config, other_seed, "exact", other_prime, **options),
+    )

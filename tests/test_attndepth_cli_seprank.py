@@ -1,0 +1,47 @@
+import json
+
+import pytest
+
+from attndepth.cli import main
+
+
+def test_seprank_json_fields(capsys):
+    assert main(["seprank", "--width", "2", "--depth", "2", "--tokens", "4", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    for key in ("rank", "method", "prime", "grid_p", "grid_q", "saturated", "bounds",
+                "seconds", "config"):
+        assert key in document
+    assert document["rank"] == 18 and document["bounds"]["bigraded"] == 18
+
+
+def test_seprank_verify_and_numeric(capsys):
+    assert main(["seprank", "--width", "3", "--depth", "1", "--tokens", "3", "--verify"]) == 0
+    assert "agrees" in capsys.readouterr().out
+    assert main(["seprank", "--width", "2", "--depth", "1", "--method", "numeric",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["agrees_with_exact"] is True
+
+
+def test_seprank_same_seed_same_json(capsys):
+    argv = ["seprank", "--width", "2", "--depth", "2", "--json", "--seed", "3"]
+    main(argv)
+    first = json.loads(capsys.readouterr().out)
+    main(argv)
+    second = json.loads(capsys.readouterr().out)
+    for volatile in ("seconds", "eval_seconds", "rank_seconds"):
+        first.pop(volatile), second.pop(volatile)
+    assert first == second
+
+
+@pytest.mark.parametrize("extra", [
+    ["--width", "0", "--depth", "1"], ["--width", "3", "--depth", "1", "--heads", "2"],
+    ["--width", "2", "--depth", "1", "--tokens", "3", "--partition", "1/0,2"],
+    ["--width", "2", "--depth", "1", "--tokens", "3", "--partition", "0,1/1,2"],
+    ["--width", "2", "--depth", "1", "--prime", "21"], ["--width", "2", "--depth", "-2"],
+    ["--width", "2"], ["--width", "2", "--depth", "1", "--seed", "-1"],
+    ["--width", "2", "--depth", "1", "--margin", "0"],
+])
+def test_seprank_bad_input(extra, capsys):
+    assert main(["seprank", *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err

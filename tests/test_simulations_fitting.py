@@ -1,0 +1,49 @@
+import math
+
+import numpy as np
+import pytest
+
+from simulations.fitting import growth_ratios, linear_fit, log_or_floor, transition_depth
+
+
+def test_linear_fit_recovers_line():
+    x = np.arange(10.0)
+    fit = linear_fit(x, 3 * x - 2)
+    assert fit.slope == pytest.approx(3) and fit.intercept == pytest.approx(-2)
+    assert fit.r2 == pytest.approx(1) and fit.window == (0.0, 9.0) and fit.points == 10
+
+
+@pytest.mark.parametrize("x, y, match", [
+    ([1.0, 2.0], [1.0, 2.0], "at least 3"),
+    ([1.0, 1.0, 1.0], [1.0, 2.0, 3.0], "distinct"),
+    ([1.0, 2.0, 3.0], [1.0, np.nan, 3.0], "finite"),
+    ([1.0, 2.0, 3.0], [1.0, 2.0], "equal length"),
+])
+def test_linear_fit_bad_input(x, y, match):
+    with pytest.raises(ValueError, match=match):
+        linear_fit(np.array(x), np.array(y))
+
+
+def test_transition_of_a_synthetic_curve():
+    # ln s = 3^L up to L = 4, then +100 per layer: ratios 3, 3, 3, then ~1.6.
+    depths = np.arange(1, 8)
+    logs = np.array([3.0**L if L <= 4 else 81 + 50 * (L - 4) for L in depths])
+    crossing = transition_depth(depths, logs)
+    ratios = growth_ratios(logs)
+    assert ratios[0] == pytest.approx(3)
+    assert 3.5 < crossing < 4.5
+
+
+def test_transition_needs_a_crossing():
+    with pytest.raises(ValueError, match="extend"):
+        transition_depth(np.arange(1, 5), 3.0 ** np.arange(1, 5))
+    with pytest.raises(ValueError, match="from the first depth"):
+        transition_depth(np.arange(1, 5), np.array([2.0, 3.0, 4.0, 5.0]))
+    with pytest.raises(ValueError, match="consecutive"):
+        transition_depth(np.array([1.0, 3.0, 4.0]), np.ones(3))
+
+
+def test_log_or_floor_never_minus_infinity():
+    values = log_or_floor(np.array([0.0, 1.0]))
+    assert np.all(np.isfinite(values)) and values[1] == 0.0 and values[0] < -700
+    assert math.isfinite(values[0])
