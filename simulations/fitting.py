@@ -83,3 +83,42 @@ def growth_ratios(log_values: np.ndarray) -> np.ndarray:
 def log_or_floor(values: np.ndarray, floor: float = math.ulp(0.0)) -> np.ndarray:
     """Natural log with values below ``floor`` clamped to it (never −inf)."""
     return np.log(np.maximum(np.asarray(values, dtype=np.float64), floor))
+
+
+def linear_phase(values: np.ndarray, floor: float = 1e-24, skip: int = 0) -> np.ndarray:
+    """Indices of the linear (geometric) phase of a decaying positive curve.
+
+    From index ``skip`` (a transient to ignore) up to the last index before
+    the curve first falls below ``floor`` (round-off takes over there).
+    values : (depth,) e.g. t_div per layer.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    below = np.flatnonzero(~(values > floor))
+    end = below[0] if below.size else values.size
+    return np.arange(skip, end)
+
+
+def power_law_fit(depths: np.ndarray, values: np.ndarray) -> LinearFit:
+    """Fit values ≈ a·depth^α by a line in log–log (depths > 0, values > 0)."""
+    depths = check_finite_array("depths", depths, ndim=1)
+    values = check_finite_array("values", values, ndim=1)
+    if np.any(depths <= 0) or np.any(values <= 0):
+        raise ValueError("power_law_fit needs positive depths and values")
+    return linear_fit(np.log(depths), np.log(values))
+
+
+def convergence_orders(errors: np.ndarray, start_below: float = 0.3,
+                       floor: float = 1e-13) -> np.ndarray:
+    """Order estimates q = ln(e_{k+2}/e_{k+1}) / ln(e_{k+1}/e_k) from consecutive triples.
+
+    For e_{k+1} ≈ C e_k^q the estimate tends to q independently of C
+    (regressing ln e_{k+1} on ln e_k mixes C across runs). Only triples with
+    e_k < ``start_below`` (asymptotic phase) and e_{k+2} > ``floor`` (before
+    round-off) count. errors : (depth, runs) -> (m,) orders.
+    """
+    errors = np.asarray(errors, dtype=np.float64)
+    if errors.ndim == 1:
+        errors = errors[:, None]
+    first, second, third = errors[:-2], errors[1:-1], errors[2:]
+    usable = (first < start_below) & (third > floor) & (second < first) & (third < second)
+    return (np.log(third[usable] / second[usable]) / np.log(second[usable] / first[usable]))

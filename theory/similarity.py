@@ -79,3 +79,188 @@ def check_invariant_eigenspace(tokens: int) -> bool:
     centre = sp.eye(n) - mean_projector(n)
     compressed = (centre * P - centre * P * centre).applyfunc(sp.simplify)
     return first_column_is_e1 and compressed == sp.zeros(n, n)
+
+
+# --------------------------------------------------------------------------
+# One-step contraction bounds (THEORY §3) for r = ‖(I−Π)X‖_F / ‖ΠX‖_F
+# --------------------------------------------------------------------------
+
+r_in, sigma2, leakage, kappa = sp.symbols("r sigma_2 ell kappa", nonnegative=True)
+
+
+def contraction_bound_expression(kind: str) -> sp.Expr:
+    """r′ ≤ bound(r) for one attention map X′ = P X W (single head).
+
+    ``doubly-stochastic`` (Pᵀ1 = 1, W orthogonal): ΠX′ = ΠXW keeps its norm
+    and (I−Π)X′ = (I−Π)P(I−Π)XW by the invariant-eigenspace lemma, so
+    r′ ≤ σ₂ r with σ₂ = ‖(I−Π)P(I−Π)‖₂.
+
+    ``row-stochastic`` (W orthogonal): ΠX′ = (ΠX + ΠP(I−Π)X)W and
+    ΠP(I−Π) = (1/n)·1(Pᵀ1 − 1)ᵀ(I−Π), whose norm on (I−Π)X is at most
+    ℓ = ‖Pᵀ1 − 1‖/√n. So ‖ΠX′‖ ≥ ‖ΠX‖(1 − ℓr) and r′ ≤ σ₂r/(1 − ℓr) when ℓr < 1.
+
+    ``general`` (any invertible W): norms change by at most ‖W‖₂ and at least
+    σ_min(W), so r′ ≤ κ(W) σ₂ r/(1 − ℓr).
+    """
+    forms = {
+        "doubly-stochastic": sigma2 * r_in,
+        "row-stochastic": sigma2 * r_in / (1 - leakage * r_in),
+        "general": kappa * sigma2 * r_in / (1 - leakage * r_in),
+    }
+    if kind not in forms:
+        raise ValueError(f"kind must be one of {', '.join(forms)}; got {kind!r}")
+    return forms[kind]
+
+
+def multihead_contraction_bound(r: float, sigma2_heads: list[float], leakage_heads: list[float],
+                                norm_heads: list[float], smallest_singular_sum: float) -> float:
+    """r′ bound for X′ = Σ_h P_h X W_h (any heads; returns inf when vacuous).
+
+    (I−Π)X′ = Σ_h (I−Π)P_h(I−Π)X W_h, so ‖(I−Π)X′‖ ≤ Σ_h σ₂,h‖W_h‖₂ ‖(I−Π)X‖;
+    ΠX′ = ΠX·ΣW_h + Σ_h ΠP_h(I−Π)X W_h, so
+    ‖ΠX′‖ ≥ σ_min(Σ_h W_h)‖ΠX‖ − Σ_h ℓ_h‖W_h‖₂‖(I−Π)X‖. Dividing:
+
+        r′ ≤ r·Σ_h σ₂,h‖W_h‖₂ / (σ_min(Σ_h W_h) − r·Σ_h ℓ_h‖W_h‖₂).
+
+    With one head this is :func:`contraction_bound_expression` ('general').
+    """
+    numerator = r * sum(s * w for s, w in zip(sigma2_heads, norm_heads, strict=True))
+    denominator = smallest_singular_sum - r * sum(
+        ell * w for ell, w in zip(leakage_heads, norm_heads, strict=True))
+    return numerator / denominator if denominator > 0 else float("inf")
+
+
+def check_contraction_identity(tokens: int = 3) -> bool:
+    """Symbolic check of ΠP(I−Π) = (1/n)·1(Pᵀ1 − 1)ᵀ(I−Π) for generic row-stochastic P."""
+    P = generic_row_stochastic(tokens)
+    n = P.shape[0]
+    Pi, ones = mean_projector(n), sp.ones(n, 1)
+    centre = sp.eye(n) - Pi
+    left = Pi * P * centre
+    right = ones * (P.T * ones - ones).T * centre / n
+    return (left - right).applyfunc(sp.simplify) == sp.zeros(n, n)
+
+
+# --------------------------------------------------------------------------
+# Rates of escalation
+# --------------------------------------------------------------------------
+
+lambda2 = sp.Symbol("lambda_2", positive=True)
+s_realised, width_symbol, tau_symbol = sp.symbols("s d tau", positive=True)
+
+
+def fixed_matrix_rate() -> sp.Expr:
+    """Slope of log t_div per layer when one P is applied repeatedly: 2·log|λ₂|.
+
+    X_l = P^l X: (I−Π)X_l = C^l (I−Π)X with C the compressed matrix, whose
+    spectral radius is |λ₂(P)| (lemma: spectrum of P = {1} ∪ spectrum of C),
+    so ‖(I−Π)X_l‖ ~ |λ₂|^l, while ΠX_l → Π·1πᵀX stays bounded away from 0
+    for an ergodic P. Hence log t_div ≈ 2l·log|λ₂| + const. (σ₂ ≥ |λ₂| gives
+    only the inequality slope ≥ 2 log σ₂.)
+    """
+    return 2 * sp.log(lambda2)
+
+
+def _mean_factor(placement: str, tau) -> tuple[sp.Expr, sp.Expr]:
+    """(E factor, variance) of ‖ΠX‖² for one post-LN block; see :func:`postln_rate_expression`."""
+    d = width_symbol
+    keep = 1 - 1 / d  # LN's feature centring removes the 1_d-component of m̄W
+    if placement == "post-ln":
+        c2 = 1
+        return 1 + c2 * keep, (2 * c2**2 + 4 * c2) / d
+    if placement == "deesc-a":
+        c2 = (1 - tau) ** 2
+        return 1 + c2 * keep, (2 * c2**2 + 4 * c2) / d
+    if placement == "deesc-b":
+        c2 = (1 - tau) ** 2
+        return c2 * (1 + keep), c2**2 * 6 / d
+    raise ValueError(f"placement must be post-ln, deesc-a or deesc-b; got {placement!r}")
+
+
+def postln_rate_expression(placement: str = "post-ln", tau=tau_symbol) -> sp.Expr:
+    """Expected log-odds slope per layer of a post-LN block with Gaussian W (variance 1/d).
+
+    Derivation (THEORY §3 [derived], one head, W = W_V W_O with entries of
+    variance 1/d, P row-stochastic with negligible leakage; X post-LN so
+    each token, hence the mean token m̄, has zero feature mean). Split
+    X = ΠX + D. Then PX = ΠX + PD (P fixes 1) and
+
+      post-ln:  Π(X + PXW) = ΠX(I + W) + ΠPDW,   (I−Π)(X + PXW) = D + (I−Π)PDW.
+
+    E‖m̄W‖² = ‖m̄‖² and E⟨m̄, m̄W⟩ = 0, so E‖ΠX(I+W)‖² = 2‖ΠX‖²; likewise
+    E‖D + (I−Π)PDW‖² = ‖D‖²(1 + s²) with s = ‖(I−Π)PD‖/‖D‖ ≤ σ₂. LN's
+    centring C = I − 11ᵀ/d acts on the right and removes the 1_d-component of
+    m̄W (expected share 1/d): factors 1 + (1 − 1/d) and 1 + s²(1 − 1/d).
+    LN's per-token scaling changes the log-odds only at second order (see
+    :func:`scaling_commutator_norm`). The log of a random factor with mean μ
+    and variance v has mean ≈ ln μ − v/(2μ²) (second-order Jensen):
+    Var(‖m̄W‖²/‖m̄‖²) = 2/d and Var(2⟨m̄, m̄W⟩/‖m̄‖²) = 4/d. So the slope is
+
+        ln(2 − 1/d) − ln(1 + s²(1 − 1/d)) − 6/(8d)  →  ln 2  (d → ∞, s → 0),
+
+    the THEORY statement "tends to ln 2". De-escalation multiplies the
+    update's mean by c = 1 − τ: placement (a) LN(X + (I−τΠ)PXW) gives mean
+    factor 1 + c²(1 − 1/d); placement (b) LN((I−τΠ)(X + PXW)) scales the whole
+    mean, factor c²(2 − 1/d). The diversity factor is unchanged. Valid while
+    the leakage term ΠPDW is small against ΠX, i.e. once tokens align.
+    """
+    mean, variance = _mean_factor(placement, tau)
+    diversity = 1 + s_realised**2 * (1 - 1 / width_symbol)
+    return sp.log(mean) - sp.log(diversity) - variance / (2 * mean**2)
+
+
+def check_rate_limit() -> bool:
+    """The post-LN rate tends to ln 2 as d → ∞ and s → 0 (SymPy limit)."""
+    rate = postln_rate_expression("post-ln")
+    limit = sp.limit(sp.limit(rate, width_symbol, sp.oo), s_realised, 0)
+    return sp.simplify(limit - sp.log(2)) == 0
+
+
+# --------------------------------------------------------------------------
+# De-escalation algebra and LayerNorm
+# --------------------------------------------------------------------------
+
+
+def check_deescalation_algebra(tokens: int = 3) -> bool:
+    """Π(I − τΠ) = (1 − τ)Π and (I−Π)(I − τΠ) = I − Π, symbolically in τ.
+
+    So (I − τΠ) scales the mean part by 1 − τ and leaves the diversity part
+    unchanged; τ = 1 removes ΠX exactly: Π(I − Π)X = 0.
+    """
+    n = _check_tokens(tokens)
+    Pi, I = mean_projector(n), sp.eye(n)
+    remove = I - tau_symbol * Pi
+    first = (Pi * remove - (1 - tau_symbol) * Pi).applyfunc(sp.simplify)
+    second = ((I - Pi) * remove - (I - Pi)).applyfunc(sp.simplify)
+    return first == sp.zeros(n, n) and second == sp.zeros(n, n)
+
+
+def check_centring_commutes(tokens: int = 3, width: int = 3) -> bool:
+    """LN's centring acts on the right: Π(XC) = (ΠX)C for symbolic X (n × d)."""
+    X = sp.Matrix(tokens, width, sp.symbols(f"x_0:{tokens * width}"))
+    C = sp.eye(width) - sp.ones(width, width) / width
+    Pi = mean_projector(tokens)
+    return ((Pi * (X * C)) - (Pi * X) * C).applyfunc(sp.expand) == sp.zeros(tokens, width)
+
+
+def scaling_commutator_norm(tokens: int = 3) -> bool:
+    """‖[Π, diag(c)]‖₂ = std(c) (population), checked symbolically for size n.
+
+    [Π, diag(c)] = (1/n)(1cᵀ − c1ᵀ) = (1/n)(1vᵀ − v1ᵀ) with v = c − c̄1 ⊥ 1, a
+    rank-2 antisymmetric matrix with singular values ‖1‖‖v‖/n = ‖v‖/√n
+    (twice). So LN's per-token scaling D⁻¹ = diag(1/σ_i) fails to commute
+    with Π by exactly the spread of the inverse token scales.
+    Returns True when the largest eigenvalue of KᵀK equals ‖v‖²/n.
+    """
+    n = _check_tokens(tokens)
+    c = sp.Matrix(sp.symbols(f"c_0:{n}", real=True))
+    Pi = mean_projector(n)
+    K = Pi * sp.diag(*c) - sp.diag(*c) * Pi
+    v = c - sp.ones(n, 1) * (sum(c) / n)
+    gram = (K.T * K).applyfunc(sp.expand)
+    # K v̂ and K 1̂ span the range; KᵀK acts on span{1, v} as (‖v‖²/n)·I.
+    target = (v.T * v)[0, 0] / n
+    image_v = (gram * v - target * v).applyfunc(sp.simplify)
+    image_1 = (gram * sp.ones(n, 1) - target * sp.ones(n, 1)).applyfunc(sp.simplify)
+    trace_ok = sp.simplify(gram.trace() - 2 * target) == 0  # rank 2, both values equal
+    return image_v == sp.zeros(n, 1) and image_1 == sp.zeros(n, 1) and trace_ok

@@ -1,0 +1,201 @@
+"""Measurements of token-similarity escalation on softmax stacks (THEORY §3–4).
+
+Each function runs stacks from ``simulations.stacks`` and returns the raw
+per-layer quantities a claim compares with ``theory.similarity`` /
+``theory.rank_collapse``; nothing here knows the predictions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from simulations.seeding import gaussian_tokens
+from simulations.similarity import (
+    attention_spectra,
+    dong_residual,
+    log_odds,
+    norm_1_inf,
+    token_diversity,
+    token_similarity,
+)
+from simulations.stacks import (
+    StackConfig,
+    attention_output,
+    draw_softmax_weights,
+    iterate_stack,
+    layer_norm,
+    run_stack,
+    softmax_attention,
+)
+
+
+@dataclass(frozen=True)
+class FixedMatrixDecay:
+    """One attention matrix applied repeatedly: X_l = P^l X.
+
+    diversity : (depth + 1, batch) t_div per layer.
+    lambda2 : (batch,) |λ₂(P)|.
+    """
+
+    diversity: np.ndarray
+    lambda2: np.ndarray
+
+
+def fixed_matrix_decay(tokens: int, width: int, depth: int, batch: int, seed: int,
+                       temperature: float = 0.5) -> FixedMatrixDecay:
+    """Draw one softmax P per stack (from random tokens) and iterate X ← P X."""
+    config = StackConfig(variant="pure", depth=1, tokens=tokens, width=width,
+                         temperature=temperature)
+    P = run_stack(config, batch, seed, keep_attention=True).attention[0, :, 0]
+    X = gaussian_tokens(seed + 1, batch, tokens, width)
+    diversity = [token_diversity(X)]
+    for _ in range(depth):
+        X = P @ X
+        diversity.append(token_diversity(X))
+    return FixedMatrixDecay(np.array(diversity), attention_spectra(P)["lambda2"])
+
+
+@dataclass(frozen=True)
+class EscalationTrace:
+    """Per-layer similarity of a batch of stacks.
+
+    log_odds, similarity : (depth + 1, batch).
+    contraction : (depth, batch), s² = ‖(I−Π)P D‖²/‖D‖² averaged over heads,
+        D = (I−Π)X the block input's diversity part.
+    """
+
+    log_odds: np.ndarray
+    similarity: np.ndarray
+    contraction: np.ndarray
+
+
+def escalation_trace(config: StackConfig, batch: int, seed: int) -> EscalationTrace:
+    """Run a stack and record log-odds, t_sim and the realised contraction s²."""
+    weights = draw_softmax_weights(config, batch, seed)
+    X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
+    odds, similarity, contraction = [log_odds(X0)], [token_similarity(X0)], []
+    for record in iterate_stack(config, weights, X0):
+        D = record.inputs - record.inputs.mean(axis=-2, keepdims=True)
+        PD = record.attention @ D[:, None]
+        PD -= PD.mean(axis=-2, keepdims=True)
+        ratio = np.sum(PD * PD, axis=(-2, -1)) / np.maximum(np.sum(D * D, axis=(-2, -1))[:, None],
+                                                            np.finfo(float).tiny)
+        contraction.append(ratio.mean(axis=1))
+        odds.append(log_odds(record.outputs))
+        similarity.append(token_similarity(record.outputs))
+    return EscalationTrace(np.array(odds), np.array(similarity), np.array(contraction))
+
+
+@dataclass(frozen=True)
+class ContractionSample:
+    """One attention sublayer X′ = Σ_h P_h X W_h per (layer, stack).
+
+    r_in, r_out : (samples,) r = ‖(I−Π)X‖/‖ΠX‖ before and after.
+    sigma2, leakage, head_norms : (samples, heads) σ₂(P_h), ℓ(P_h), ‖W_h‖₂.
+    smallest_singular : (samples,) σ_min(Σ_h W_h).
+    """
+
+    r_in: np.ndarray
+    r_out: np.ndarray
+    sigma2: np.ndarray
+    leakage: np.ndarray
+    head_norms: np.ndarray
+    smallest_singular: np.ndarray
+
+
+def _ratio(X: np.ndarray) -> np.ndarray:
+    mean = X.mean(axis=-2, keepdims=True)
+    centred = X - mean
+    mean_norm = np.sqrt(X.shape[-2] * np.sum(mean * mean, axis=(-2, -1)))
+    return np.linalg.norm(centred, axis=(-2, -1)) / np.maximum(mean_norm, np.finfo(float).tiny)
+
+
+def contraction_samples(config: StackConfig, batch: int, seed: int) -> ContractionSample:
+    """Apply each layer's attention map to that layer's input along a stack's trajectory."""
+    weights = draw_softmax_weights(config, batch, seed)
+    X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
+    d, heads, dk = config.width, config.heads, config.head_dim
+    fields: dict[str, list] = {k: [] for k in ("r_in", "r_out", "sigma2", "leakage", "norms",
+                                               "smin")}
+    with threadpool_limits(limits=1):
+        for record in iterate_stack(config, weights, X0):
+            layer = record.layer
+            X = layer_norm(record.inputs) if config.variant == "pre-ln" else record.inputs
+            P = softmax_attention(X, weights.query[:, layer], weights.key[:, layer], heads,
+                                  config.temperature, config.causal)
+            update = attention_output(X, P, weights.value[:, layer], weights.output[:, layer])
+            value, output = weights.value[:, layer], weights.output[:, layer]
+            per_head = np.stack([value[:, :, h * dk:(h + 1) * dk] @ output[:, h * dk:(h + 1) * dk]
+                                 for h in range(heads)], axis=1)  # (batch, heads, d, d)
+            spectra = attention_spectra(P)
+            fields["r_in"].append(_ratio(X))
+            fields["r_out"].append(_ratio(update))
+            fields["sigma2"].append(spectra["sigma2"])
+            fields["leakage"].append(spectra["leakage"])
+            fields["norms"].append(np.linalg.norm(per_head, ord=2, axis=(-2, -1)))
+            fields["smin"].append(np.linalg.svd(per_head.sum(axis=1), compute_uv=False)[:, -1])
+    assert d == per_head.shape[-1]
+    return ContractionSample(
+        r_in=np.concatenate(fields["r_in"]), r_out=np.concatenate(fields["r_out"]),
+        sigma2=np.concatenate(fields["sigma2"]), leakage=np.concatenate(fields["leakage"]),
+        head_norms=np.concatenate(fields["norms"]),
+        smallest_singular=np.concatenate(fields["smin"]),
+    )
+
+
+@dataclass(frozen=True)
+class LayerNormEffects:
+    """LayerNorm against Π on the pre-normalisation states of a post-LN stack.
+
+    centring_commutator : max ‖Π(YC) − (ΠY)C‖ / ‖Y‖ (should be round-off).
+    scaling_commutator, scale_spread : (samples,) ‖[Π, D⁻¹]‖₂ measured, and the
+        population std of the inverse token scales (equal by theory).
+    log_odds_change : (samples,) log-odds(D⁻¹YC) − log-odds(YC), the scaling step's
+        effect on the log-odds in one layer.
+    """
+
+    centring_commutator: float
+    scaling_commutator: np.ndarray
+    scale_spread: np.ndarray
+    log_odds_change: np.ndarray
+
+
+def layer_norm_effects(config: StackConfig, batch: int, seed: int) -> LayerNormEffects:
+    """Decompose each block's LN into centring (right) and scaling (left) and measure both."""
+    weights = draw_softmax_weights(config, batch, seed)
+    X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
+    n, d = config.tokens, config.width
+    C = np.eye(d) - np.ones((d, d)) / d
+    Pi = np.full((n, n), 1.0 / n)
+    worst, commutators, spreads, changes = 0.0, [], [], []
+    for record in iterate_stack(config, weights, X0):
+        P = record.attention
+        Y = record.inputs + attention_output(record.inputs, P, weights.value[:, record.layer],
+                                             weights.output[:, record.layer])
+        centred = Y @ C
+        gap = np.abs(Pi @ centred - (Pi @ Y) @ C).max() / np.abs(Y).max()
+        worst = max(worst, float(gap))
+        inverse = 1.0 / np.sqrt((centred * centred).mean(axis=-1) + 1e-5)  # (batch, n)
+        commutator = Pi * inverse[:, None, :] - inverse[:, :, None] * Pi
+        with threadpool_limits(limits=1):
+            commutators.append(np.linalg.norm(commutator, ord=2, axis=(-2, -1)))
+        spreads.append(inverse.std(axis=-1))
+        changes.append(log_odds(inverse[..., None] * centred) - log_odds(centred))
+    return LayerNormEffects(worst, np.concatenate(commutators), np.concatenate(spreads),
+                            np.concatenate(changes))
+
+
+def relative_residuals(config: StackConfig, batch: int, seed: int) -> dict[str, np.ndarray]:
+    """Dong's residual per layer: Frobenius ‖res(X)‖/‖X‖ and ℓ1,∞ ‖res(X)‖.
+
+    Returns arrays (depth + 1, batch) under keys ``frobenius`` (relative) and
+    ``norm_1_inf`` (absolute, as in Dong et al.'s bound).
+    """
+    states = run_stack(config, batch, seed).states
+    residual = dong_residual(states)
+    relative = np.linalg.norm(residual, axis=(-2, -1)) / np.maximum(
+        np.linalg.norm(states, axis=(-2, -1)), np.finfo(float).tiny)
+    return {"frobenius": relative, "norm_1_inf": norm_1_inf(residual)}
