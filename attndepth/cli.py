@@ -98,7 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: Modules adding further subcommands with ``register(subparsers)``.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("attndepth.cli_plan", "attndepth.cli_seprank")
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "attndepth.cli_plan",
+    "attndepth.cli_seprank",
+    "attndepth.cli_similarity",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,6 +13,9 @@ FIGURE_MODULES: tuple[str, ...] = (
     "figures.similarity_depth",
     "figures.allocation",
     "figures.separation_rank",
+    "figures.fixed_rate",
+    "figures.postln_rate",
+    "figures.dong_collapse",
 )
 PRESETS: tuple[str, ...] = ("quick", "full")
 

@@ -47,3 +47,31 @@ def test_log_or_floor_never_minus_infinity():
     values = log_or_floor(np.array([0.0, 1.0]))
     assert np.all(np.isfinite(values)) and values[1] == 0.0 and values[0] < -700
     assert math.isfinite(values[0])
+
+
+def test_linear_phase_stops_before_floor():
+    from simulations.fitting import linear_phase
+
+    values = 10.0 ** -np.arange(0, 40, 2.0)
+    phase = linear_phase(values, floor=1e-24, skip=2)
+    assert phase[0] == 2 and values[phase[-1]] > 1e-24 and values[phase[-1] + 1] <= 1e-24
+
+
+def test_power_law_fit_recovers_exponent():
+    from simulations.fitting import power_law_fit
+
+    depths = np.arange(1, 50.0)
+    assert power_law_fit(depths, 3 * depths**1.5).slope == pytest.approx(1.5)
+    with pytest.raises(ValueError, match="positive"):
+        power_law_fit(depths - 1, depths)
+
+
+def test_convergence_orders_recover_cubic_and_linear():
+    from simulations.fitting import convergence_orders
+
+    cubic = [0.2]
+    for _ in range(4):
+        cubic.append(0.7 * cubic[-1] ** 3)
+    assert np.median(convergence_orders(np.array(cubic))) == pytest.approx(3, rel=0.05)
+    linear = 0.5 * 0.8 ** np.arange(20)
+    assert np.median(convergence_orders(linear)) == pytest.approx(1, rel=1e-6)

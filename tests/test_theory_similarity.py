@@ -40,3 +40,65 @@ def test_lemma_fails_for_non_stochastic_matrix():
 def test_bad_tokens(bad):
     with pytest.raises(ValueError, match="tokens"):
         mean_projector(bad)
+
+
+def test_bound_expressions_and_multihead_reduction():
+    from theory.similarity import (
+        contraction_bound_expression,
+        kappa,
+        leakage,
+        multihead_contraction_bound,
+        r_in,
+        sigma2,
+    )
+
+    general = contraction_bound_expression("general")
+    values = {r_in: 0.1, sigma2: 0.5, leakage: 0.3, kappa: 1.0}
+    assert float(general.subs(values)) == pytest.approx(
+        multihead_contraction_bound(0.1, [0.5], [0.3], [1.0], 1.0))
+    # With κ = 2 the single-head form is the tighter one.
+    assert float(general.subs({**values, kappa: 2.0})) < multihead_contraction_bound(
+        0.1, [0.5], [0.3], [2.0], 1.0)
+    assert multihead_contraction_bound(10.0, [0.5], [0.3], [1.0], 1.0) == float("inf")
+    with pytest.raises(ValueError, match="kind"):
+        contraction_bound_expression("lazy")
+
+
+def test_symbolic_identities():
+    from theory.similarity import (
+        check_centring_commutes,
+        check_contraction_identity,
+        check_deescalation_algebra,
+        check_rate_limit,
+        scaling_commutator_norm,
+    )
+
+    assert check_contraction_identity(3)
+    assert check_deescalation_algebra(4)
+    assert check_centring_commutes(3, 2)
+    assert scaling_commutator_norm(3)
+    assert check_rate_limit()
+
+
+def test_rates():
+    import math
+
+    from theory.similarity import (
+        fixed_matrix_rate,
+        lambda2,
+        postln_rate_expression,
+        s_realised,
+        width_symbol,
+    )
+
+    assert float(fixed_matrix_rate().subs(lambda2, 0.5)) == pytest.approx(2 * math.log(0.5))
+    post = float(postln_rate_expression("post-ln").subs({s_realised: 0, width_symbol: 10**9}))
+    assert post == pytest.approx(math.log(2), rel=1e-6)
+    a_half = postln_rate_expression("deesc-a", sp.Rational(1, 2)).subs(
+        {s_realised: 0, width_symbol: 10**9})
+    assert float(a_half) == pytest.approx(math.log(1.25), rel=1e-6)
+    b_half = postln_rate_expression("deesc-b", sp.Rational(1, 2)).subs(
+        {s_realised: 0, width_symbol: 10**9})
+    assert float(b_half) == pytest.approx(math.log(0.5), rel=1e-6)
+    with pytest.raises(ValueError, match="placement"):
+        postln_rate_expression("middle")

@@ -122,7 +122,9 @@ def multihead_contraction_bound(r: float, sigma2_heads: list[float], leakage_hea
 
         r′ ≤ r·Σ_h σ₂,h‖W_h‖₂ / (σ_min(Σ_h W_h) − r·Σ_h ℓ_h‖W_h‖₂).
 
-    With one head this is :func:`contraction_bound_expression` ('general').
+    With one head it reads κσ₂r/(1 − κℓr): the single-head 'general' bound of
+    :func:`contraction_bound_expression`, κσ₂r/(1 − ℓr), is tighter (it factors
+    W out of ΠX′ before bounding the leakage); they agree when κ = 1.
     """
     numerator = r * sum(s * w for s, w in zip(sigma2_heads, norm_heads, strict=True))
     denominator = smallest_singular_sum - r * sum(

@@ -1,0 +1,48 @@
+"""Dong et al.'s rank collapse: log e_{k+1} against log e_k (slope 3 = cubic)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from figures.style import PALETTE, new_figure, styled
+from simulations.escalation import relative_residuals
+from simulations.stacks import StackConfig
+
+NAME = "dong_collapse"
+DESCRIPTION = "relative residual e_{k+1} vs e_k, pure vs residual stacks (log-log)"
+SIZES = {"quick": dict(depth=10, tokens=32, width=64, batch=16, temperature=0.25),
+         "full": dict(depth=16, tokens=32, width=64, batch=64, temperature=0.25)}
+
+
+def compute(preset: str, seed: int) -> dict[str, list]:
+    """Columns: variant, before, after (consecutive ‖res(X)‖/‖X‖ above round-off)."""
+    size = SIZES[preset]
+    columns: dict[str, list] = {"variant": [], "before": [], "after": []}
+    for variant in ("pure", "residual"):
+        config = StackConfig(variant=variant, depth=size["depth"], tokens=size["tokens"],
+                             width=size["width"], temperature=size["temperature"])
+        e = relative_residuals(config, size["batch"], seed)["frobenius"]
+        keep = (e[1:] > 1e-14) & (e[:-1] > 1e-14)
+        columns["variant"] += [variant] * int(keep.sum())
+        columns["before"] += e[:-1][keep].tolist()
+        columns["after"] += e[1:][keep].tolist()
+    return columns
+
+
+def draw(data: dict[str, list]):
+    figure, axis = new_figure(columns=1, aspect=0.85)
+    variant = np.array(data["variant"])
+    before, after = np.array(data["before"]), np.array(data["after"])
+    with styled():
+        for colour, name in zip(PALETTE, ("pure", "residual"), strict=False):
+            rows = variant == name
+            axis.loglog(before[rows], after[rows], "o", color=colour, markersize=2.5,
+                        label=f"{name} attention", alpha=0.7)
+        grid = np.logspace(-6, 0, 50)
+        axis.loglog(grid, grid**3, "k--", linewidth=0.8, label=r"$e^3$ (cubic)")
+        axis.loglog(grid, grid, "k:", linewidth=0.8, label=r"$e$ (linear)")
+        axis.set_ylim(1e-15, 2)
+        axis.set_xlabel(r"$e_k = \|\mathrm{res}(X_k)\|_F / \|X_k\|_F$")
+        axis.set_ylabel(r"$e_{k+1}$")
+        axis.legend(frameon=False, fontsize=6)
+    return figure

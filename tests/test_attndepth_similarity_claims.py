@@ -1,0 +1,30 @@
+"""The similarity claims at small sizes."""
+
+import pytest
+
+from attndepth.claims import run_claim
+
+SMALL = {
+    "yuzhang.escalation": dict(depth=40, tokens=8, width=16, heads=1, batch=4),
+    "yuzhang.linear-rate-fixed": dict(tokens=8, width=8, depth=50, batch=8, temperature=0.5,
+                                      skip=5),
+    "yuzhang.linear-rate-postln": dict(depth=90, tokens=8, width=64, batch=6),
+    "yuzhang.contraction-bound": dict(depth=10, batch=4, tokens=6, width=8,
+                                      doubly_stochastic_samples=50),
+    "yuzhang.layernorm": dict(depth=10, tokens=8, width=16, batch=4),
+    "yuzhang.deescalation": dict(depth=60, tokens=8, width=32, batch=4, taus=[1.0]),
+    "yuzhang.preln": dict(depth=90, tokens=8, width=64, batch=4),
+    "dong.collapse": dict(depth=10, tokens=32, width=64, batch=16, temperature=0.25),
+    "dong.skip-prevents": dict(depth=24, tokens=16, width=32, batch=8, temperature=0.25),
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(SMALL))
+def test_claim_holds_at_small_size(claim_id):
+    result = run_claim(claim_id, seed=1, **SMALL[claim_id])
+    assert result.verdict == "holds", result.outcome
+
+
+def test_postln_window_too_short_is_a_clear_error():
+    with pytest.raises(ValueError, match="deepen"):
+        run_claim("yuzhang.linear-rate-postln", depth=4, tokens=8, width=16, batch=2)

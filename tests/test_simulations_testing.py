@@ -1,0 +1,94 @@
+"""The public strategies, and the rigorous bounds of THEORY §3 on every drawn case."""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from simulations.similarity import attention_spectra, invariant_eigenspace_defects
+from simulations.stacks import StackConfig, remove_token_mean
+from simulations.testing import (
+    doubly_stochastic_matrices,
+    orthogonal_matrices,
+    row_stochastic_matrices,
+    sinkhorn,
+    stack_configs,
+    symmetric_stochastic_matrices,
+    token_matrices,
+)
+
+SLACK = 1e-9
+
+
+def _ratio(X):
+    mean = X.mean(axis=0)
+    return np.linalg.norm(X - mean) / (np.sqrt(X.shape[0]) * np.linalg.norm(mean))
+
+
+@given(row_stochastic_matrices())
+def test_row_stochastic(P):
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+    assert max(invariant_eigenspace_defects(P)) < 1e-12
+
+
+@given(doubly_stochastic_matrices())
+def test_doubly_stochastic(P):
+    np.testing.assert_allclose(P.sum(axis=0), 1.0, atol=1e-12)
+    assert attention_spectra(P)["leakage"] < 1e-12
+
+
+@given(symmetric_stochastic_matrices())
+def test_symmetric_with_prescribed_gap(drawn):
+    P, gap = drawn
+    np.testing.assert_allclose(P, P.T, atol=1e-15)
+    assert P.min() >= -1e-15
+    assert abs(attention_spectra(P)["lambda2"] - gap) < 1e-9
+
+
+@given(orthogonal_matrices())
+def test_orthogonal(W):
+    np.testing.assert_allclose(W @ W.T, np.eye(W.shape[0]), atol=1e-12)
+
+
+@given(stack_configs())
+def test_stack_configs_are_valid(config):
+    assert isinstance(config, StackConfig) and config.width % config.heads == 0
+
+
+@given(st.data())
+def test_doubly_stochastic_orthogonal_bound(data):
+    n = data.draw(st.integers(2, 7))
+    P = data.draw(doubly_stochastic_matrices(tokens=n))
+    X = data.draw(token_matrices(tokens=n))
+    W = data.draw(orthogonal_matrices(size=X.shape[1]))
+    sigma2 = attention_spectra(P)["sigma2"]
+    assert _ratio(P @ X @ W) <= sigma2 * _ratio(X) * (1 + SLACK) + 64 * n * 2.2e-16
+
+
+@given(st.data())
+def test_row_stochastic_bound_with_leakage_and_condition_number(data):
+    n = data.draw(st.integers(2, 7))
+    P = data.draw(row_stochastic_matrices(tokens=n))
+    X = data.draw(token_matrices(tokens=n))
+    d = X.shape[1]
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    W = np.eye(d) + 0.3 * rng.standard_normal((d, d))
+    singular = np.linalg.svd(W, compute_uv=False)
+    spectra = attention_spectra(P)
+    r = _ratio(X)
+    if spectra["leakage"] * r * singular[0] / singular[-1] < 0.9:
+        kappa = singular[0] / singular[-1]
+        bound = kappa * spectra["sigma2"] * r / (1 - spectra["leakage"] * r)
+        assert _ratio(P @ X @ W) <= bound * (1 + SLACK) + 64 * n * 2.2e-16
+
+
+@given(token_matrices())
+def test_deescalation_with_tau_one_zeroes_the_mean_exactly(X):
+    removed = remove_token_mean(X[None], 1.0)[0]
+    assert np.abs(removed.mean(axis=0)).max() <= 1e-15 * max(1.0, np.abs(X).max())
+
+
+def test_sinkhorn_rejects_non_positive():
+    import pytest
+
+    with pytest.raises(ValueError, match="positive"):
+        sinkhorn(np.array([[1.0, 0.0], [1.0, 1.0]]))
