@@ -102,6 +102,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "attndepth.cli_plan",
     "attndepth.cli_seprank",
     "attndepth.cli_similarity",
+    "attndepth.cli_sweep",
 )
 
 

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 
+from attndepth.report import environment
 from theory.depth_width import (
     FIT_INTERCEPT,
     FIT_SLOPE,
@@ -84,10 +85,11 @@ def _zoo_table(rows: list) -> str:
               f"{'ratio':>5s}  {'budget-optimal L x d':>20s}  verdict")
     lines = [header, "-" * len(header)]
     for model, plan in rows:
+        alternative = (f"{plan.alternative_depth:8.1f} x {plan.alternative_width:9,.0f}"
+                       if plan.alternative_depth is not None else f"{'(below one layer)':>20s}")
         lines.append(
             f"{model.name:18s} {model.layers:4d} {model.width:6d} {model.params:8.3g} "
-            f"{plan.depth_opt:8.1f} {plan.ratio:5.2f}  "
-            f"{plan.alternative_depth:8.1f} x {plan.alternative_width:9,.0f}  {plan.verdict}"
+            f"{plan.depth_opt:8.1f} {plan.ratio:5.2f}  {alternative}  {plan.verdict}"
         )
     return "\n".join(lines)
 
@@ -115,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
         plan = judge_shape(args.depth, args.width, fit)
     if args.json:
         print(json.dumps({**plan.as_dict(), "fit": {"intercept": fit.intercept,
-                                                    "slope": fit.slope}}, indent=2))
+                                                    "slope": fit.slope},
+                          "environment": environment()}, indent=2))
     else:
         print(_describe(plan))
     return 0

@@ -7,6 +7,7 @@ import json
 import sys
 import time
 
+from attndepth.report import environment
 from simulations.modular import DEFAULT_PRIME, SECOND_PRIME
 from simulations.seprank import (
     DEFAULT_MARGIN,
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
                             "agrees": second.rank == certificate.rank}
         exit_code = 0 if second.rank == certificate.rank else 1
     result["seconds"] = time.perf_counter() - start
+    result["environment"] = environment()
     if args.json:
         print(json.dumps(result, indent=2, default=str))
     else:

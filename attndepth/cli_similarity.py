@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from attndepth.report import environment
 from simulations.fitting import linear_fit
 from simulations.similarity import (
     attention_spectra,
@@ -81,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     result = {"config": {**config.as_dict(), "seeds": args.seeds, "seed": args.seed},
               "layers": layers, "fit": fit, "fit_window_log_odds": list(FIT_WINDOW),
               "seconds": time.perf_counter() - start}
+    result["environment"] = environment()
     print(json.dumps(result, indent=2) if args.json else _describe(result))
     return 0
 

@@ -70,7 +70,12 @@ DEFAULT_MARGIN = 8
 DEFAULT_MAX_POINTS = 6144
 #: Grid growth factor between rank checks.
 GROWTH = 1.3
+#: Worst-case evaluation work (pairs × depth × d⁴ multiply-adds) accepted by measure_rank,
+#: about ten minutes on this 2-core machine; lower max_points to measure larger networks.
+MAX_EVALUATION_WORK = 2e11
 PARTITION_STYLES = ("balanced", "interleaved")
+#: Most positions a partition may have (grid points hold |P|·d and |Q|·d entries each).
+MAX_TOKENS = 2**16
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,7 @@ def make_partition(spec: str, tokens: int, position: int = 0) -> Partition:
     positions. Raises ``ValueError`` unless P and Q are disjoint, non-empty,
     cover 0..N−1 and i ∈ P.
     """
-    tokens = check_int("tokens", tokens, minimum=2)
+    tokens = check_int("tokens", tokens, minimum=2, maximum=MAX_TOKENS)
     position = check_int("position", position, minimum=0, maximum=tokens - 1)
     if not isinstance(spec, str):
         raise ValueError(f"partition must be a string, got {spec!r}")
@@ -389,6 +394,11 @@ def measure_rank(
         rank_cap = check_int("rank_cap", rank_cap, minimum=0)
     exact = method == "exact"
     prime = check_prime(prime) if exact else None
+    work = float(max_points) ** 2 * max(1, config.depth) * config.width**4
+    if work > MAX_EVALUATION_WORK:
+        raise ValueError(f"max_points={max_points} at width {config.width} and depth "
+                         f"{config.depth} means up to {work:.2g} operations (limit "
+                         f"{MAX_EVALUATION_WORK:.0e}); lower max_points or the size")
     partition = config.split
     if weights is None:
         weights = draw_linear_attention_weights(config.width, config.depth, config.heads,

@@ -15,8 +15,25 @@ from threadpoolctl import threadpool_limits
 TINY = np.finfo(np.float64).tiny
 
 
+def _tokens(X: object) -> np.ndarray:
+    """Token matrices (..., n, d) as float64; ValueError for NaN/inf or fewer than 2 axes."""
+    X = np.asarray(X, dtype=np.float64) if not isinstance(X, np.ndarray) else X
+    if X.ndim < 2 or X.shape[-2] < 1 or X.shape[-1] < 1:
+        raise ValueError(f"X must have shape (..., tokens >= 1, width >= 1), got {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X must contain only finite values")
+    return X
+
+
 def _squared_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """‖ΠX‖_F² and ‖(I − Π)X‖_F², each computed directly (no cancellation)."""
+    """‖ΠX‖_F² and ‖(I − Π)X‖_F² of X / max|X|, each computed directly (no cancellation).
+
+    Only their ratios are used, which the per-matrix scaling leaves unchanged;
+    it keeps squares of large entries (up to 1.8e308) from overflowing.
+    """
+    X = _tokens(X)
+    scale = np.abs(X).max(axis=(-2, -1), keepdims=True)
+    X = X / np.where(scale > 0, scale, 1.0)
     n = X.shape[-2]
     mean = X.mean(axis=-2, keepdims=True)
     mean_part = n * np.sum(mean * mean, axis=(-2, -1))
@@ -45,9 +62,12 @@ def log_odds(X: np.ndarray) -> np.ndarray:
 
 def mean_pairwise_cosine(X: np.ndarray) -> np.ndarray:
     """Mean cosine similarity over ordered pairs of distinct tokens. (..., n, d) -> (...)."""
+    X = _tokens(X)
     n = X.shape[-2]
     if n < 2:
         raise ValueError(f"mean_pairwise_cosine needs tokens >= 2, got {n}")
+    row_scale = np.abs(X).max(axis=-1, keepdims=True)  # cosines are per-row scale invariant
+    X = X / np.where(row_scale > 0, row_scale, 1.0)
     norms = np.linalg.norm(X, axis=-1, keepdims=True)
     unit = X / np.maximum(norms, TINY)
     summed = unit.sum(axis=-2)
@@ -58,13 +78,24 @@ def mean_pairwise_cosine(X: np.ndarray) -> np.ndarray:
 
 def dong_residual(X: np.ndarray) -> np.ndarray:
     """res(X) = X − 1x̄ᵀ with x̄ the Frobenius minimiser (the mean token). Same shape as X."""
+    X = _tokens(X)
     return X - X.mean(axis=-2, keepdims=True)
 
 
 def norm_1_inf(X: np.ndarray) -> np.ndarray:
     """‖X‖_{1,∞} = √(‖X‖₁ ‖X‖_∞) (Dong et al. 2021, §2): max column and max row abs sums."""
-    absolute = np.abs(X)
+    absolute = np.abs(_tokens(X))
     return np.sqrt(absolute.sum(axis=-2).max(axis=-1) * absolute.sum(axis=-1).max(axis=-1))
+
+
+def _square(P: object) -> np.ndarray:
+    """Attention matrices: square, entries in [0, 1] (row-stochastic up to round-off)."""
+    P = _tokens(P)
+    if P.shape[-1] != P.shape[-2]:
+        raise ValueError(f"attention matrices must be square, got shape {P.shape}")
+    if P.size and (P.min() < -1e-12 or P.max() > 1 + 1e-12):
+        raise ValueError("attention matrices must have entries in [0, 1]")
+    return P
 
 
 def invariant_eigenspace_defects(P: np.ndarray) -> tuple[float, float]:
@@ -75,6 +106,7 @@ def invariant_eigenspace_defects(P: np.ndarray) -> tuple[float, float]:
     Q = [1/√n, U]. Both are 0 in exact arithmetic for row-stochastic P.
     P : (..., n, n).
     """
+    P = _square(P)
     row_sums = P.sum(axis=-1)
     row_defect = float(np.abs(row_sums - 1.0).max())
     n = P.shape[-1]
@@ -92,6 +124,7 @@ def attention_spectra(P: np.ndarray) -> dict[str, np.ndarray]:
     ``leakage`` = ‖Pᵀ1 − 1‖/√n (0 for doubly stochastic P).
     Small eig/SVD calls run single-threaded (far faster on this machine).
     """
+    P = _square(P)
     n = P.shape[-1]
     if n < 2:
         ones = np.zeros(P.shape[:-2])

@@ -40,7 +40,13 @@ import numpy as np
 
 from simulations.modular import check_prime, matmul_mod
 from simulations.seeding import WEIGHTS_STREAM, spawn_generators
-from simulations.validation import check_choice, check_finite_array, check_int, check_real
+from simulations.validation import (
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_real,
+    check_size,
+)
 
 VARIANTS: tuple[str, ...] = (
     "pure",
@@ -137,7 +143,10 @@ class SoftmaxWeights:
 
 def draw_softmax_weights(config: StackConfig, batch: int, seed: int) -> SoftmaxWeights:
     """Draw Gaussian weights (variance 1/fan_in; ReLU input layer 2/fan_in)."""
+    batch = check_int("batch", batch, minimum=1)
     d, depth = config.width, config.depth
+    per_layer = (4 + (2 * FFN_EXPANSION if config.ffn else 0)) * d * d
+    check_size("the stack's weights", batch * depth * per_layer)
     hidden = FFN_EXPANSION * d
     draws: dict[str, list[np.ndarray]] = {k: [] for k in ("q", "k", "v", "o", "fi", "fo")}
     for rng in spawn_generators(seed, batch, WEIGHTS_STREAM):
@@ -268,18 +277,33 @@ def iterate_stack(
     for layer in range(config.depth):
         wq, wk = weights.query[:, layer], weights.key[:, layer]
         wv, wo = weights.value[:, layer], weights.output[:, layer]
-        attend_to = layer_norm(X) if config.variant == "pre-ln" else X
-        P = softmax_attention(attend_to, wq, wk, config.heads, config.temperature, config.causal)
-        update = attention_output(attend_to, P, wv, wo)
-        Y = _combine(config, X, update)
-        if config.ffn:
-            ffn_input = layer_norm(Y) if config.variant == "pre-ln" else Y
-            ffn_update = _feed_forward(
-                ffn_input, weights.ffn_in[:, layer], weights.ffn_out[:, layer]
-            )
-            Y = _combine(config, Y, ffn_update)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked right after
+            attend_to = layer_norm(X) if config.variant == "pre-ln" else X
+            P = softmax_attention(attend_to, wq, wk, config.heads, config.temperature,
+                                  config.causal)
+            update = attention_output(attend_to, P, wv, wo)
+            Y = _combine(config, X, update)
+            if config.ffn:
+                ffn_input = layer_norm(Y) if config.variant == "pre-ln" else Y
+                ffn_update = _feed_forward(
+                    ffn_input, weights.ffn_in[:, layer], weights.ffn_out[:, layer]
+                )
+                Y = _combine(config, Y, ffn_update)
+        check_finite_states(Y, layer + 1, config.variant)
         yield LayerRecord(layer=layer, inputs=X, attention=P, outputs=Y)
         X = Y
+
+
+def check_finite_states(Y: np.ndarray, depth: int, model: str) -> None:
+    """Stop with a clear error when float64 states overflow (never a silent NaN).
+
+    Linear attention grows like |x|^(3^L) and residual stacks without
+    normalisation like 2^(L/2); rescaling would change the function being
+    studied, so the run stops and names the depth instead.
+    """
+    if not np.all(np.isfinite(Y)):
+        raise ValueError(f"{model} states overflowed float64 at depth {depth}; "
+                         f"use fewer layers or smaller inputs")
 
 
 def _combine(config: StackConfig, X: np.ndarray, update: np.ndarray) -> np.ndarray:
@@ -325,6 +349,10 @@ def run_stack(
     from simulations.seeding import gaussian_tokens
 
     batch = check_int("batch", batch, minimum=1)
+    n, d = config.tokens, config.width
+    check_size("the trajectory", (config.depth + 1) * batch * n * max(d, config.heads * n))
+    if keep_attention:
+        check_size("the attention matrices", config.depth * batch * config.heads * n * n)
     weights = draw_softmax_weights(config, batch, seed)
     if X0 is None:
         X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
@@ -406,6 +434,8 @@ def draw_linear_attention_weights(
         raise ValueError(f"residual must be 0 or 1, got {residual!r}")
     if prime is not None:
         prime = check_prime(prime)
+    batch = check_int("batch", batch, minimum=1)
+    check_size("the linear-attention weights", batch * depth * heads * width * width * 2)
     head_dim = width // heads
     bilinear, value_output = [], []
     for rng in spawn_generators(seed, batch, WEIGHTS_STREAM):
@@ -480,7 +510,9 @@ def linear_attention_states(Y0: np.ndarray, weights: LinearAttentionWeights) -> 
         A = weights.bilinear[:, layer]
         B = weights.value_output[:, layer]
         if weights.prime is None:
-            Y = linear_attention_layer(Y, A, B, weights.residual)
+            with np.errstate(over="ignore", invalid="ignore"):
+                Y = linear_attention_layer(Y, A, B, weights.residual)
+            check_finite_states(Y, layer + 1, "linear-attention")
         else:
             Y = linear_attention_layer_mod(Y, A, B, weights.residual, weights.prime)
         states.append(Y)

@@ -72,3 +72,14 @@ def check_finite_array(name: str, array: object, ndim: int | None = None) -> np.
 def check_seed(name: str, value: object) -> int:
     """A seed for ``numpy.random.SeedSequence``: a non-negative integer."""
     return check_int(name, value, minimum=0, maximum=2**63 - 1)
+
+
+#: Largest array (in elements) a public function will allocate: 2^28 float64 = 2 GiB.
+MAX_ELEMENTS = 2**28
+
+
+def check_size(what: str, elements: int, limit: int = MAX_ELEMENTS) -> None:
+    """Reject requests whose arrays would exceed ``limit`` elements, before allocating."""
+    if elements > limit:
+        raise ValueError(f"{what} needs {elements:.3g} array elements, more than the "
+                         f"{limit:.3g} allowed (2 GiB of float64); use smaller sizes")

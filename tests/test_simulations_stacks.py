@@ -158,3 +158,21 @@ def test_linear_attention_products_have_rank_at_most_head_dim():
 def test_linear_attention_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         draw_linear_attention_weights(**kwargs)
+
+
+def test_linear_attention_overflow_names_the_depth():
+    weights = draw_linear_attention_weights(4, 8, 1, 0, 1, 0)
+    with pytest.raises(ValueError, match="overflowed float64 at depth 6"):
+        linear_attention_states(np.full((1, 3, 4), 5.0), weights)
+
+
+def test_residual_stack_overflow_names_the_depth():
+    with pytest.raises(ValueError, match=r"residual states overflowed float64 at depth \d+"):
+        run_stack(StackConfig(variant="residual", depth=3000, tokens=4, width=4), 1, 0)
+
+
+def test_oversized_requests_rejected_before_allocating():
+    with pytest.raises(ValueError, match="array elements"):
+        run_stack(StackConfig(width=10**5, depth=3), 1, 0)
+    with pytest.raises(ValueError, match="array elements"):
+        draw_linear_attention_weights(10**6, 2)

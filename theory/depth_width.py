@@ -51,6 +51,14 @@ def _positive_finite(name: str, value: object, allow_zero: bool = False,
     return value
 
 
+def _exp(what: str, exponent: float) -> float:
+    """exp with a clear error instead of OverflowError (float64 ends near e^709)."""
+    if exponent > 709:
+        raise ValueError(f"{what} overflows float64 (exp({exponent:.3g})); the shape or fit "
+                         f"is outside any meaningful range")
+    return math.exp(exponent)
+
+
 @dataclass(frozen=True)
 class AllocationFit:
     """The empirical fit ``ln d_opt = intercept + slope·L``; override to test alternatives."""
@@ -129,7 +137,7 @@ def parameter_count(depth: float, width: float, vocabulary: int = 0) -> float:
 def optimal_width(depth: float, fit: AllocationFit = DEFAULT_FIT) -> float:
     """``d_opt(L) = exp(a + b·L)``."""
     depth = _positive_finite("depth", depth)
-    return math.exp(fit.intercept + fit.slope * depth)
+    return _exp("the optimal width", fit.intercept + fit.slope * depth)
 
 
 def optimal_depth_for_width(width: float, fit: AllocationFit = DEFAULT_FIT) -> float:
@@ -141,7 +149,7 @@ def optimal_depth_for_width(width: float, fit: AllocationFit = DEFAULT_FIT) -> f
     width = _positive_finite("width", width)
     depth = (math.log(width) - fit.intercept) / fit.slope
     if depth <= 0:
-        raise ValueError(f"width must exceed e^a = {math.exp(fit.intercept):.1f} for the fit "
+        raise ValueError(f"width must exceed e^a (a = {fit.intercept:g}) for the fit "
                          f"to give a positive optimal depth, got {width}")
     return depth
 
@@ -163,7 +171,9 @@ def optimal_depth(budget: float, fit: AllocationFit = DEFAULT_FIT) -> float:
     if budget < floor:
         raise ValueError(f"budget must be at least one optimal layer, {floor:.4g} "
                          f"parameters, got {budget:.4g}")
-    argument = budget * fit.slope * math.exp(-2 * fit.intercept) / 6
+    argument = budget * fit.slope * _exp("the Lambert-W argument", -2 * fit.intercept) / 6
+    if not math.isfinite(argument):
+        raise ValueError(f"budget {budget:.3g} with this fit overflows the Lambert-W argument")
     return float(lambertw(argument, 0).real) / (2 * fit.slope)
 
 

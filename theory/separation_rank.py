@@ -278,6 +278,12 @@ def p_side_dimension(degree: int, width: int, p_size: int) -> int:
 # --------------------------------------------------------------------------
 
 
+#: Exact-integer bounds sum K + 1 = (3^L + 1)/2 terms: L ≤ 8 keeps that ≤ 3281.
+MAX_EXACT_BOUND_DEPTH = 8
+#: log_bigraded_bound sums K + 1 floating terms: L ≤ 14 keeps that ≤ ~2.4·10^6.
+MAX_LOG_BOUND_DEPTH = 14
+
+
 @dataclass(frozen=True)
 class SeparationRankBounds:
     """Upper bounds on sep_(P,Q)(f), each an exact integer (THEORY §1).
@@ -328,6 +334,9 @@ def separation_rank_bounds(width: int, depth: int, p_size: int, q_size: int,
     """
     width = _check_count("width", width, 1)
     depth = _check_depth(depth)
+    if depth > MAX_EXACT_BOUND_DEPTH:
+        raise ValueError(f"depth must be <= {MAX_EXACT_BOUND_DEPTH} for exact integer bounds "
+                         f"(K = (3^L − 1)/2 terms), got {depth}; use log_bigraded_bound")
     p_size = _check_count("p_size", p_size, 1)
     q_size = _check_count("q_size", q_size, 1)
     if residual not in (0, 1) or isinstance(residual, bool):
@@ -415,6 +424,8 @@ def log_bigraded_bound(width: int, depth: int, side: int | None = None) -> float
     (tested). Other side sizes need partition sums: use the exact function.
     """
     width = _check_count("width", width, 1)
+    if _check_depth(depth) > MAX_LOG_BOUND_DEPTH:
+        raise ValueError(f"depth must be <= {MAX_LOG_BOUND_DEPTH}, got {depth}")
     K = structural_degree(depth)
     side = width if side is None else _check_count("side", side, 1)
     if 1 < side < width:

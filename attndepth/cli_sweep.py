@@ -1,0 +1,39 @@
+"""``attndepth sweep``: run a TOML-declared parameter sweep into a SQLite store."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from simulations.store import open_store
+from simulations.sweep import load_spec, run_sweep
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("sweep", help="run a parameter sweep; reruns compute only what "
+                                          "is missing")
+    parser.add_argument("spec", metavar="SPEC.toml")
+    parser.add_argument("--scheduler", default="local",
+                        help="local (process pool, default) | dask-local | tcp://HOST:PORT")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="worker processes (default: all cores)")
+    parser.add_argument("--store", default=None, metavar="FILE",
+                        help="SQLite store (default: SPEC with .sqlite)")
+    parser.add_argument("--export", default=None, metavar="CSV", help="write the table as CSV")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = load_spec(args.spec)
+    store = Path(args.store) if args.store else Path(args.spec).with_suffix(".sqlite")
+    progress = False if args.quiet else None
+    summary = run_sweep(spec, store, args.scheduler, args.workers, progress)
+    print(f"{spec.measurement}: {summary.total} points — {summary.computed} computed, "
+          f"{summary.reused} reused, {summary.failed} failed; store {store}", file=sys.stderr)
+    if args.export:
+        with open_store(store) as opened:
+            rows = opened.export_csv(args.export)
+        print(f"exported {rows} rows to {args.export}", file=sys.stderr)
+    return 0
