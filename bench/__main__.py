@@ -135,6 +135,26 @@ def verify_quick() -> dict:
     return {"wall s": wall, "peak MiB": peak, "target s": 60}
 
 
+def sweep_workers(quick: bool) -> dict:
+    """Wall time of one similarity sweep with 1 and 2 local workers (fresh stores)."""
+    import tempfile
+
+    from simulations.sweep import parse_spec, run_sweep
+
+    count = 4 if quick else 8
+    spec = parse_spec({"measurement": "similarity", "seeds": {"base": 0, "count": count},
+                       "grid": {"depth": [32, 64]},
+                       "fixed": {"variant": "post-ln", "tokens": 32, "width": 64, "batch": 8}})
+    times = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for workers in (1, 2):
+            start = time.perf_counter()
+            run_sweep(spec, Path(folder) / f"w{workers}.sqlite", "local", workers, False)
+            times[workers] = time.perf_counter() - start
+    return {"points": len(spec.points), "1 worker s": times[1], "2 workers s": times[2],
+            "speed-up": times[1] / times[2]}
+
+
 def table(title: str, rows: list[dict]) -> str:
     if not rows:
         return f"## {title}\n\n(no result)\n"
@@ -170,6 +190,7 @@ def main() -> None:
                                            8)]))
     sections.append(table("Largest certified separation rank within 60 s",
                           [largest_certified(60.0)]))
+    sections.append(table("Sweep: 1 vs 2 local workers", [sweep_workers(args.quick)]))
     sections.append(table("attndepth verify --preset quick", [verify_quick()]))
     RESULTS.write_text("\n".join(sections))
     print(RESULTS.read_text())
