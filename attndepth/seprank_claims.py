@@ -258,7 +258,7 @@ register(Claim(
     presets={
         "quick": dict(exact_widths=[2, 3], exact_depths=[1, 2, 3],
                       conjecture_widths=[9, 27, 81]),
-        "full": dict(exact_widths=[2, 3], exact_depths=[1, 2, 3, 4],
+        "full": dict(exact_widths=[2, 3], exact_depths=[1, 2, 3],
                      conjecture_widths=[9, 27, 81, 243]),
     },
 ))

@@ -218,7 +218,8 @@ def measure_contraction_bound(seed: int, depth: int, tokens: int, width: int, ba
             if not math.isfinite(bound):
                 vacuous += 1
                 continue
-            tightness.append(sample.r_out[k] / bound)
+            if bound > 0:
+                tightness.append(sample.r_out[k] / bound)
             violations += sample.r_out[k] > bound * (1 + BOUND_SLACK) + resolution
     ds_violations = _doubly_stochastic_violations(seed, doubly_stochastic_samples, tokens,
                                                   min(width, 8))

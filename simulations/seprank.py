@@ -60,7 +60,7 @@ from simulations.stacks import (
     draw_linear_attention_weights,
     linear_attention_states,
 )
-from simulations.validation import check_int
+from simulations.validation import check_int, check_size
 
 #: Pairs (row point, column point) evaluated per chunk, bounding memory.
 CHUNK_PAIRS = 1 << 20
@@ -394,6 +394,7 @@ def measure_rank(
         rank_cap = check_int("rank_cap", rank_cap, minimum=0)
     exact = method == "exact"
     prime = check_prime(prime) if exact else None
+    check_size("the evaluation matrix", max_points * max_points)
     work = float(max_points) ** 2 * max(1, config.depth) * config.width**4
     if work > MAX_EVALUATION_WORK:
         raise ValueError(f"max_points={max_points} at width {config.width} and depth "

@@ -131,7 +131,14 @@ def parameter_count(depth: float, width: float, vocabulary: int = 0) -> float:
     depth = _positive_finite("depth", depth)
     width = _positive_finite("width", width)
     vocabulary = _positive_finite("vocabulary", vocabulary, allow_zero=True)
-    return PARAMS_PER_LAYER_PER_WIDTH2 * depth * width**2 + vocabulary * width
+    try:
+        count = PARAMS_PER_LAYER_PER_WIDTH2 * depth * width * width + vocabulary * width
+    except OverflowError:
+        count = math.inf
+    if not math.isfinite(count):
+        raise ValueError(f"the parameter count of depth {depth:g} and width {width:g} "
+                         f"overflows float64")
+    return count
 
 
 def optimal_width(depth: float, fit: AllocationFit = DEFAULT_FIT) -> float:

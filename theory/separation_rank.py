@@ -280,6 +280,8 @@ def p_side_dimension(degree: int, width: int, p_size: int) -> int:
 
 #: Exact-integer bounds sum K + 1 = (3^L + 1)/2 terms: L ≤ 8 keeps that ≤ 3281.
 MAX_EXACT_BOUND_DEPTH = 8
+#: Widths and partition sides beyond this make the exact binomials impractically long.
+MAX_EXACT_BOUND_SIZE = 4096
 #: log_bigraded_bound sums K + 1 floating terms: L ≤ 14 keeps that ≤ ~2.4·10^6.
 MAX_LOG_BOUND_DEPTH = 14
 
@@ -339,6 +341,10 @@ def separation_rank_bounds(width: int, depth: int, p_size: int, q_size: int,
                          f"(K = (3^L − 1)/2 terms), got {depth}; use log_bigraded_bound")
     p_size = _check_count("p_size", p_size, 1)
     q_size = _check_count("q_size", q_size, 1)
+    for name, value in (("width", width), ("p_size", p_size), ("q_size", q_size)):
+        if value > MAX_EXACT_BOUND_SIZE:
+            raise ValueError(f"{name} must be <= {MAX_EXACT_BOUND_SIZE} for exact integer "
+                             f"bounds, got {value}; use log_bigraded_bound")
     if residual not in (0, 1) or isinstance(residual, bool):
         raise ValueError(f"residual must be 0 or 1, got {residual!r}")
     K = structural_degree(depth)
@@ -437,13 +443,40 @@ def log_bigraded_bound(width: int, depth: int, side: int | None = None) -> float
             return _log_comb(D + a - 1, a)
         return _log_comb(width + 2 * a - 1, 2 * a)
 
-    terms = []
-    for a in range(K + 1):
-        b = K - a
-        log_p = min(math.log(width) + log_h(b),
-                    _log_comb(side * width + 2 * b, 2 * b + 1))
-        terms.append(min(log_h(a), log_p))
+    def log_p(b: int) -> float:
+        return min(math.log(width) + log_h(b), _log_comb(side * width + 2 * b, 2 * b + 1))
+
+    # term(a) = min(log_h(a), log_p(K − a)): log_h increases and log_p(K − a)
+    # decreases in a, so the terms are unimodal around the crossing a*. Sum
+    # outwards from a* and stop where a term is below e^−50 of the largest
+    # (relative error of the sum < (K + 1)·e^−50).
+    low, high = 0, K
+    while low < high:  # first a with log_h(a) >= log_p(K − a)
+        middle = (low + high) // 2
+        if log_h(middle) >= log_p(K - middle):
+            high = middle
+        else:
+            low = middle + 1
+
+    def term(a: int) -> float:
+        return min(log_h(a), log_p(K - a))
+
+    peak = max(range(max(0, low - 1), min(K, low) + 1), key=term)
+    top = term(peak)
+    terms = [top]
+    for direction in (-1, 1):
+        a = peak + direction
+        while 0 <= a <= K:
+            value = term(a)
+            if value < top - LOG_SUM_CUTOFF:
+                break
+            terms.append(value)
+            a += direction
     return _log_sum_exp(terms)
+
+
+#: Terms more than this many nats below the largest are dropped from log sums.
+LOG_SUM_CUTOFF = 50.0
 
 
 L_SYMBOL, D_SYMBOL = sp.symbols("L d", positive=True)
