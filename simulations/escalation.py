@@ -117,7 +117,7 @@ def contraction_samples(config: StackConfig, batch: int, seed: int) -> Contracti
     """Apply each layer's attention map to that layer's input along a stack's trajectory."""
     weights = draw_softmax_weights(config, batch, seed)
     X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
-    d, heads, dk = config.width, config.heads, config.head_dim
+    heads, dk = config.heads, config.head_dim
     fields: dict[str, list] = {k: [] for k in ("r_in", "r_out", "sigma2", "leakage", "norms",
                                                "smin")}
     with threadpool_limits(limits=1):
@@ -137,7 +137,6 @@ def contraction_samples(config: StackConfig, batch: int, seed: int) -> Contracti
             fields["leakage"].append(spectra["leakage"])
             fields["norms"].append(np.linalg.norm(per_head, ord=2, axis=(-2, -1)))
             fields["smin"].append(np.linalg.svd(per_head.sum(axis=1), compute_uv=False)[:, -1])
-    assert d == per_head.shape[-1]
     return ContractionSample(
         r_in=np.concatenate(fields["r_in"]), r_out=np.concatenate(fields["r_out"]),
         sigma2=np.concatenate(fields["sigma2"]), leakage=np.concatenate(fields["leakage"]),

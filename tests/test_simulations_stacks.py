@@ -5,7 +5,6 @@ from hypothesis import strategies as st
 
 from simulations.modular import DEFAULT_PRIME
 from simulations.stacks import (
-    VARIANTS,
     StackConfig,
     draw_linear_attention_weights,
     draw_softmax_weights,
@@ -15,19 +14,9 @@ from simulations.stacks import (
     remove_token_mean,
     run_stack,
 )
+from simulations.testing import stack_configs
 
-configs = st.builds(
-    StackConfig,
-    variant=st.sampled_from(VARIANTS),
-    depth=st.integers(0, 4),
-    tokens=st.integers(1, 6),
-    width=st.sampled_from([2, 4, 6]),
-    heads=st.sampled_from([1, 2]),
-    tau=st.floats(0, 1),
-    temperature=st.floats(0.1, 4),
-    causal=st.booleans(),
-    ffn=st.booleans(),
-)
+configs = stack_configs(max_depth=4, max_tokens=6)
 
 
 @given(configs, st.integers(1, 3), st.integers(0, 2**32))
