@@ -171,12 +171,12 @@ def measure_threshold(seed: int, exact_widths: list[int], exact_depths: list[int
         fit = linear_fit(np.array(exact_depths, float), np.log(logs))
         try:
             crossing = transition_depth(np.array(exact_depths, float), logs, TRANSITION_RATIO)
+            crossing_text = f"{crossing:.2f}"
         except ValueError as why:
-            crossing = float("nan")
-            exact_rows.append(f"d={width}: no crossing ({why})")
+            crossing, crossing_text = None, f"none in window ({why})"
         exact_crossings[width] = crossing
         exact_rows.append(f"d={width}, N=2: ln sep {np.round(logs, 2).tolist()}, "
-                          f"L*={crossing:.2f} vs log_3 d={threshold_depth(width):.2f}, "
+                          f"L*={crossing_text} vs log_3 d={threshold_depth(width):.2f}, "
                           f"slope of ln ln sep {fit.slope:.2f} (ln 3 = 1.10)")
     single, slope_single = _crossing_slope(conjecture_widths, side=1)
     full, slope_full = _crossing_slope(conjecture_widths, side=None)

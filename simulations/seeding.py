@@ -14,6 +14,8 @@ import numpy as np
 
 from simulations.validation import check_int, check_seed
 
+#: Most independent stacks one call may spawn (each gets its own generator).
+MAX_BATCH = 2**20
 WEIGHTS_STREAM = 0
 TOKENS_STREAM = 1
 GRID_STREAM = 2
@@ -22,7 +24,7 @@ GRID_STREAM = 2
 def spawn_generators(seed: int, batch: int, stream: int) -> list[np.random.Generator]:
     """Return ``batch`` independent generators for one purpose (``stream``)."""
     seed = check_seed("seed", seed)
-    batch = check_int("batch", batch, minimum=1)
+    batch = check_int("batch", batch, minimum=1, maximum=MAX_BATCH)
     return [
         np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k, stream)))
         for k in range(batch)
