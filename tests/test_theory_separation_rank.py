@@ -1,14 +1,28 @@
+import math
+
 import pytest
+import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
+from sympy.utilities.iterables import partitions
 
 from theory.separation_rank import (
     check_structural_lemma,
+    coefficient_separation_rank,
     homogeneous_degrees,
+    leading_log_sep,
+    log_bigraded_bound,
+    matching_width,
     output_degree,
+    p_side_dimension,
     random_integer_weights,
+    regime_limits,
+    schur_module_dimension,
+    separation_rank_bounds,
     structural_degree,
     symbolic_network,
+    symmetric_rank_hilbert,
+    threshold_depth,
     weight_degree,
 )
 
@@ -59,23 +73,6 @@ def test_structural_lemma_exact(width, tokens, depth, heads, rho):
 
 # ---- dimension counts and bounds
 
-import math  # noqa: E402
-
-import sympy as sp  # noqa: E402
-from sympy.utilities.iterables import partitions  # noqa: E402
-
-from theory.separation_rank import (  # noqa: E402
-    coefficient_separation_rank,
-    leading_log_sep,
-    log_bigraded_bound,
-    matching_width,
-    p_side_dimension,
-    regime_limits,
-    schur_module_dimension,
-    separation_rank_bounds,
-    symmetric_rank_hilbert,
-    threshold_depth,
-)
 
 
 def test_schur_dimensions_hand_values():
