@@ -55,8 +55,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_figures(args: argparse.Namespace) -> int:
-    from figures.registry import all_figures, write_figure
+    from figures.registry import all_figures, write_figure, write_store_figure
 
+    if args.store:
+        paths = write_store_figure(Path(args.store), Path(args.out))
+        print(" ".join(str(p) for p in paths))
+        return EXIT_OK
     names = args.only or list(all_figures())
     known = all_figures()
     for name in names:
@@ -90,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     figures.add_argument("--only", action="append", metavar="NAME")
     figures.add_argument("--preset", choices=PRESETS, default="quick")
     figures.add_argument("--seed", type=_non_negative_int, default=0)
+    figures.add_argument("--store", metavar="FILE",
+                         help="draw t_sim vs depth from a similarity sweep store instead")
     figures.set_defaults(handler=cmd_figures)
 
     for module in SUBCOMMAND_MODULES:

@@ -37,6 +37,26 @@ def write_csv(data: dict[str, list], path: Path) -> None:
         writer.writerows(zip(*data.values(), strict=True))
 
 
+def save(figure, data: dict[str, list], name: str, out_dir: Path) -> list[Path]:
+    """Write a drawn figure as PDF and PNG and its data as CSV; returns the paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"{name}.{ext}" for ext in ("pdf", "png", "csv")]
+    figure.savefig(paths[0])
+    figure.savefig(paths[1], dpi=300)
+    plt.close(figure)
+    write_csv(data, paths[2])
+    return paths
+
+
+def write_store_figure(store: Path, out_dir: Path) -> list[Path]:
+    """The figure of a similarity sweep store (``attndepth figures --store``)."""
+    from figures import sweep_similarity
+
+    data = sweep_similarity.compute_from_store(store)
+    return save(sweep_similarity.draw(data), data, sweep_similarity.NAME, out_dir)
+
+
 def write_figure(name: str, out_dir: Path, preset: str = "quick", seed: int = 0) -> list[Path]:
     """Compute, draw and save one figure; returns the written paths (pdf, png, csv)."""
     figures = all_figures()
@@ -45,13 +65,5 @@ def write_figure(name: str, out_dir: Path, preset: str = "quick", seed: int = 0)
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
     module = figures[name]
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     data = module.compute(preset, seed)
-    figure = module.draw(data)
-    paths = [out_dir / f"{name}.{ext}" for ext in ("pdf", "png", "csv")]
-    figure.savefig(paths[0])
-    figure.savefig(paths[1], dpi=300)
-    plt.close(figure)
-    write_csv(data, paths[2])
-    return paths
+    return save(module.draw(data), data, name, out_dir)
