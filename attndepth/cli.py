@@ -1,6 +1,7 @@
 """The ``attndepth`` command line.
 
-Exit codes: 0 success, 1 a claim failed, 2 bad input (one line on stderr).
+Exit codes: 0 success, 1 a claim failed, 2 bad input (one line on stderr),
+130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 class BadInput(Exception):
@@ -127,6 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         print(f"attndepth: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("attndepth: interrupted (results a sweep committed are kept)", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -52,3 +52,16 @@ def test_figures_writes_pdf_png_csv(tmp_path, capsys):
     assert main(["figures", "--out", str(tmp_path), "--only", "similarity_depth"]) == 0
     for ext in ("pdf", "png", "csv"):
         assert (tmp_path / f"similarity_depth.{ext}").stat().st_size > 0
+
+
+def test_interrupt_is_one_line_and_130(monkeypatch, capsys):
+    import attndepth.cli as cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    parser._subparsers._group_actions[0].choices["plan"].set_defaults(handler=interrupted)
+    assert cli.main(["plan", "--params", "1e9"]) == 130
+    assert "interrupted" in capsys.readouterr().err
