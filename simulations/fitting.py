@@ -38,8 +38,11 @@ def linear_fit(x: np.ndarray, y: np.ndarray) -> LinearFit:
         raise ValueError(f"x and y must have equal length, got {x.size} and {y.size}")
     if x.size < 3 or np.ptp(x) == 0:
         raise ValueError(f"a fit needs at least 3 points with distinct x, got {x.size}")
-    result = linregress(x, y)
+    with np.errstate(all="ignore"):
+        result = linregress(x, y)
     r2 = float(result.rvalue**2) if np.ptp(y) > 0 else 1.0
+    if not all(np.isfinite([result.slope, result.intercept, r2, result.stderr])):
+        raise ValueError("the fit overflowed float64: rescale x and y (values too large)")
     return LinearFit(float(result.slope), float(result.intercept), r2,
                      float(result.stderr), (float(x[0]), float(x[-1])), int(x.size))
 
@@ -62,7 +65,10 @@ def transition_depth(depths: np.ndarray, log_values: np.ndarray, ratio: float = 
         raise ValueError("depths and log_values need equal length >= 3")
     if np.any(log_values <= 0) or np.any(np.diff(depths) != 1):
         raise ValueError("log_values must be positive and depths consecutive")
-    ratios = log_values[1:] / log_values[:-1]
+    with np.errstate(over="ignore"):
+        ratios = log_values[1:] / log_values[:-1]
+    if not np.all(np.isfinite(ratios)):
+        raise ValueError("growth ratios overflow float64: log_values span too many decades")
     midpoints = depths[:-1] + 0.5
     for k in range(1, ratios.size):
         if ratios[k - 1] >= ratio > ratios[k]:

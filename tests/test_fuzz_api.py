@@ -107,8 +107,16 @@ def test_fuzz_metrics(X):
 
 @given(float_arrays, float_arrays)
 def test_fuzz_fits(x, y):
-    for function in (linear_fit, power_law_fit, transition_depth):
-        _value_error_or_success(lambda f=function: f(x.ravel(), y.ravel()))
+    for function in (linear_fit, power_law_fit):
+        def call(f=function):
+            fit = f(x.ravel(), y.ravel())
+            assert np.all(np.isfinite([fit.slope, fit.intercept, fit.r2, fit.stderr]))
+
+        _value_error_or_success(call)
+    def crossing():
+        assert np.isfinite(transition_depth(x.ravel(), y.ravel()))
+
+    _value_error_or_success(crossing)
 
 
 @given(anything)
