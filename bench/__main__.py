@@ -42,10 +42,50 @@ def best_of(function, repeats: int = 3) -> float:
     return min(times)
 
 
-def stack_vs_matmul(tokens: int, width: int, depth: int, batch: int) -> dict:
-    """Post-LN softmax stack GFLOP/s against numpy matmul GFLOP/s on the same shapes."""
+def _forward(config: StackConfig, batch: int):
+    """The stack's forward pass alone (weights and inputs drawn beforehand)."""
+    from simulations.seeding import gaussian_tokens
+    from simulations.stacks import draw_softmax_weights, iterate_stack
+
+    weights = draw_softmax_weights(config, batch, 0)
+    X0 = gaussian_tokens(0, batch, config.tokens, config.width)
+
+    def run():
+        for _ in iterate_stack(config, weights, X0):
+            pass
+
+    return run
+
+
+def _draw_weights_before(config: StackConfig, batch: int, seed: int) -> list[np.ndarray]:
+    """The weight drawing before optimisation: per-stack temporaries, then np.stack."""
+    from simulations.seeding import WEIGHTS_STREAM, spawn_generators
+
+    d, depth = config.width, config.depth
+    draws: dict[str, list] = {k: [] for k in ("q", "k", "v", "o")}
+    for rng in spawn_generators(seed, batch, WEIGHTS_STREAM):
+        for name in draws:
+            draws[name].append(rng.standard_normal((depth, d, d)) / np.sqrt(d))
+    return [np.stack(v) for v in draws.values()]
+
+
+def weights_before_after(tokens: int, width: int, depth: int, batch: int) -> dict:
+    """Drawing the stack's weights: old (stack of temporaries) vs new (draw in place)."""
+    from simulations.stacks import draw_softmax_weights
+
     config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
-    seconds = best_of(lambda: run_stack(config, batch, 0), 2)
+    before = best_of(lambda: _draw_weights_before(config, batch, 0), 2)
+    after = best_of(lambda: draw_softmax_weights(config, batch, 0), 2)
+    same = np.array_equal(_draw_weights_before(config, batch, 0)[0],
+                          draw_softmax_weights(config, batch, 0).query)
+    return {"weights": f"d={width}, L={depth}, {batch} seeds", "before s": before,
+            "after s": after, "speed-up": before / after, "identical numbers": same}
+
+
+def stack_vs_matmul(tokens: int, width: int, depth: int, batch: int) -> dict:
+    """Post-LN softmax stack (forward pass) GFLOP/s against numpy matmul on the same shapes."""
+    config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
+    seconds = best_of(_forward(config, batch), 2)
     # per layer and stack: Q, K, V, O projections 4·2nd², scores 2n²d, P·V 2n²d
     flops = depth * batch * (8 * tokens * width**2 + 4 * tokens**2 * width)
     a = np.random.default_rng(0).standard_normal((batch, tokens, width))
@@ -56,6 +96,42 @@ def stack_vs_matmul(tokens: int, width: int, depth: int, batch: int) -> dict:
     return {"shape": f"n={tokens}, d={width}, L={depth}, {batch} seeds",
             "stack GFLOP/s": rate / 1e9, "matmul GFLOP/s": matmul_rate / 1e9,
             "ratio": rate / matmul_rate}
+
+
+def stack_vs_torch(tokens: int, width: int, depth: int, batch: int) -> dict:
+    """The same post-LN stack written plainly in PyTorch (CPU, eager), same shapes and threads.
+
+    PyTorch is a benchmark-only tool: ``pip install torch==2.13.0``; without it the row says so.
+    """
+    try:
+        import torch
+    except ImportError:
+        return {"shape": f"n={tokens}, d={width}", "note": "torch not installed"}
+    from simulations.seeding import gaussian_tokens
+    from simulations.stacks import draw_softmax_weights
+
+    config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
+    weights = draw_softmax_weights(config, batch, 0)
+    X0 = gaussian_tokens(0, batch, tokens, width)
+    torch.set_num_threads(max(1, threadpool_info()[0].get("num_threads", 1)))
+    tensors = [torch.from_numpy(w) for w in (weights.query, weights.key, weights.value,
+                                              weights.output)]
+    X_torch = torch.from_numpy(X0)
+
+    def torch_stack():
+        X = X_torch
+        with torch.no_grad():
+            for layer in range(depth):
+                q, k, v, o = (w[:, layer] for w in tensors)
+                P = torch.softmax((X @ q) @ (X @ k).transpose(1, 2) / width**0.5, dim=-1)
+                X = torch.nn.functional.layer_norm(X + (P @ (X @ v)) @ o, (width,), eps=1e-5)
+        return X
+
+    ours = best_of(_forward(config, batch), 2)
+    theirs = best_of(torch_stack, 2)
+    same = np.allclose(torch_stack().numpy(), run_stack(config, batch, 0).states[-1], atol=1e-8)
+    return {"shape": f"n={tokens}, d={width}, L={depth}, {batch} seeds", "attndepth s": ours,
+            "torch eager s": theirs, "torch / attndepth": theirs / ours, "same output": same}
 
 
 def exact_rank_overhead(width: int, depth: int, tokens: int) -> dict:
@@ -185,6 +261,10 @@ def main() -> None:
     stack_shapes = [(16, 32, 16, 8)] if args.quick else [(256, 128, 64, 8), (16, 32, 64, 8)]
     sections.append(table("Softmax post-LN stack vs numpy matmul (same shapes, same run)",
                           [stack_vs_matmul(*s) for s in stack_shapes]))
+    sections.append(table("Optimisation: drawing weights in place (before/after, same run)",
+                          [weights_before_after(*s) for s in stack_shapes]))
+    sections.append(table("Softmax post-LN stack vs PyTorch CPU eager (same shapes, threads, run)",
+                          [stack_vs_torch(*s) for s in stack_shapes]))
     rank_cases = [(2, 3, 2)] if args.quick else [(2, 3, 2), (3, 3, 2), (3, 3, 6)]
     sections.append(table("Certified exact rank vs raw flint rank",
                           [exact_rank_overhead(*c) for c in rank_cases]))

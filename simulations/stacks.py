@@ -148,20 +148,25 @@ def draw_softmax_weights(config: StackConfig, batch: int, seed: int) -> SoftmaxW
     per_layer = (4 + (2 * FFN_EXPANSION if config.ffn else 0)) * d * d
     check_size("the stack's weights", batch * depth * per_layer)
     hidden = FFN_EXPANSION * d
-    draws: dict[str, list[np.ndarray]] = {k: [] for k in ("q", "k", "v", "o", "fi", "fo")}
-    for rng in spawn_generators(seed, batch, WEIGHTS_STREAM):
-        for name in ("q", "k", "v", "o"):
-            draws[name].append(rng.standard_normal((depth, d, d)) / np.sqrt(d))
-        if config.ffn:
-            draws["fi"].append(rng.standard_normal((depth, d, hidden)) * np.sqrt(2.0 / d))
-            draws["fo"].append(rng.standard_normal((depth, hidden, d)) / np.sqrt(hidden))
+    # Draw straight into preallocated arrays (no per-stack temporaries, no stacking
+    # copy); the per-stack stream order q, k, v, o, ffn_in, ffn_out is unchanged.
+    shapes = {"query": (d, d), "key": (d, d), "value": (d, d), "output": (d, d)}
+    divisors = dict.fromkeys(shapes, np.sqrt(d))  # entries / √fan_in: variance 1/fan_in
+    if config.ffn:
+        shapes.update(ffn_in=(d, hidden), ffn_out=(hidden, d))
+        divisors["ffn_out"] = np.sqrt(hidden)
+    arrays = {name: np.empty((batch, depth, *shape)) for name, shape in shapes.items()}
+    for k, rng in enumerate(spawn_generators(seed, batch, WEIGHTS_STREAM)):
+        for name in shapes:
+            rng.standard_normal(out=arrays[name][k])
+    for name, array in arrays.items():
+        if name == "ffn_in":
+            array *= np.sqrt(2.0 / d)  # He initialisation for the ReLU layer
+        else:
+            array /= divisors[name]
     return SoftmaxWeights(
-        query=np.stack(draws["q"]),
-        key=np.stack(draws["k"]),
-        value=np.stack(draws["v"]),
-        output=np.stack(draws["o"]),
-        ffn_in=np.stack(draws["fi"]) if config.ffn else None,
-        ffn_out=np.stack(draws["fo"]) if config.ffn else None,
+        query=arrays["query"], key=arrays["key"], value=arrays["value"],
+        output=arrays["output"], ffn_in=arrays.get("ffn_in"), ffn_out=arrays.get("ffn_out"),
     )
 
 
