@@ -19,7 +19,7 @@ from simulations.escalation import (
 from simulations.fitting import LinearFit, convergence_orders, linear_fit, linear_phase
 from simulations.similarity import attention_spectra, invariant_eigenspace_defects, norm_1_inf
 from simulations.stacks import VARIANTS, StackConfig, draw_softmax_weights, run_stack
-from simulations.testing import sinkhorn
+from simulations.stochastic import sinkhorn
 from theory.rank_collapse import check_depth_bound, required_gamma
 from theory.similarity import (
     check_centring_commutes,

@@ -18,9 +18,7 @@ from hypothesis import strategies as st
 from scipy.stats import ortho_group
 
 from simulations.stacks import VARIANTS, StackConfig
-
-#: Sinkhorn stops when row and column sums are within this of 1.
-SINKHORN_TOLERANCE = 1e-13
+from simulations.stochastic import sinkhorn
 
 _seeds = st.integers(0, 2**32 - 1)
 _sizes = st.integers(2, 8)
@@ -29,23 +27,6 @@ _sizes = st.integers(2, 8)
 def _positive_matrix(seed: int, tokens: int, spread: float) -> np.ndarray:
     rng = np.random.default_rng(seed)
     return np.exp(spread * rng.standard_normal((tokens, tokens)))
-
-
-def sinkhorn(matrix: np.ndarray, max_iterations: int = 10_000) -> np.ndarray:
-    """Scale a positive matrix to doubly stochastic (Sinkhorn & Knopp 1967).
-
-    Rows are normalised last, so P1 = 1 holds to rounding (the invariant the
-    theory needs exactly); columns sum to 1 within :data:`SINKHORN_TOLERANCE`.
-    """
-    P = np.array(matrix, dtype=np.float64)
-    if np.any(P <= 0):
-        raise ValueError("sinkhorn needs a strictly positive matrix")
-    for _ in range(max_iterations):
-        P /= P.sum(axis=0, keepdims=True)
-        P /= P.sum(axis=1, keepdims=True)
-        if np.abs(P.sum(axis=0) - 1).max() < SINKHORN_TOLERANCE:
-            return P
-    raise ValueError("sinkhorn did not converge")
 
 
 @st.composite

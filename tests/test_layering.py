@@ -25,3 +25,13 @@ def _imports(path: Path) -> set[str]:
 def test_layer_imports(package, forbidden):
     for path in (ROOT / package).glob("*.py"):
         assert not (_imports(path) & forbidden), f"{path.name} imports {_imports(path) & forbidden}"
+
+
+def test_main_job_needs_no_test_dependencies():
+    # `pip install -e . && attndepth verify` must work without the test extra:
+    # only simulations/testing.py (the public strategies) may import hypothesis.
+    for package in ("attndepth", "simulations", "theory", "figures"):
+        for path in (ROOT / package).glob("*.py"):
+            if path.name == "testing.py":
+                continue
+            assert not (_imports(path) & {"hypothesis", "pytest"}), path

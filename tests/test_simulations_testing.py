@@ -10,7 +10,6 @@ from simulations.testing import (
     doubly_stochastic_matrices,
     orthogonal_matrices,
     row_stochastic_matrices,
-    sinkhorn,
     stack_configs,
     symmetric_stochastic_matrices,
     token_matrices,
@@ -85,10 +84,3 @@ def test_row_stochastic_bound_with_leakage_and_condition_number(data):
 def test_deescalation_with_tau_one_zeroes_the_mean_exactly(X):
     removed = remove_token_mean(X[None], 1.0)[0]
     assert np.abs(removed.mean(axis=0)).max() <= 1e-15 * max(1.0, np.abs(X).max())
-
-
-def test_sinkhorn_rejects_non_positive():
-    import pytest
-
-    with pytest.raises(ValueError, match="positive"):
-        sinkhorn(np.array([[1.0, 0.0], [1.0, 1.0]]))
