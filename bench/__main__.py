@@ -44,11 +44,9 @@ def best_of(function, repeats: int = 3) -> float:
 
 def _forward(config: StackConfig, batch: int):
     """The stack's forward pass alone (weights and inputs drawn beforehand)."""
-    from simulations.seeding import gaussian_tokens
-    from simulations.stacks import draw_softmax_weights, iterate_stack
+    from simulations.stacks import draw_stack, iterate_stack
 
-    weights = draw_softmax_weights(config, batch, 0)
-    X0 = gaussian_tokens(0, batch, config.tokens, config.width)
+    weights, X0 = draw_stack(config, batch, 0)
 
     def run():
         for _ in iterate_stack(config, weights, X0):
@@ -107,12 +105,10 @@ def stack_vs_torch(tokens: int, width: int, depth: int, batch: int) -> dict:
         import torch
     except ImportError:
         return {"shape": f"n={tokens}, d={width}", "note": "torch not installed"}
-    from simulations.seeding import gaussian_tokens
-    from simulations.stacks import draw_softmax_weights
+    from simulations.stacks import draw_stack
 
     config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
-    weights = draw_softmax_weights(config, batch, 0)
-    X0 = gaussian_tokens(0, batch, tokens, width)
+    weights, X0 = draw_stack(config, batch, 0)
     torch.set_num_threads(max(1, threadpool_info()[0].get("num_threads", 1)))
     tensors = [torch.from_numpy(w) for w in (weights.query, weights.key, weights.value,
                                               weights.output)]

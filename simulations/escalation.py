@@ -24,7 +24,7 @@ from simulations.similarity import (
 from simulations.stacks import (
     StackConfig,
     attention_output,
-    draw_softmax_weights,
+    draw_stack,
     iterate_stack,
     layer_norm,
     run_stack,
@@ -74,8 +74,7 @@ class EscalationTrace:
 
 def escalation_trace(config: StackConfig, batch: int, seed: int) -> EscalationTrace:
     """Run a stack and record log-odds, t_sim and the realised contraction s²."""
-    weights = draw_softmax_weights(config, batch, seed)
-    X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
+    weights, X0 = draw_stack(config, batch, seed)
     odds, similarity, contraction = [log_odds(X0)], [token_similarity(X0)], []
     for record in iterate_stack(config, weights, X0):
         D = record.inputs - record.inputs.mean(axis=-2, keepdims=True)
@@ -115,8 +114,7 @@ def _ratio(X: np.ndarray) -> np.ndarray:
 
 def contraction_samples(config: StackConfig, batch: int, seed: int) -> ContractionSample:
     """Apply each layer's attention map to that layer's input along a stack's trajectory."""
-    weights = draw_softmax_weights(config, batch, seed)
-    X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
+    weights, X0 = draw_stack(config, batch, seed)
     heads, dk = config.heads, config.head_dim
     fields: dict[str, list] = {k: [] for k in ("r_in", "r_out", "sigma2", "leakage", "norms",
                                                "smin")}
@@ -164,8 +162,7 @@ class LayerNormEffects:
 
 def layer_norm_effects(config: StackConfig, batch: int, seed: int) -> LayerNormEffects:
     """Decompose each block's LN into centring (right) and scaling (left) and measure both."""
-    weights = draw_softmax_weights(config, batch, seed)
-    X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
+    weights, X0 = draw_stack(config, batch, seed)
     n, d = config.tokens, config.width
     C = np.eye(d) - np.ones((d, d)) / d
     Pi = np.full((n, n), 1.0 / n)

@@ -343,6 +343,14 @@ class Trajectory:
     seed: int
 
 
+def draw_stack(config: StackConfig, batch: int, seed: int) -> tuple[SoftmaxWeights, np.ndarray]:
+    """Weights and Gaussian input tokens X0 (batch, tokens, width) of a batch of stacks."""
+    from simulations.seeding import gaussian_tokens
+
+    weights = draw_softmax_weights(config, batch, seed)
+    return weights, gaussian_tokens(seed, batch, config.tokens, config.width)
+
+
 def run_stack(
     config: StackConfig,
     batch: int,
@@ -351,16 +359,13 @@ def run_stack(
     keep_attention: bool = False,
 ) -> Trajectory:
     """Draw weights (and Gaussian inputs unless ``X0`` is given) and run the stack."""
-    from simulations.seeding import gaussian_tokens
-
     batch = check_int("batch", batch, minimum=1)
     n, d = config.tokens, config.width
     check_size("the trajectory", (config.depth + 1) * batch * n * max(d, config.heads * n))
     if keep_attention:
         check_size("the attention matrices", config.depth * batch * config.heads * n * n)
-    weights = draw_softmax_weights(config, batch, seed)
-    if X0 is None:
-        X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
+    weights, drawn = draw_stack(config, batch, seed)
+    X0 = drawn if X0 is None else X0
     states = [np.asarray(X0, dtype=np.float64)]
     attention = []
     for record in iterate_stack(config, weights, X0):
