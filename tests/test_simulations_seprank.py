@@ -52,6 +52,22 @@ def test_structured_evaluation_equals_plain_oracle(case, style):
             np.testing.assert_array_equal(fast, slow)
 
 
+@pytest.mark.parametrize(("width", "depth", "residual", "coordinate"),
+                         [(3, 3, 0, 0), (3, 3, 1, 1), (5, 2, 1, 4), (4, 3, 0, 2), (2, 1, 1, 0)])
+def test_structured_equals_plain_across_chunks_and_strategies(width, depth, residual, coordinate,
+                                                              monkeypatch):
+    # width 5: d × d products take matmul_mod's int64 path, d² = 16, 25 its float path;
+    # a chunk of 7 pairs splits the 4 × 6 grid unevenly
+    monkeypatch.setattr("simulations.seprank.CHUNK_PAIRS", 7)
+    weights = draw_linear_attention_weights(width, depth, 1, residual, 1, 5, prime=DEFAULT_PRIME)
+    partition = make_partition("balanced", 3)
+    rng = np.random.default_rng(4)
+    XP = rng.integers(0, DEFAULT_PRIME, (4, 2, width))
+    XQ = rng.integers(0, DEFAULT_PRIME, (6, 1, width))
+    np.testing.assert_array_equal(evaluate_structured(weights, partition, XP, XQ, coordinate),
+                                  evaluate_plain(weights, partition, XP, XQ, coordinate))
+
+
 def test_multihead_structured_equals_plain():
     weights = draw_linear_attention_weights(4, 2, 2, 1, 1, 3, prime=DEFAULT_PRIME)
     partition = make_partition("0,2/1,3", 4)
