@@ -19,7 +19,7 @@ from simulations.similarity import (
     token_diversity,
     token_similarity,
 )
-from simulations.stacks import VARIANTS, StackConfig, run_stack
+from simulations.stacks import DTYPES, VARIANTS, StackConfig, run_stack
 
 #: Median log-odds window for the fitted escalation rate (aligned, before round-off).
 FIT_WINDOW = (3.0, 50.0)
@@ -38,6 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, metavar="S")
     parser.add_argument("--causal", action="store_true")
     parser.add_argument("--ffn", action="store_true")
+    parser.add_argument("--dtype", choices=DTYPES, default="float64",
+                        help="float32 runs 1.3-2x faster; fine for t_sim and log-odds, "
+                             "not for rounding-level checks (see StackConfig)")
     parser.add_argument("--spectra", action="store_true", help="also |λ₂|, σ₂ and leakage")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(handler=run)
@@ -55,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"seed must be >= 0, got {args.seed}")
     config = StackConfig(variant=args.variant, depth=args.depth, tokens=args.tokens,
                          width=args.width, heads=args.heads, tau=args.tau,
-                         temperature=args.temperature, causal=args.causal, ffn=args.ffn)
+                         temperature=args.temperature, causal=args.causal, ffn=args.ffn,
+                         dtype=args.dtype)
     start = time.perf_counter()
     trajectory = run_stack(config, args.seeds, args.seed, keep_attention=args.spectra)
     states = trajectory.states

@@ -16,8 +16,11 @@ TINY = np.finfo(np.float64).tiny
 
 
 def _tokens(X: object) -> np.ndarray:
-    """Token matrices (..., n, d) as float64; ValueError for NaN/inf or fewer than 2 axes."""
-    X = np.asarray(X, dtype=np.float64) if not isinstance(X, np.ndarray) else X
+    """Token matrices (..., n, d) as float64; ValueError for NaN/inf or fewer than 2 axes.
+
+    float32 states are measured in float64 (the metrics' own rounding stays at 1e-16).
+    """
+    X = np.asarray(X, dtype=np.float64)
     if X.ndim < 2 or X.shape[-2] < 1 or X.shape[-1] < 1:
         raise ValueError(f"X must have shape (..., tokens >= 1, width >= 1), got {X.shape}")
     if not np.all(np.isfinite(X)):

@@ -61,6 +61,8 @@ VARIANTS: tuple[str, ...] = (
 LAYER_NORM_EPS = 1e-5
 #: Hidden width of the optional feed-forward sublayer, as a multiple of width.
 FFN_EXPANSION = 4
+#: Floating-point types a softmax stack can run in.
+DTYPES: tuple[str, ...] = ("float64", "float32")
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,13 @@ class StackConfig:
     temperature : softmax temperature T > 0; logits are divided by √d_k·T.
     causal : mask attention to earlier positions (P stays row-stochastic).
     ffn : add a ReLU feed-forward sublayer after each attention sublayer.
+    dtype : ``float64`` (default) or ``float32``. The same Gaussian draws are
+        rounded to float32, and the stack then runs in float32 (1.3–2× faster,
+        bench/RESULTS.md). Tolerated by the token-similarity measurements
+        (t_sim, log-odds and their slopes, computed in float64 from the float32
+        states; the bench reports the deviation), not by checks at rounding
+        level: ``P1 = 1`` holds only to ~1e-7 and Dong's residual cannot be
+        followed below ~1e-7 of its start.
     """
 
     variant: str = "post-ln"
@@ -89,9 +98,11 @@ class StackConfig:
     temperature: float = 1.0
     causal: bool = False
     ffn: bool = False
+    dtype: str = "float64"
 
     def __post_init__(self) -> None:
         check_choice("variant", self.variant, VARIANTS)
+        check_choice("dtype", self.dtype, DTYPES)
         object.__setattr__(self, "depth", check_int("depth", self.depth, minimum=0))
         object.__setattr__(self, "tokens", check_int("tokens", self.tokens, minimum=1))
         object.__setattr__(self, "width", check_int("width", self.width, minimum=1))
@@ -122,65 +133,101 @@ class SoftmaxWeights:
 
     Attributes
     ----------
-    query, key, value, output : (batch, depth, width, width); head h uses the
-        column block ``h·d_k:(h+1)·d_k`` of query/key/value and the same row
-        block of output.
+    projections : (batch, depth, width, 3·width), ``[W_Q | W_K | W_V]`` side by
+        side so one matmul per layer gives Q, K and V; ``query``, ``key`` and
+        ``value`` are views of its three column blocks.
+    output : (batch, depth, width, width)
     ffn_in : (batch, depth, width, 4·width) or None
     ffn_out : (batch, depth, 4·width, width) or None
+
+    Head h uses the column block ``h·d_k:(h+1)·d_k`` of query/key/value and the
+    same row block of output.
     """
 
-    query: np.ndarray
-    key: np.ndarray
-    value: np.ndarray
+    projections: np.ndarray
     output: np.ndarray
     ffn_in: np.ndarray | None
     ffn_out: np.ndarray | None
 
     @property
     def batch(self) -> int:
-        return self.query.shape[0]
+        return self.output.shape[0]
+
+    @property
+    def width(self) -> int:
+        return self.output.shape[-1]
+
+    def astype(self, dtype: str) -> SoftmaxWeights:
+        """The same weights rounded to ``dtype`` (no copy when already of that type)."""
+        def cast(array: np.ndarray | None) -> np.ndarray | None:
+            return None if array is None else array.astype(dtype, copy=False)
+
+        return SoftmaxWeights(cast(self.projections), cast(self.output), cast(self.ffn_in),
+                              cast(self.ffn_out))
+
+    @property
+    def query(self) -> np.ndarray:
+        """(batch, depth, width, width) view."""
+        return self.projections[..., :self.width]
+
+    @property
+    def key(self) -> np.ndarray:
+        """(batch, depth, width, width) view."""
+        return self.projections[..., self.width:2 * self.width]
+
+    @property
+    def value(self) -> np.ndarray:
+        """(batch, depth, width, width) view."""
+        return self.projections[..., 2 * self.width:]
 
 
 def draw_softmax_weights(config: StackConfig, batch: int, seed: int) -> SoftmaxWeights:
-    """Draw Gaussian weights (variance 1/fan_in; ReLU input layer 2/fan_in)."""
+    """Draw Gaussian weights (variance 1/fan_in; ReLU input layer 2/fan_in).
+
+    Per stack the stream order is q, k, v, o, ffn_in, ffn_out, each (depth, ...)
+    in one call; the numbers do not depend on the layout they are stored in.
+    """
     batch = check_int("batch", batch, minimum=1)
     d, depth = config.width, config.depth
     per_layer = (4 + (2 * FFN_EXPANSION if config.ffn else 0)) * d * d
     check_size("the stack's weights", batch * depth * per_layer)
     hidden = FFN_EXPANSION * d
-    # Draw straight into preallocated arrays (no per-stack temporaries, no stacking
-    # copy); the per-stack stream order q, k, v, o, ffn_in, ffn_out is unchanged.
-    shapes = {"query": (d, d), "key": (d, d), "value": (d, d), "output": (d, d)}
-    divisors = dict.fromkeys(shapes, np.sqrt(d))  # entries / √fan_in: variance 1/fan_in
+    projections = np.empty((batch, depth, d, 3 * d))
+    arrays = {"output": np.empty((batch, depth, d, d))}
     if config.ffn:
-        shapes.update(ffn_in=(d, hidden), ffn_out=(hidden, d))
-        divisors["ffn_out"] = np.sqrt(hidden)
-    arrays = {name: np.empty((batch, depth, *shape)) for name, shape in shapes.items()}
+        arrays.update(ffn_in=np.empty((batch, depth, d, hidden)),
+                      ffn_out=np.empty((batch, depth, hidden, d)))
+    block = np.empty((depth, d, d))  # the generator writes contiguous blocks only
     for k, rng in enumerate(spawn_generators(seed, batch, WEIGHTS_STREAM)):
-        for name in shapes:
-            rng.standard_normal(out=arrays[name][k])
-    for name, array in arrays.items():
-        if name == "ffn_in":
-            array *= np.sqrt(2.0 / d)  # He initialisation for the ReLU layer
-        else:
-            array /= divisors[name]
-    return SoftmaxWeights(
-        query=arrays["query"], key=arrays["key"], value=arrays["value"],
-        output=arrays["output"], ffn_in=arrays.get("ffn_in"), ffn_out=arrays.get("ffn_out"),
-    )
+        for part in range(3):
+            rng.standard_normal(out=block)
+            projections[k, ..., part * d:(part + 1) * d] = block
+        for array in arrays.values():
+            rng.standard_normal(out=array[k])
+    projections /= np.sqrt(d)  # variance 1/fan_in
+    arrays["output"] /= np.sqrt(d)
+    if config.ffn:
+        arrays["ffn_in"] *= np.sqrt(2.0 / d)  # He initialisation for the ReLU layer
+        arrays["ffn_out"] /= np.sqrt(hidden)
+    return SoftmaxWeights(projections=projections, output=arrays["output"],
+                          ffn_in=arrays.get("ffn_in"), ffn_out=arrays.get("ffn_out"))
 
 
 def layer_norm(X: np.ndarray) -> np.ndarray:
     """LayerNorm without affine parameters, per token.
 
     ``LN(X) = D⁻¹ X C`` with ``C = I − 11ᵀ/d`` (feature centring, acting on the
-    right) and ``D = diag(std of each token)`` (acting on the left).
+    right) and ``D = diag(std of each token)`` (acting on the left). Token means
+    are matrix–vector products with ``1/d`` (BLAS), far cheaper than
+    ``mean(axis=-1)`` on short rows.
 
     X : (..., tokens, width) -> same shape.
     """
-    centred = X - X.mean(axis=-1, keepdims=True)
-    scale = np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + LAYER_NORM_EPS)
-    centred /= scale
+    average = np.full(X.shape[-1], 1.0 / X.shape[-1], dtype=X.dtype)
+    centred = X - (X @ average)[..., None]
+    variance = (centred * centred) @ average
+    variance += LAYER_NORM_EPS
+    centred /= np.sqrt(variance)[..., None]
     return centred
 
 
@@ -211,11 +258,23 @@ def softmax_attention(
     -------
     P : (batch, heads, tokens, tokens), row-stochastic (``P 1 = 1``).
     """
-    batch, n, d = X.shape
+    return attention_from_projections(X @ query, X @ key, heads, temperature, causal)
+
+
+def attention_from_projections(
+    Q: np.ndarray, K: np.ndarray, heads: int, temperature: float = 1.0, causal: bool = False
+) -> np.ndarray:
+    """``P_h = softmax(Q_h K_hᵀ/(√d_k T))`` from projected tokens, in place on the logits.
+
+    Q, K : (batch, tokens, width), any strides; returns (batch, heads, tokens, tokens).
+    """
+    batch, n, d = Q.shape
     dk = d // heads
-    Q = (X @ query).reshape(batch, n, heads, dk).transpose(0, 2, 1, 3)
-    K = (X @ key).reshape(batch, n, heads, dk).transpose(0, 2, 1, 3)
-    logits = Q @ K.transpose(0, 1, 3, 2)
+    if heads == 1:
+        logits = (Q @ np.swapaxes(K, -1, -2))[:, None]
+    else:
+        logits = (Q.reshape(batch, n, heads, dk).transpose(0, 2, 1, 3)
+                  @ K.reshape(batch, n, heads, dk).transpose(0, 2, 3, 1))
     logits *= 1.0 / (np.sqrt(dk) * temperature)
     if causal:
         logits[..., np.triu(np.ones((n, n), dtype=bool), k=1)] = -np.inf
@@ -233,10 +292,18 @@ def attention_output(
     X : (batch, tokens, width); P : (batch, heads, tokens, tokens);
     value, output : (batch, width, width). Returns (batch, tokens, width).
     """
-    batch, n, d = X.shape
+    return mix_values(P, X @ value, output)
+
+
+def mix_values(P: np.ndarray, V: np.ndarray, output: np.ndarray) -> np.ndarray:
+    """``concat_h(P_h V_h) W_O`` from projected values V : (batch, tokens, width)."""
+    batch, n, d = V.shape
     heads = P.shape[1]
-    V = (X @ value).reshape(batch, n, heads, d // heads).transpose(0, 2, 1, 3)
-    mixed = (P @ V).transpose(0, 2, 1, 3).reshape(batch, n, d)
+    if heads == 1:
+        mixed = P[:, 0] @ V
+    else:
+        V = V.reshape(batch, n, heads, d // heads).transpose(0, 2, 1, 3)
+        mixed = (P @ V).transpose(0, 2, 1, 3).reshape(batch, n, d)
     return mixed @ output
 
 
@@ -270,23 +337,24 @@ def iterate_stack(
 
     Nothing is recomputed: a metric at depth l uses the yielded arrays.
 
-    X0 : (batch, tokens, width), the input tokens.
+    X0 : (batch, tokens, width), the input tokens. Inputs and weights are
+    rounded to ``config.dtype`` once, before the first block.
     """
-    X0 = check_finite_array("X0", X0, ndim=3)
+    X0 = check_finite_array("X0", X0, ndim=3).astype(config.dtype, copy=False)
+    weights = weights.astype(config.dtype)
     expected = (weights.batch, config.tokens, config.width)
     if X0.shape != expected:
         raise ValueError(f"X0 must have shape {expected}, got {X0.shape}")
-    if weights.query.shape[1] < config.depth:
+    if weights.output.shape[1] < config.depth:
         raise ValueError(f"weights have depth {weights.query.shape[1]} < config.depth")
-    X = X0
+    X, d = X0, config.width
     for layer in range(config.depth):
-        wq, wk = weights.query[:, layer], weights.key[:, layer]
-        wv, wo = weights.value[:, layer], weights.output[:, layer]
         with np.errstate(over="ignore", invalid="ignore"):  # checked right after
             attend_to = layer_norm(X) if config.variant == "pre-ln" else X
-            P = softmax_attention(attend_to, wq, wk, config.heads, config.temperature,
-                                  config.causal)
-            update = attention_output(attend_to, P, wv, wo)
+            projected = attend_to @ weights.projections[:, layer]  # [Q | K | V], one GEMM
+            P = attention_from_projections(projected[..., :d], projected[..., d:2 * d],
+                                           config.heads, config.temperature, config.causal)
+            update = mix_values(P, projected[..., 2 * d:], weights.output[:, layer])
             Y = _combine(config, X, update)
             if config.ffn:
                 ffn_input = layer_norm(Y) if config.variant == "pre-ln" else Y
@@ -306,7 +374,10 @@ def check_finite_states(Y: np.ndarray, depth: int, model: str) -> None:
     normalisation like 2^(L/2); rescaling would change the function being
     studied, so the run stops and names the depth instead.
     """
-    if not np.all(np.isfinite(Y)):
+    # one cheap reduction first: a NaN or ±inf entry makes the sum non-finite
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = Y.sum()
+    if not np.isfinite(total) and not np.all(np.isfinite(Y)):
         raise ValueError(f"{model} states overflowed float64 at depth {depth}; "
                          f"use fewer layers or smaller inputs")
 
@@ -344,11 +415,12 @@ class Trajectory:
 
 
 def draw_stack(config: StackConfig, batch: int, seed: int) -> tuple[SoftmaxWeights, np.ndarray]:
-    """Weights and Gaussian input tokens X0 (batch, tokens, width) of a batch of stacks."""
+    """Weights and Gaussian input tokens X0 (batch, tokens, width), in ``config.dtype``."""
     from simulations.seeding import gaussian_tokens
 
-    weights = draw_softmax_weights(config, batch, seed)
-    return weights, gaussian_tokens(seed, batch, config.tokens, config.width)
+    weights = draw_softmax_weights(config, batch, seed).astype(config.dtype)
+    X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
+    return weights, X0.astype(config.dtype, copy=False)
 
 
 def run_stack(
@@ -366,7 +438,7 @@ def run_stack(
         check_size("the attention matrices", config.depth * batch * config.heads * n * n)
     weights, drawn = draw_stack(config, batch, seed)
     X0 = drawn if X0 is None else X0
-    states = [np.asarray(X0, dtype=np.float64)]
+    states = [np.asarray(X0, dtype=config.dtype)]
     attention = []
     for record in iterate_stack(config, weights, X0):
         states.append(record.outputs)

@@ -90,13 +90,13 @@ def measurements() -> dict[str, Measurement]:
 
 def measure_similarity(seed: int, variant: str, depth: int, tokens: int, width: int,
                        heads: int = 1, tau: float = 1.0, temperature: float = 1.0,
-                       batch: int = 4) -> dict[str, Any]:
-    """Median t_sim and log-odds per layer of a batch of softmax stacks."""
+                       batch: int = 4, dtype: str = "float64") -> dict[str, Any]:
+    """Median t_sim and log-odds per layer of a batch of softmax stacks (in ``dtype``)."""
     from simulations.similarity import log_odds, token_similarity
     from simulations.stacks import StackConfig, run_stack
 
     config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
-                         heads=heads, tau=tau, temperature=temperature)
+                         heads=heads, tau=tau, temperature=temperature, dtype=dtype)
     states = run_stack(config, batch, seed).states
     similarity = np.median(token_similarity(states), axis=1)
     odds = np.median(log_odds(states), axis=1)
@@ -122,6 +122,7 @@ register_measurement("similarity", measure_similarity, {
     "variant": Parameter(str), "depth": Parameter(int), "tokens": Parameter(int),
     "width": Parameter(int), "heads": Parameter(int, 1), "tau": Parameter(float, 1.0),
     "temperature": Parameter(float, 1.0), "batch": Parameter(int, 4),
+    "dtype": Parameter(str, "float64"),
 })
 register_measurement("seprank", measure_separation_rank, {
     "width": Parameter(int), "depth": Parameter(int), "heads": Parameter(int, 1),

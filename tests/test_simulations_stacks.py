@@ -4,8 +4,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simulations.modular import DEFAULT_PRIME
+from simulations.seeding import WEIGHTS_STREAM, spawn_generators
+from simulations.similarity import log_odds, token_similarity
 from simulations.stacks import (
     StackConfig,
+    attention_output,
     draw_linear_attention_weights,
     draw_softmax_weights,
     iterate_stack,
@@ -13,6 +16,7 @@ from simulations.stacks import (
     linear_attention_states,
     remove_token_mean,
     run_stack,
+    softmax_attention,
 )
 from simulations.testing import stack_configs
 
@@ -96,6 +100,7 @@ def test_remove_token_mean_tau_one_zeroes_mean():
         (dict(temperature=float("inf")), "temperature"),
         (dict(variant="deep"), "variant"),
         (dict(causal="yes"), "causal"),
+        (dict(dtype="float16"), "dtype"),
     ],
 )
 def test_bad_config_rejected_naming_parameter(kwargs, match):
@@ -165,3 +170,51 @@ def test_oversized_requests_rejected_before_allocating():
         run_stack(StackConfig(width=10**5, depth=3), 1, 0)
     with pytest.raises(ValueError, match="array elements"):
         draw_linear_attention_weights(10**6, 2)
+
+
+def test_weights_are_the_per_stack_stream_in_order_q_k_v_o():
+    config = StackConfig(depth=3, tokens=4, width=6, ffn=True)
+    weights = draw_softmax_weights(config, 2, 11)
+    for k, rng in enumerate(spawn_generators(11, 2, WEIGHTS_STREAM)):
+        for name in ("query", "key", "value", "output", "ffn_in"):
+            drawn = rng.standard_normal(getattr(weights, name)[k].shape)
+            expected = drawn * np.sqrt(2.0 / 6) if name == "ffn_in" else drawn / np.sqrt(6)
+            np.testing.assert_array_equal(getattr(weights, name)[k], expected)
+    assert np.shares_memory(weights.query, weights.projections)
+
+
+@pytest.mark.parametrize("heads", [1, 3])
+def test_fused_projection_layer_equals_the_public_layer_functions(heads):
+    config = StackConfig(variant="residual", depth=1, tokens=5, width=6, heads=heads,
+                         temperature=0.7)
+    weights = draw_softmax_weights(config, 2, 3)
+    X = np.random.default_rng(0).standard_normal((2, 5, 6))
+    record = next(iterate_stack(config, weights, X))
+    P = softmax_attention(X, weights.query[:, 0], weights.key[:, 0], heads, 0.7)
+    np.testing.assert_allclose(record.attention, P, rtol=1e-13, atol=1e-15)
+    expected = X + attention_output(X, P, weights.value[:, 0], weights.output[:, 0])
+    np.testing.assert_allclose(record.outputs, expected, rtol=1e-12, atol=1e-13)
+
+
+def test_float32_stack_runs_in_float32_and_tracks_float64_similarity():
+    exact = StackConfig(variant="post-ln", depth=24, tokens=12, width=32, heads=2)
+    single = StackConfig(variant="post-ln", depth=24, tokens=12, width=32, heads=2,
+                         dtype="float32")
+    rounded = run_stack(single, 3, 4, keep_attention=True)
+    reference = run_stack(exact, 3, 4)
+    assert rounded.states.dtype == np.float32 and rounded.attention.dtype == np.float32
+    np.testing.assert_allclose(rounded.attention.sum(-1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(rounded.states, reference.states, atol=1e-3)
+    similarity = token_similarity(rounded.states)
+    assert similarity.dtype == np.float64
+    np.testing.assert_allclose(similarity, token_similarity(reference.states), atol=1e-5)
+    np.testing.assert_allclose(log_odds(rounded.states), log_odds(reference.states), atol=1e-3)
+
+
+def test_float64_weights_are_rounded_once_for_a_float32_config():
+    config = StackConfig(depth=2, tokens=3, width=4, dtype="float32")
+    weights = draw_softmax_weights(config, 1, 0)  # drawn in float64
+    assert weights.astype("float64").projections is weights.projections
+    X0 = np.random.default_rng(0).standard_normal((1, 3, 4))
+    record = list(iterate_stack(config, weights, X0))[-1]
+    assert record.outputs.dtype == np.float32

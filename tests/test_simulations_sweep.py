@@ -24,6 +24,15 @@ def test_spec_points_and_stable_hashes():
     assert spec.points[0].params["heads"] == 1  # default filled in
 
 
+def test_similarity_measurement_runs_in_the_requested_dtype(tmp_path):
+    spec = parse_spec({**SPEC, "grid": {"variant": ["post-ln"], "dtype": ["float64", "float32"]},
+                       "fixed": {"tokens": 6, "width": 8, "depth": 4}, "seeds": [0]})
+    assert run_sweep(spec, tmp_path / "s.sqlite", workers=1, progress=False).failed == 0
+    rows = open_store(tmp_path / "s.sqlite").rows()
+    finals = {row["config"]["dtype"]: row["metrics"]["t_sim_final"] for row in rows}
+    assert abs(finals["float32"] - finals["float64"]) < 1e-5
+
+
 def test_sweep_twice_computes_nothing_the_second_time(tmp_path):
     spec = parse_spec(SPEC)
     first = run_sweep(spec, tmp_path / "s.sqlite", workers=2, progress=False)
