@@ -33,6 +33,8 @@ over stacks, the computation never does.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
@@ -45,6 +47,7 @@ from simulations.validation import (
     check_finite_array,
     check_int,
     check_real,
+    check_seed,
     check_size,
 )
 
@@ -181,13 +184,47 @@ class SoftmaxWeights:
         return self.projections[..., 2 * self.width:]
 
 
+#: Bytes of drawn weights kept for reuse: claims and sweeps draw the same
+#: (depth, width, ffn, batch, seed) for several variants; larger draws are not kept.
+WEIGHT_CACHE_BYTES = 256 * 2**20
+_weight_cache: OrderedDict[tuple, SoftmaxWeights] = OrderedDict()
+_weight_cache_lock = threading.Lock()
+
+
+def _nbytes(weights: SoftmaxWeights) -> int:
+    return sum(a.nbytes for a in (weights.projections, weights.output, weights.ffn_in,
+                                  weights.ffn_out) if a is not None)
+
+
 def draw_softmax_weights(config: StackConfig, batch: int, seed: int) -> SoftmaxWeights:
     """Draw Gaussian weights (variance 1/fan_in; ReLU input layer 2/fan_in).
 
     Per stack the stream order is q, k, v, o, ffn_in, ffn_out, each (depth, ...)
     in one call; the numbers do not depend on the layout they are stored in.
+    The weights depend on (depth, width, ffn, batch, seed) only, not on the
+    variant, heads or temperature: recent draws (up to ``WEIGHT_CACHE_BYTES``)
+    are returned again, read-only.
     """
     batch = check_int("batch", batch, minimum=1)
+    key = (config.depth, config.width, config.ffn, batch, check_seed("seed", seed))
+    with _weight_cache_lock:
+        if key in _weight_cache:
+            _weight_cache.move_to_end(key)
+            return _weight_cache[key]
+    weights = _draw_softmax_weights(config, batch, seed)
+    size = _nbytes(weights)
+    if size <= WEIGHT_CACHE_BYTES:
+        for array in (weights.projections, weights.output, weights.ffn_in, weights.ffn_out):
+            if array is not None:
+                array.flags.writeable = False
+        with _weight_cache_lock:
+            _weight_cache[key] = weights
+            while sum(_nbytes(w) for w in _weight_cache.values()) > WEIGHT_CACHE_BYTES:
+                _weight_cache.popitem(last=False)
+    return weights
+
+
+def _draw_softmax_weights(config: StackConfig, batch: int, seed: int) -> SoftmaxWeights:
     d, depth = config.width, config.depth
     per_layer = (4 + (2 * FFN_EXPANSION if config.ffn else 0)) * d * d
     check_size("the stack's weights", batch * depth * per_layer)

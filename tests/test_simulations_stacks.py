@@ -3,6 +3,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from simulations import stacks
 from simulations.modular import DEFAULT_PRIME
 from simulations.seeding import WEIGHTS_STREAM, spawn_generators
 from simulations.similarity import log_odds, token_similarity
@@ -218,3 +219,29 @@ def test_float64_weights_are_rounded_once_for_a_float32_config():
     X0 = np.random.default_rng(0).standard_normal((1, 3, 4))
     record = list(iterate_stack(config, weights, X0))[-1]
     assert record.outputs.dtype == np.float32
+
+
+def test_weights_are_reused_across_variants_and_read_only():
+    pure = draw_softmax_weights(StackConfig(variant="pure", depth=3, tokens=4, width=8), 2, 9)
+    post = draw_softmax_weights(StackConfig(variant="post-ln", depth=3, tokens=5, width=8,
+                                            heads=2), 2, 9)
+    assert post is pure
+    with pytest.raises(ValueError, match="read-only"):
+        pure.output[0, 0, 0, 0] = 1.0
+    assert draw_softmax_weights(StackConfig(depth=3, width=8), 2, 10) is not pure
+
+
+def test_weight_cache_keeps_only_recent_draws_within_its_budget(monkeypatch):
+    config = StackConfig(depth=2, tokens=3, width=4)
+    one_draw = 2 * 2 * 4 * 4 * 4 * 8  # batch 2, depth 2, four 4 × 4 matrices, float64
+    monkeypatch.setattr("simulations.stacks.WEIGHT_CACHE_BYTES", 2 * one_draw)
+    monkeypatch.setattr("simulations.stacks._weight_cache", type(stacks._weight_cache)())
+    first = draw_softmax_weights(config, 2, 100)
+    draw_softmax_weights(config, 2, 101)
+    draw_softmax_weights(config, 2, 102)  # evicts seed 100, the least recent
+    again = draw_softmax_weights(config, 2, 100)
+    assert again is not first
+    np.testing.assert_array_equal(again.projections, first.projections)
+    big = draw_softmax_weights(StackConfig(depth=8, width=4), 2, 103)  # over budget: not kept
+    assert big.projections.flags.writeable
+    assert len(stacks._weight_cache) <= 2
