@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from simulations.seeding import gaussian_tokens
 from simulations.similarity import (
@@ -30,6 +29,7 @@ from simulations.stacks import (
     run_stack,
     softmax_attention,
 )
+from simulations.threads import single_threaded_blas
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def contraction_samples(config: StackConfig, batch: int, seed: int) -> Contracti
     heads, dk = config.heads, config.head_dim
     fields: dict[str, list] = {k: [] for k in ("r_in", "r_out", "sigma2", "leakage", "norms",
                                                "smin")}
-    with threadpool_limits(limits=1):
+    with single_threaded_blas():
         for record in iterate_stack(config, weights, X0):
             layer = record.layer
             X = layer_norm(record.inputs) if config.variant == "pre-ln" else record.inputs
@@ -176,7 +176,7 @@ def layer_norm_effects(config: StackConfig, batch: int, seed: int) -> LayerNormE
         worst = max(worst, float(gap))
         inverse = 1.0 / np.sqrt((centred * centred).mean(axis=-1) + 1e-5)  # (batch, n)
         commutator = Pi * inverse[:, None, :] - inverse[:, :, None] * Pi
-        with threadpool_limits(limits=1):
+        with single_threaded_blas():
             commutators.append(np.linalg.norm(commutator, ord=2, axis=(-2, -1)))
         spreads.append(inverse.std(axis=-1))
         changes.append(log_odds(inverse[..., None] * centred) - log_odds(centred))

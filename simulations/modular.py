@@ -27,10 +27,11 @@ In each case the result equals ``(a @ b) mod p`` because the integer identity
 from __future__ import annotations
 
 import numbers
-import os
 
 import flint
 import numpy as np
+
+from simulations.threads import available_cores
 
 #: Largest prime below 2^31, the default modulus of exact computations.
 DEFAULT_PRIME = 2_147_483_647
@@ -88,14 +89,6 @@ def matmul_mod(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:
     high += low
     high %= prime
     return high
-
-
-def available_cores() -> int:
-    """CPU cores this process may run on (its affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
-        return os.cpu_count() or 1
 
 
 def rank_mod(matrix: np.ndarray, prime: int, threads: int | None = None) -> int:

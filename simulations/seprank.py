@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -60,6 +61,7 @@ from simulations.stacks import (
     draw_linear_attention_weights,
     linear_attention_states,
 )
+from simulations.threads import available_cores, single_threaded_blas
 from simulations.validation import check_int, check_size
 
 #: Pairs (row point, column point) evaluated per chunk, bounding memory.
@@ -242,14 +244,16 @@ def _gram(X: np.ndarray, arith) -> np.ndarray:
 
 
 def evaluate_structured(weights: LinearAttentionWeights, partition: Partition,
-                        XP: np.ndarray, XQ: np.ndarray, coordinate: int) -> np.ndarray:
+                        XP: np.ndarray, XQ: np.ndarray, coordinate: int,
+                        threads: int | None = None) -> np.ndarray:
     """F[r, c] = f(XP[r], XQ[c]) through the structural lemma.
 
     XP : (m_P, |P|, d), rows ordered as ``partition.p_positions``;
     XQ : (m_Q, |Q|, d). Returns (m_P, m_Q), float64 or int64 residues.
-    Pairs are processed in chunks of about ``CHUNK_PAIRS``; per pair and layer
-    the work is two d × d products and one d² × d² transfer (only e_pᵀ T_{L−1},
-    d³ operations, at the last layer).
+    Pairs are processed in chunks of about ``CHUNK_PAIRS`` rows × columns, on
+    ``threads`` threads (default: the available cores; NumPy releases the GIL
+    in its loops). Per pair and layer the work is two d × d products and one
+    d² × d² transfer (only e_pᵀ T_{L−1}, d³ operations, at the last layer).
     """
     if XP.shape[0] == 0 or XQ.shape[0] == 0:
         return np.zeros((XP.shape[0], XQ.shape[0]), dtype=XP.dtype)
@@ -262,10 +266,8 @@ def evaluate_structured(weights: LinearAttentionWeights, partition: Partition,
     MP, MQ = _gram(XP, arith), _gram(XQ, arith)
     TP = _transfer(kron[0], MP, arith, weights.residual)  # carries ρI once
     TQ = _transfer(kron[0], MQ, arith, 0)
-    rows_per_chunk = max(1, CHUNK_PAIRS // max(1, XQ.shape[0]))
-    blocks = []
-    for start in range(0, XP.shape[0], rows_per_chunk):
-        rows = slice(start, start + rows_per_chunk)
+
+    def block(rows: slice) -> np.ndarray:
         T = arith.add(TP[rows, None], TQ[None])  # T_0, (r, m_Q, d, d)
         v = np.broadcast_to(x_i[rows, None, :, None], T.shape[:2] + (d, 1))
         if depth == 1:
@@ -282,8 +284,17 @@ def evaluate_structured(weights: LinearAttentionWeights, partition: Partition,
         out = arith.matmul(last_row, v)[..., 0, 0]
         if weights.residual and depth > 1:  # e_pᵀ(ρI)v, left out of _transfer_row
             out = arith.add(out, v[..., coordinate, 0])
-        blocks.append(out)
-    return np.concatenate(blocks, axis=0)
+        return out
+
+    rows_per_chunk = max(1, CHUNK_PAIRS // XQ.shape[0])
+    chunks = [slice(start, start + rows_per_chunk)
+              for start in range(0, XP.shape[0], rows_per_chunk)]
+    threads = min(len(chunks), available_cores() if threads is None else max(1, int(threads)))
+    with single_threaded_blas():
+        if threads == 1:
+            return np.concatenate([block(rows) for rows in chunks], axis=0)
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            return np.concatenate(list(pool.map(block, chunks)), axis=0)
 
 
 def evaluate_plain(weights: LinearAttentionWeights, partition: Partition,

@@ -8,7 +8,8 @@ Token matrices are ``(..., tokens, width)``; attention matrices
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+
+from simulations.threads import single_threaded_blas
 
 #: Smallest positive float64: logs of quantities that reached exactly zero are
 #: reported at log(TINY) ≈ −708.4 (a floor), never as −inf.
@@ -134,7 +135,7 @@ def attention_spectra(P: np.ndarray) -> dict[str, np.ndarray]:
         return {"lambda2": ones, "sigma2": ones.copy(), "leakage": ones.copy()}
     compressed = P - P.mean(axis=-2, keepdims=True)  # Π P removed on the left
     compressed = compressed - compressed.mean(axis=-1, keepdims=True)  # and Π on the right
-    with threadpool_limits(limits=1):
+    with single_threaded_blas():
         moduli = np.sort(np.abs(np.linalg.eigvals(P)), axis=-1)
         sigma2 = np.linalg.svd(compressed, compute_uv=False)[..., 0]
     leakage = np.linalg.norm(P.sum(axis=-2) - 1.0, axis=-1) / np.sqrt(n)

@@ -41,6 +41,7 @@ import numpy as np
 from tqdm import tqdm
 
 from simulations.store import PointResult, open_store
+from simulations.threads import share_cores
 
 try:
     TOOLKIT_VERSION = version("attndepth")
@@ -278,7 +279,8 @@ def _local_results(points: list[SweepPoint], workers: int) -> Iterable[PointResu
     if workers == 1:
         yield from (run_point(point) for point in points)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=share_cores,
+                             initargs=(workers,)) as pool:
         futures = [pool.submit(run_point, point) for point in points]
         for future in as_completed(futures):
             yield future.result()
@@ -295,6 +297,7 @@ def _dask_results(points: list[SweepPoint], scheduler: str, workers: int) -> Ite
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None)
         client = Client(cluster)
+        client.run(share_cores, workers)
     else:
         cluster = None
         try:

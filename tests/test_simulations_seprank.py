@@ -68,6 +68,19 @@ def test_structured_equals_plain_across_chunks_and_strategies(width, depth, resi
                                   evaluate_plain(weights, partition, XP, XQ, coordinate))
 
 
+def test_structured_evaluation_is_the_same_on_one_and_several_threads(monkeypatch):
+    monkeypatch.setattr("simulations.seprank.CHUNK_PAIRS", 10)  # 8 chunks
+    weights = draw_linear_attention_weights(3, 3, 1, 1, 1, 2, prime=DEFAULT_PRIME)
+    partition = make_partition("balanced", 4)
+    rng = np.random.default_rng(6)
+    XP = rng.integers(0, DEFAULT_PRIME, (16, 2, 3))
+    XQ = rng.integers(0, DEFAULT_PRIME, (5, 2, 3))
+    single = evaluate_structured(weights, partition, XP, XQ, 1, threads=1)
+    np.testing.assert_array_equal(evaluate_structured(weights, partition, XP, XQ, 1, threads=3),
+                                  single)
+    np.testing.assert_array_equal(evaluate_plain(weights, partition, XP, XQ, 1), single)
+
+
 def test_multihead_structured_equals_plain():
     weights = draw_linear_attention_weights(4, 2, 2, 1, 1, 3, prime=DEFAULT_PRIME)
     partition = make_partition("0,2/1,3", 4)

@@ -33,6 +33,21 @@ def test_similarity_measurement_runs_in_the_requested_dtype(tmp_path):
     assert abs(finals["float32"] - finals["float64"]) < 1e-5
 
 
+def _measure_threads(seed: int, a: int) -> dict:
+    from simulations.threads import available_cores
+
+    return {"threads": available_cores()}
+
+
+def test_local_workers_share_the_cores(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNDEPTH_THREADS", "4")
+    register_measurement("threads", _measure_threads, {"a": Parameter(int)})
+    spec = parse_spec({"measurement": "threads", "grid": {"a": [1, 2, 3]}, "seeds": [0]})
+    run_sweep(spec, tmp_path / "s.sqlite", workers=2, progress=False)
+    rows = open_store(tmp_path / "s.sqlite").rows()
+    assert [row["metrics"]["threads"] for row in rows] == [2, 2, 2]
+
+
 def test_sweep_twice_computes_nothing_the_second_time(tmp_path):
     spec = parse_spec(SPEC)
     first = run_sweep(spec, tmp_path / "s.sqlite", workers=2, progress=False)

@@ -1,0 +1,63 @@
+"""Whole-toolkit measurements: spectra threading, sweep workers, the main job."""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from bench.timing import best_of
+from simulations.similarity import attention_spectra
+from simulations.stacks import StackConfig, run_stack
+
+
+def spectra_threads(tokens: int, depth: int, batch: int) -> dict:
+    """Per-layer |λ₂|, σ₂ for a whole stack with 1 thread vs the default."""
+    config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=64)
+    P = run_stack(config, batch, 0, keep_attention=True).attention
+    with threadpool_limits(limits=None):
+        compressed = P - P.mean(axis=-2, keepdims=True)
+
+        def default_threads():
+            np.linalg.eigvals(P)
+            np.linalg.svd(compressed, compute_uv=False)
+
+        default = best_of(default_threads, 2)
+    single = best_of(lambda: attention_spectra(P), 2)
+    return {"stack": f"n={tokens}, L={depth}, {batch} seeds", "default threads s": default,
+            "attention_spectra (1 thread) s": single, "speed-up": default / single}
+
+
+def verify_quick() -> dict:
+    """Wall time and peak memory (max RSS) of ``attndepth verify --preset quick``, run as
+    the first child of this process so no other child's peak is mixed in."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "attndepth.cli", "verify"], check=False,
+                   capture_output=True)
+    wall = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return {"wall s": wall, "peak MiB": peak, "target s": 60}
+
+
+def sweep_workers(quick: bool) -> dict:
+    """Wall time of one similarity sweep with 1 and 2 local workers (fresh stores)."""
+    from simulations.sweep import parse_spec, run_sweep
+
+    count = 4 if quick else 8
+    spec = parse_spec({"measurement": "similarity", "seeds": {"base": 0, "count": count},
+                       "grid": {"depth": [32, 64]},
+                       "fixed": {"variant": "post-ln", "tokens": 32, "width": 64, "batch": 8}})
+    times = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for workers in (1, 2):
+            start = time.perf_counter()
+            run_sweep(spec, Path(folder) / f"w{workers}.sqlite", "local", workers, False)
+            times[workers] = time.perf_counter() - start
+    return {"points": len(spec.points), "1 worker s": times[1], "2 workers s": times[2],
+            "speed-up": times[1] / times[2]}

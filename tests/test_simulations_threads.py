@@ -1,0 +1,39 @@
+import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from simulations.threads import available_cores, share_cores, single_threaded_blas
+
+
+def _blas_threads() -> list[int]:
+    return [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+
+
+def test_available_cores_is_positive():
+    assert available_cores() >= 1
+
+
+def test_single_threaded_blas_limits_and_restores():
+    before = _blas_threads()
+    with single_threaded_blas():
+        assert all(threads == 1 for threads in _blas_threads())
+    assert _blas_threads() == before
+
+
+def test_environment_caps_the_threads(monkeypatch):
+    monkeypatch.setenv("ATTNDEPTH_THREADS", "3")
+    assert available_cores() == 3
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("ATTNDEPTH_THREADS", bad)
+        with pytest.raises(ValueError, match="ATTNDEPTH_THREADS"):
+            available_cores()
+
+
+def test_share_cores_splits_the_machine_between_workers(monkeypatch):
+    monkeypatch.setenv("ATTNDEPTH_THREADS", "4")
+    before = _blas_threads()
+    try:
+        share_cores(2)
+        assert available_cores() == 2
+        assert all(threads <= 2 for threads in _blas_threads())
+    finally:  # the limit share_cores sets lasts for the process: put BLAS back
+        threadpool_limits(limits=max(before) if before else None, user_api="blas")
