@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from scipy.stats import ortho_group
 
 from simulations.stacks import VARIANTS, StackConfig
-from simulations.stochastic import sinkhorn
 
 _seeds = st.integers(0, 2**32 - 1)
 _sizes = st.integers(2, 8)
@@ -37,11 +36,30 @@ def row_stochastic_matrices(draw, tokens: int | None = None, spread: float = 2.0
     return P / P.sum(axis=1, keepdims=True)
 
 
+def _birkhoff(seed: int, tokens: int, symmetric: bool) -> np.ndarray:
+    """A doubly stochastic matrix as a convex combination (Birkhoff–von Neumann).
+
+    ``P = w₀Π + Σ_k w_k R_k`` over n random permutation matrices R_k (replaced by
+    ``(R_k + R_kᵀ)/2`` when ``symmetric``), with Dirichlet weights and w₀ ≥ 0.05,
+    so P ≥ 0.05/n entrywise. Exact: no iteration, nothing to fail to converge.
+    """
+    rng = np.random.default_rng(seed)
+    weights = rng.dirichlet(np.ones(tokens + 1))
+    weights = 0.95 * weights + 0.05 * np.eye(tokens + 1)[0]
+    P = np.full((tokens, tokens), weights[0] / tokens)
+    rows = np.arange(tokens)
+    for weight in weights[1:]:
+        R = np.zeros((tokens, tokens))
+        R[rows, rng.permutation(tokens)] = 1.0
+        P += weight * ((R + R.T) / 2 if symmetric else R)
+    return P
+
+
 @st.composite
-def doubly_stochastic_matrices(draw, tokens: int | None = None, spread: float = 2.0) -> np.ndarray:
-    """Strictly positive doubly stochastic matrices (Sinkhorn-scaled)."""
+def doubly_stochastic_matrices(draw, tokens: int | None = None) -> np.ndarray:
+    """Strictly positive doubly stochastic matrices (mixtures of permutations and Π)."""
     n = draw(_sizes) if tokens is None else tokens
-    return sinkhorn(_positive_matrix(draw(_seeds), n, draw(st.floats(0.1, spread))))
+    return _birkhoff(draw(_seeds), n, symmetric=False)
 
 
 @st.composite
@@ -49,7 +67,7 @@ def symmetric_stochastic_matrices(draw, tokens: int | None = None,
                                   lambda2: float | None = None) -> tuple[np.ndarray, float]:
     """Symmetric doubly stochastic P with a prescribed |λ₂| (drawn in (0, 1) if None).
 
-    P = Π + t(S − Π) with S = sym(Sinkhorn(...)) symmetric doubly stochastic:
+    P = Π + t(S − Π) with S a symmetric doubly stochastic mixture of permutations:
     a convex combination of Π and S, so P ≥ 0, and on 1^⊥ its eigenvalues are
     t times those of S. With t = λ₂ / ρ(S − Π) the second-largest modulus is
     exactly λ₂ (when λ₂ ≤ ρ(S − Π); larger targets are clipped to ρ).
@@ -57,12 +75,10 @@ def symmetric_stochastic_matrices(draw, tokens: int | None = None,
     """
     n = draw(_sizes) if tokens is None else tokens
     target = draw(st.floats(0.01, 0.99)) if lambda2 is None else lambda2
-    Q = sinkhorn(_positive_matrix(draw(_seeds), n, draw(st.floats(0.5, 4.0))))
-    S = sinkhorn((Q + Q.T) / 2)
-    S = (S + S.T) / 2
+    S = _birkhoff(draw(_seeds), n, symmetric=True)
     Pi = np.full((n, n), 1.0 / n)
     radius = np.abs(np.linalg.eigvalsh(S - Pi)).max()
-    t = min(1.0, target / radius) if radius > 0 else 0.0
+    t = min(1.0, target / radius) if radius > 1e-12 else 0.0
     P = Pi + t * (S - Pi)
     return P, float(t * radius)
 
