@@ -398,7 +398,7 @@ def measure_rank(
     max_points: int = DEFAULT_MAX_POINTS,
     rank_cap: int | None = None,
     tolerance: float | None = None,
-    start_points: int = 16,
+    start_points: int | None = None,
     progress: bool = False,
     evaluator: Callable[..., np.ndarray] = evaluate_structured,
     weights: LinearAttentionWeights | None = None,
@@ -414,8 +414,10 @@ def measure_rank(
     rank_cap : an upper bound on sep (e.g. from ``theory``); reaching it
         proves the rank.
     progress : show a tqdm bar (after 2 s) while the grids grow.
-    start_points : first grid size; ``rank_cap + margin`` reaches a proof in one step
-        when the cap is the rank.
+    start_points : first grid size. Default: ``rank_cap + margin`` when a cap is
+        given and fits in ``max_points`` (one evaluation and one rank then end the
+        measurement: the rank either meets the cap or stays ``margin`` below the
+        grid), else 16 (the grids grow by 1.3× per step, each step a new rank).
     weights : a given network (its ``prime`` must match the method); default:
         drawn from ``seed``.
     """
@@ -423,9 +425,12 @@ def measure_rank(
         raise ValueError(f"method must be exact or numeric, got {method!r}")
     margin = check_int("margin", margin, minimum=1)
     max_points = check_int("max_points", max_points, minimum=2)
-    start_points = check_int("start_points", start_points, minimum=1)
     if rank_cap is not None:
         rank_cap = check_int("rank_cap", rank_cap, minimum=0)
+    if start_points is None:
+        capped = rank_cap is not None and rank_cap + margin <= max_points
+        start_points = rank_cap + margin if capped else 16
+    start_points = check_int("start_points", start_points, minimum=1)
     exact = method == "exact"
     prime = check_prime(prime) if exact else None
     check_size("the evaluation matrix", max_points * max_points)

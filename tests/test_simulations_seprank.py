@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from simulations.modular import DEFAULT_PRIME, SECOND_PRIME
 from simulations.seprank import (
+    DEFAULT_MARGIN,
     SeprankConfig,
     evaluate_plain,
     evaluate_structured,
@@ -214,3 +215,12 @@ def test_bad_measure_options():
         measure_rank(config, method="svd")
     with pytest.raises(ValueError, match="weights must match"):
         measure_rank(config, weights=draw_linear_attention_weights(3, 1, prime=DEFAULT_PRIME))
+
+
+def test_a_known_cap_ends_the_measurement_in_one_step():
+    config = SeprankConfig(width=2, depth=2, tokens=4, heads=2)  # rank 17 < bound 18
+    capped = measure_rank(config, 0, rank_cap=18)
+    assert len(capped.history) == 1 and capped.grid_p == 18 + DEFAULT_MARGIN
+    assert (capped.rank, capped.reason) == (17, "margin")
+    grown = measure_rank(config, 0, rank_cap=18, max_points=20)  # cap + margin > max_points
+    assert grown.history[0][0] == 16 and grown.rank == 17
