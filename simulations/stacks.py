@@ -84,7 +84,7 @@ class StackConfig:
     causal : mask attention to earlier positions (P stays row-stochastic).
     ffn : add a ReLU feed-forward sublayer after each attention sublayer.
     dtype : ``float64`` (default) or ``float32``. The same Gaussian draws are
-        rounded to float32, and the stack then runs in float32 (1.3–2× faster,
+        rounded to float32, and the stack then runs in float32 (1.4–2.4× faster,
         bench/RESULTS.md). Tolerated by the token-similarity measurements
         (t_sim, log-odds and their slopes, computed in float64 from the float32
         states; the bench reports the deviation), not by checks at rounding
