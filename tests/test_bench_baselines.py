@@ -1,0 +1,48 @@
+"""The "before" implementations compute what today's code computes, so before/after
+ratios in bench/RESULTS.md compare the same work."""
+
+import numpy as np
+
+from bench.baselines import (
+    draw_weights_before,
+    evaluate_structured_before,
+    post_ln_stack_before,
+    rank_mod_before,
+)
+from simulations.modular import DEFAULT_PRIME, rank_mod
+from simulations.seprank import evaluate_structured, make_partition
+from simulations.stacks import (
+    StackConfig,
+    _draw_softmax_weights,
+    draw_linear_attention_weights,
+    draw_stack,
+    run_stack,
+)
+
+
+def test_exact_evaluator_before_gives_the_same_matrix():
+    weights = draw_linear_attention_weights(3, 3, 1, 1, 1, 0, prime=DEFAULT_PRIME)
+    partition = make_partition("balanced", 4)
+    rng = np.random.default_rng(0)
+    XP = rng.integers(0, DEFAULT_PRIME, (7, 2, 3))
+    XQ = rng.integers(0, DEFAULT_PRIME, (5, 2, 3))
+    np.testing.assert_array_equal(evaluate_structured_before(weights, partition, XP, XQ, 2),
+                                  evaluate_structured(weights, partition, XP, XQ, 2))
+
+
+def test_rank_before_gives_the_same_rank():
+    rng = np.random.default_rng(1)
+    F = (rng.integers(0, 100, (30, 6)) @ rng.integers(0, 100, (6, 25))) % DEFAULT_PRIME
+    assert rank_mod_before(F, DEFAULT_PRIME) == rank_mod(F, DEFAULT_PRIME) == 6
+
+
+def test_stack_and_weights_before_give_the_same_numbers():
+    config = StackConfig(variant="post-ln", depth=5, tokens=6, width=8, heads=2)
+    weights, X0 = draw_stack(config, 3, 4)
+    np.testing.assert_allclose(post_ln_stack_before(config, weights, X0),
+                               run_stack(config, 3, 4).states[-1], rtol=0, atol=1e-13)
+    before = draw_weights_before(config, 3, 4)
+    after = _draw_softmax_weights(config, 3, 4)
+    for old, new in zip(before, (after.query, after.key, after.value, after.output),
+                        strict=True):
+        np.testing.assert_array_equal(old, new)
