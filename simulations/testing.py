@@ -107,8 +107,12 @@ def token_matrices(draw, tokens: int | None = None, width: int | None = None,
     return rng.standard_normal(d) + noise * rng.standard_normal((n, d))
 
 
-def stack_configs(max_depth: int = 6, max_tokens: int = 8) -> st.SearchStrategy[StackConfig]:
-    """Small valid :class:`~simulations.stacks.StackConfig` values, every variant."""
+def stack_configs(max_depth: int = 6, max_tokens: int = 8,
+                  dtypes: tuple[str, ...] = ("float64",)) -> st.SearchStrategy[StackConfig]:
+    """Small valid :class:`~simulations.stacks.StackConfig` values, every variant.
+
+    ``dtypes=DTYPES`` also draws float32 stacks (then check at float32 tolerances).
+    """
     return st.builds(
         StackConfig,
         variant=st.sampled_from(VARIANTS),
@@ -120,4 +124,5 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8) -> st.SearchStrategy[
         temperature=st.floats(0.1, 4.0),
         causal=st.booleans(),
         ffn=st.booleans(),
+        dtype=st.sampled_from(dtypes),
     )

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simulations.similarity import attention_spectra, invariant_eigenspace_defects
-from simulations.stacks import StackConfig, remove_token_mean
+from simulations.stacks import DTYPES, StackConfig, remove_token_mean, run_stack
 from simulations.testing import (
     doubly_stochastic_matrices,
     orthogonal_matrices,
@@ -51,6 +51,16 @@ def test_orthogonal(W):
 @given(stack_configs())
 def test_stack_configs_are_valid(config):
     assert isinstance(config, StackConfig) and config.width % config.heads == 0
+    assert config.dtype == "float64"
+
+
+@given(stack_configs(max_depth=3, dtypes=DTYPES))
+def test_float32_stack_configs_run_row_stochastic_at_float32_tolerance(config):
+    trajectory = run_stack(config, 2, 0, keep_attention=True)
+    assert trajectory.states.dtype == np.dtype(config.dtype)
+    if config.depth:
+        tolerance = 1e-12 if config.dtype == "float64" else 1e-5
+        np.testing.assert_allclose(trajectory.attention.sum(-1), 1.0, atol=tolerance)
 
 
 @given(st.data())
