@@ -32,6 +32,7 @@ import flint
 import numpy as np
 
 from simulations.threads import available_cores
+from simulations.validation import check_int
 
 #: Largest prime below 2^31, the default modulus of exact computations.
 DEFAULT_PRIME = 2_147_483_647
@@ -105,9 +106,7 @@ def rank_mod(matrix: np.ndarray, prime: int, threads: int | None = None) -> int:
     rows, cols = matrix.shape
     if rows == 0 or cols == 0:
         return 0
-    if threads is None:
-        threads = available_cores()
-    threads = max(1, int(threads))
+    threads = available_cores() if threads is None else check_int("threads", threads, minimum=1)
     integers = flint.fmpz_mat(matrix.tolist())
     previous = flint.ctx.threads
     flint.ctx.threads = threads

@@ -289,7 +289,9 @@ def evaluate_structured(weights: LinearAttentionWeights, partition: Partition,
     rows_per_chunk = max(1, CHUNK_PAIRS // XQ.shape[0])
     chunks = [slice(start, start + rows_per_chunk)
               for start in range(0, XP.shape[0], rows_per_chunk)]
-    threads = min(len(chunks), available_cores() if threads is None else max(1, int(threads)))
+    if threads is not None:
+        threads = check_int("threads", threads, minimum=1)
+    threads = min(len(chunks), available_cores() if threads is None else threads)
     with single_threaded_blas():
         if threads == 1:
             return np.concatenate([block(rows) for rows in chunks], axis=0)

@@ -99,3 +99,9 @@ def test_rank_mod_threads_give_the_same_rank_and_restore_flint(threads):
 
 def test_rank_mod_reduces_entries_outside_the_residue_range():
     assert rank_mod(np.array([[8, 1], [1, -6]]), 7) == 1  # [[1, 1], [1, 1]] mod 7
+
+
+@pytest.mark.parametrize("bad", [0, -2, "two", 1.5])
+def test_rank_mod_rejects_bad_thread_counts(bad):
+    with pytest.raises(ValueError, match="threads"):
+        rank_mod(np.eye(3, dtype=np.int64), 7, threads=bad)

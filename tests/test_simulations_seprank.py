@@ -224,3 +224,11 @@ def test_a_known_cap_ends_the_measurement_in_one_step():
     assert (capped.rank, capped.reason) == (17, "margin")
     grown = measure_rank(config, 0, rank_cap=18, max_points=20)  # cap + margin > max_points
     assert grown.history[0][0] == 16 and grown.rank == 17
+
+
+@pytest.mark.parametrize("bad", [0, "two"])
+def test_structured_evaluation_rejects_bad_thread_counts(bad):
+    weights = draw_linear_attention_weights(2, 1, 1, 0, 1, 0, prime=DEFAULT_PRIME)
+    X = np.ones((2, 1, 2), dtype=np.int64)
+    with pytest.raises(ValueError, match="threads"):
+        evaluate_structured(weights, make_partition("balanced", 2), X, X, 0, threads=bad)
