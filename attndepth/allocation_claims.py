@@ -8,7 +8,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from attndepth.claims import Claim, Outcome, register, verdict_from
-from theory.depth_width import (
+from attndepth.theory.depth_width import (
     DEFAULT_FIT,
     closed_form_matches_sympy,
     optimal_depth,

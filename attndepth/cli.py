@@ -56,7 +56,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_figures(args: argparse.Namespace) -> int:
-    from figures.registry import all_figures, write_figure, write_store_figure
+    from attndepth.figures.registry import all_figures, write_figure, write_store_figure
 
     if args.store:
         paths = write_store_figure(Path(args.store), Path(args.out))

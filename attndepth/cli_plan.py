@@ -7,7 +7,7 @@ import json
 import math
 
 from attndepth.report import environment
-from theory.depth_width import (
+from attndepth.theory.depth_width import (
     FIT_INTERCEPT,
     FIT_SLOPE,
     AllocationFit,
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     fit = AllocationFit(args.fit_intercept, args.fit_slope)
     mode = _mode(args)
     if mode == "zoo":
-        from attndepth.zoo import zoo_verdicts
+        from attndepth.theory.zoo import zoo_verdicts
 
         rows = zoo_verdicts(fit)
         if args.json:

@@ -8,14 +8,14 @@ import sys
 import time
 
 from attndepth.report import environment
-from simulations.modular import DEFAULT_PRIME, SECOND_PRIME
-from simulations.seprank import (
+from attndepth.simulations.modular import DEFAULT_PRIME, SECOND_PRIME
+from attndepth.simulations.seprank import (
     DEFAULT_MARGIN,
     DEFAULT_MAX_POINTS,
     SeprankConfig,
     measure_rank,
 )
-from theory.separation_rank import separation_rank_bounds
+from attndepth.theory.separation_rank import separation_rank_bounds
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -9,8 +9,8 @@ import time
 import numpy as np
 
 from attndepth.report import environment
-from simulations.fitting import linear_fit
-from simulations.similarity import (
+from attndepth.simulations.fitting import linear_fit
+from attndepth.simulations.similarity import (
     attention_spectra,
     dong_residual,
     log_odds,
@@ -19,7 +19,7 @@ from simulations.similarity import (
     token_diversity,
     token_similarity,
 )
-from simulations.stacks import DTYPES, VARIANTS, StackConfig, run_stack
+from attndepth.simulations.stacks import DTYPES, VARIANTS, StackConfig, run_stack
 
 #: Median log-odds window for the fitted escalation rate (aligned, before round-off).
 FIT_WINDOW = (3.0, 50.0)

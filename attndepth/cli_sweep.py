@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from simulations.store import open_store
-from simulations.sweep import load_spec, run_sweep
+from attndepth.simulations.store import open_store
+from attndepth.simulations.sweep import load_spec, run_sweep
 
 
 def register(sub: argparse._SubParsersAction) -> None:

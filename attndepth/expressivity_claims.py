@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from attndepth.claims import Claim, Outcome, register, verdict_from
-from simulations.polynomial import measure_homogeneity, measure_structure
-from theory.separation_rank import (
+from attndepth.simulations.polynomial import measure_homogeneity, measure_structure
+from attndepth.theory.separation_rank import (
     check_structural_lemma,
     homogeneous_degrees,
     output_degree,

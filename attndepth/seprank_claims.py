@@ -12,10 +12,15 @@ from functools import lru_cache
 import numpy as np
 
 from attndepth.claims import Claim, Outcome, register, verdict_from
-from simulations.fitting import linear_fit, transition_depth
-from simulations.modular import DEFAULT_PRIME, SECOND_PRIME
-from simulations.seprank import DEFAULT_MARGIN, RankCertificate, SeprankConfig, measure_rank
-from theory.separation_rank import (
+from attndepth.simulations.fitting import linear_fit, transition_depth
+from attndepth.simulations.modular import DEFAULT_PRIME, SECOND_PRIME
+from attndepth.simulations.seprank import (
+    DEFAULT_MARGIN,
+    RankCertificate,
+    SeprankConfig,
+    measure_rank,
+)
+from attndepth.theory.separation_rank import (
     log_bigraded_bound,
     separation_rank_bounds,
     threshold_depth,

@@ -9,19 +9,23 @@ import sympy as sp
 from scipy.stats import ortho_group
 
 from attndepth.claims import Claim, Outcome, register, verdict_from
-from simulations.escalation import (
+from attndepth.simulations.escalation import (
     contraction_samples,
     escalation_trace,
     fixed_matrix_decay,
     layer_norm_effects,
     relative_residuals,
 )
-from simulations.fitting import LinearFit, convergence_orders, linear_fit, linear_phase
-from simulations.similarity import attention_spectra, invariant_eigenspace_defects, norm_1_inf
-from simulations.stacks import VARIANTS, StackConfig, draw_softmax_weights, run_stack
-from simulations.stochastic import sinkhorn
-from theory.rank_collapse import check_depth_bound, required_gamma
-from theory.similarity import (
+from attndepth.simulations.fitting import LinearFit, convergence_orders, linear_fit, linear_phase
+from attndepth.simulations.similarity import (
+    attention_spectra,
+    invariant_eigenspace_defects,
+    norm_1_inf,
+)
+from attndepth.simulations.stacks import VARIANTS, StackConfig, draw_softmax_weights, run_stack
+from attndepth.simulations.stochastic import sinkhorn
+from attndepth.theory.rank_collapse import check_depth_bound, required_gamma
+from attndepth.theory.similarity import (
     check_centring_commutes,
     check_invariant_eigenspace,
     fixed_matrix_rate,

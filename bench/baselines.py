@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import flint
 import numpy as np
-
-from simulations.seeding import WEIGHTS_STREAM, spawn_generators
-from simulations.seprank import _gram, _kronecker, _transfer
-from simulations.stacks import LAYER_NORM_EPS, SoftmaxWeights, StackConfig
+from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
+from attndepth.simulations.seprank import _gram, _kronecker, _transfer
+from attndepth.simulations.stacks import LAYER_NORM_EPS, SoftmaxWeights, StackConfig
 
 
 def matmul_mod_limbs(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:

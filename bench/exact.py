@@ -7,14 +7,19 @@ import time
 import flint
 import numpy as np
 import sympy as sp
+from attndepth.simulations.modular import DEFAULT_PRIME, rank_mod
+from attndepth.simulations.seprank import (
+    SeprankConfig,
+    evaluate_structured,
+    make_partition,
+    measure_rank,
+)
+from attndepth.simulations.stacks import draw_linear_attention_weights
+from attndepth.simulations.threads import available_cores
+from attndepth.theory.separation_rank import separation_rank_bounds
 
 from bench.baselines import evaluate_structured_before, rank_mod_before
 from bench.timing import best_of, interleaved
-from simulations.modular import DEFAULT_PRIME, rank_mod
-from simulations.seprank import SeprankConfig, evaluate_structured, make_partition, measure_rank
-from simulations.stacks import draw_linear_attention_weights
-from simulations.threads import available_cores
-from theory.separation_rank import separation_rank_bounds
 
 
 def _grid(width: int, depth: int, tokens: int, size: int):

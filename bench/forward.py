@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_info
-
-from bench.baselines import draw_weights_before, post_ln_stack_before
-from bench.timing import best_of, interleaved
-from simulations.fitting import linear_fit
-from simulations.similarity import (
+from attndepth.simulations.fitting import linear_fit
+from attndepth.simulations.similarity import (
     dong_residual,
     invariant_eigenspace_defects,
     log_odds,
     norm_1_inf,
     token_similarity,
 )
-from simulations.stacks import (
+from attndepth.simulations.stacks import (
     StackConfig,
     _draw_softmax_weights,
     draw_softmax_weights,
@@ -23,6 +19,10 @@ from simulations.stacks import (
     iterate_stack,
     run_stack,
 )
+from threadpoolctl import threadpool_info
+
+from bench.baselines import draw_weights_before, post_ln_stack_before
+from bench.timing import best_of, interleaved
 
 
 def _label(tokens: int, width: int, depth: int, batch: int) -> str:

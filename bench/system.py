@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from attndepth.simulations.similarity import attention_spectra
+from attndepth.simulations.stacks import StackConfig, run_stack
 from threadpoolctl import threadpool_limits
 
 from bench.timing import best_of
-from simulations.similarity import attention_spectra
-from simulations.stacks import StackConfig, run_stack
 
 
 def spectra_threads(tokens: int, depth: int, batch: int) -> dict:
@@ -47,7 +47,7 @@ def verify_quick() -> dict:
 
 def sweep_workers(quick: bool) -> dict:
     """Wall time of one similarity sweep with 1 and 2 local workers (fresh stores)."""
-    from simulations.sweep import parse_spec, run_sweep
+    from attndepth.simulations.sweep import parse_spec, run_sweep
 
     count = 4 if quick else 8
     spec = parse_spec({"measurement": "similarity", "seeds": {"base": 0, "count": count},

@@ -8,10 +8,14 @@ model zoo at its published (parameters, layers).
 from __future__ import annotations
 
 import numpy as np
-
-from attndepth.zoo import load_zoo
-from figures.style import PALETTE, new_figure, styled
-from theory.depth_width import optimal_depth, optimal_width, parameter_count, threshold_depth
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.theory.depth_width import (
+    optimal_depth,
+    optimal_width,
+    parameter_count,
+    threshold_depth,
+)
+from attndepth.theory.zoo import load_zoo
 
 NAME = "allocation"
 DESCRIPTION = "optimal depth vs budget: empirical rule, log_3 d threshold, model zoo"

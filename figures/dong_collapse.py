@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-
-from figures.style import PALETTE, new_figure, styled
-from simulations.escalation import relative_residuals
-from simulations.stacks import StackConfig
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.escalation import relative_residuals
+from attndepth.simulations.stacks import StackConfig
 
 NAME = "dong_collapse"
 DESCRIPTION = "relative residual e_{k+1} vs e_k, pure vs residual stacks (log-log)"

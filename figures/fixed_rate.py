@@ -6,9 +6,8 @@ Yu & Zhang 2023 (spectral gaps set the linear rate); THEORY §3 [derived].
 from __future__ import annotations
 
 import numpy as np
-
-from figures.style import PALETTE, new_figure, styled
-from simulations.escalation import fixed_matrix_decay
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.escalation import fixed_matrix_decay
 
 NAME = "fixed_rate"
 DESCRIPTION = "log t_div for X <- P X with one P, and slopes 2 log|lambda_2| (dashed)"

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-
-from figures.style import PALETTE, new_figure, styled
-from simulations.escalation import escalation_trace
-from simulations.stacks import StackConfig
-from theory.similarity import postln_rate_expression, s_realised, width_symbol
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.escalation import escalation_trace
+from attndepth.simulations.stacks import StackConfig
+from attndepth.theory.similarity import postln_rate_expression, s_realised, width_symbol
 
 NAME = "postln_rate"
 DESCRIPTION = "post-LN and de-escalated log-odds vs depth, with the derived rates"

@@ -10,12 +10,12 @@ from types import ModuleType
 import matplotlib.pyplot as plt
 
 FIGURE_MODULES: tuple[str, ...] = (
-    "figures.similarity_depth",
-    "figures.allocation",
-    "figures.separation_rank",
-    "figures.fixed_rate",
-    "figures.postln_rate",
-    "figures.dong_collapse",
+    "attndepth.figures.similarity_depth",
+    "attndepth.figures.allocation",
+    "attndepth.figures.separation_rank",
+    "attndepth.figures.fixed_rate",
+    "attndepth.figures.postln_rate",
+    "attndepth.figures.dong_collapse",
 )
 PRESETS: tuple[str, ...] = ("quick", "full")
 
@@ -51,7 +51,7 @@ def save(figure, data: dict[str, list], name: str, out_dir: Path) -> list[Path]:
 
 def write_store_figure(store: Path, out_dir: Path) -> list[Path]:
     """The figure of a similarity sweep store (``attndepth figures --store``)."""
-    from figures import sweep_similarity
+    from attndepth.figures import sweep_similarity
 
     data = sweep_similarity.compute_from_store(store)
     return save(sweep_similarity.draw(data), data, sweep_similarity.NAME, out_dir)

@@ -12,11 +12,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from figures.style import PALETTE, new_figure, styled
-from simulations.modular import DEFAULT_PRIME
-from simulations.seprank import SeprankConfig, measure_rank
-from theory.separation_rank import (
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.modular import DEFAULT_PRIME
+from attndepth.simulations.seprank import SeprankConfig, measure_rank
+from attndepth.theory.separation_rank import (
     log_bigraded_bound,
     separation_rank_bounds,
     threshold_depth,

@@ -6,10 +6,9 @@ Median and 10–90 % band over independent stacks (seeds spawned from one base s
 from __future__ import annotations
 
 import numpy as np
-
-from figures.style import new_figure, styled
-from simulations.similarity import token_similarity
-from simulations.stacks import VARIANTS, StackConfig, run_stack
+from attndepth.figures.style import new_figure, styled
+from attndepth.simulations.similarity import token_similarity
+from attndepth.simulations.stacks import VARIANTS, StackConfig, run_stack
 
 NAME = "similarity_depth"
 DESCRIPTION = "t_sim vs depth, all block variants (median, 10-90% band over seeds)"

@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
-from figures.style import new_figure, styled
-from simulations.store import open_store
+from attndepth.figures.style import new_figure, styled
+from attndepth.simulations.store import open_store
 
 NAME = "sweep_similarity"
 DESCRIPTION = "t_sim vs depth drawn from a similarity sweep store (attndepth figures --store)"

@@ -1,8 +1,8 @@
 """Measurements of token-similarity escalation on softmax stacks (THEORY §3–4).
 
-Each function runs stacks from ``simulations.stacks`` and returns the raw
-per-layer quantities a claim compares with ``theory.similarity`` /
-``theory.rank_collapse``; nothing here knows the predictions.
+Each function runs stacks from ``attndepth.simulations.stacks`` and returns the raw
+per-layer quantities a claim compares with ``attndepth.theory.similarity`` /
+``attndepth.theory.rank_collapse``; nothing here knows the predictions.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from simulations.seeding import gaussian_tokens
-from simulations.similarity import (
+from attndepth.simulations.seeding import gaussian_tokens
+from attndepth.simulations.similarity import (
     attention_spectra,
     dong_residual,
     log_odds,
@@ -20,7 +19,7 @@ from simulations.similarity import (
     token_diversity,
     token_similarity,
 )
-from simulations.stacks import (
+from attndepth.simulations.stacks import (
     StackConfig,
     attention_output,
     draw_stack,
@@ -29,7 +28,7 @@ from simulations.stacks import (
     run_stack,
     softmax_attention,
 )
-from simulations.threads import single_threaded_blas
+from attndepth.simulations.threads import single_threaded_blas
 
 
 @dataclass(frozen=True)

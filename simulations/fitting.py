@@ -10,9 +10,8 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from attndepth.simulations.validation import check_finite_array
 from scipy.stats import linregress
-
-from simulations.validation import check_finite_array
 
 
 @dataclass(frozen=True)

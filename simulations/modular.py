@@ -30,9 +30,8 @@ import numbers
 
 import flint
 import numpy as np
-
-from simulations.threads import available_cores
-from simulations.validation import check_int
+from attndepth.simulations.threads import available_cores
+from attndepth.simulations.validation import check_int
 
 #: Largest prime below 2^31, the default modulus of exact computations.
 DEFAULT_PRIME = 2_147_483_647

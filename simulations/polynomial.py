@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from attndepth.simulations.seeding import GRID_STREAM, gaussian_tokens, spawn_generators
+from attndepth.simulations.stacks import draw_linear_attention_weights, linear_attention_states
+from attndepth.simulations.validation import check_finite_array, check_int
 from scipy.stats import linregress, ortho_group
-
-from simulations.seeding import GRID_STREAM, gaussian_tokens, spawn_generators
-from simulations.stacks import draw_linear_attention_weights, linear_attention_states
-from simulations.validation import check_finite_array, check_int
 
 
 @dataclass(frozen=True)

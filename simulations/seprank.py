@@ -7,7 +7,7 @@ grid tensor: ``F = Σ_k g_k(x_P) h_k(x_Q)`` evaluated, so ``rank F ≤ sep(f)``
 for any points (Levine et al. 2020, the lower-bound device of their proofs).
 
 Exact method. Weights and points are drawn uniformly from GF(p) and f is
-evaluated exactly modulo p (``simulations.modular``). Lift every residue to
+evaluated exactly modulo p (``attndepth.simulations.modular``). Lift every residue to
 an integer in [0, p): the GF(p) matrix is the reduction of an integer matrix
 F_ℤ, and ``rank_p(F) ≤ rank_ℚ(F_ℤ) ≤ sep of the integer network ≤ generic
 sep`` (a rank reached at one weight setting is reached on a Zariski-open
@@ -17,7 +17,7 @@ separation rank, whatever the random draws.
 Equality holds with probability ≥ 1 − R·(3^{L+1} − 2)/p (Schwartz–Zippel):
 an R × R minor that is nonzero for generic weights and points is a
 polynomial of degree ≤ R·(3^L + 2(3^L − 1)) in all of them (degree 3^L in
-the inputs, 2(3^L − 1) in the weights, see ``theory.separation_rank``), and it
+the inputs, 2(3^L − 1) in the weights, see ``attndepth.theory.separation_rank``), and it
 vanishes at a uniform point of GF(p) with probability ≤ degree/p — provided
 its integer coefficients are not all divisible by p, which a second prime
 checks (:func:`verify_rank`). Grids grow until the rank stops growing:
@@ -46,23 +46,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from tqdm import tqdm
-
-from simulations.modular import (
+from attndepth.simulations.modular import (
     DEFAULT_PRIME,
     SECOND_PRIME,
     check_prime,
     matmul_mod,
     rank_mod,
 )
-from simulations.seeding import GRID_STREAM, spawn_generators
-from simulations.stacks import (
+from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
+from attndepth.simulations.stacks import (
     LinearAttentionWeights,
     draw_linear_attention_weights,
     linear_attention_states,
 )
-from simulations.threads import available_cores, single_threaded_blas
-from simulations.validation import check_int, check_size
+from attndepth.simulations.threads import available_cores, single_threaded_blas
+from attndepth.simulations.validation import check_int, check_size
+from tqdm import tqdm
 
 #: Pairs (row point, column point) evaluated per chunk, bounding memory.
 CHUNK_PAIRS = 1 << 14
@@ -323,7 +322,7 @@ def schwartz_zippel_bound(rank: int, depth: int, prime: int) -> float:
     """Probability bound R·(3^{L+1} − 2)/p that a GF(p) rank falls short (module docstring).
 
     3^L (degree in the inputs) + 2(3^L − 1) (in the weights,
-    ``theory.separation_rank.weight_degree``) = 3^{L+1} − 2 per entry.
+    ``attndepth.theory.separation_rank.weight_degree``) = 3^{L+1} − 2 per entry.
     """
     return min(1.0, rank * (3 ** (depth + 1) - 2) / prime)
 

@@ -26,8 +26,8 @@ Two models:
 Arrays are ``(batch, tokens, width)``; weights carry ``(batch, depth, ...)``.
 Weights are Gaussian with variance ``1/fan_in`` so a layer neither inflates nor
 shrinks a typical token (the scale the post-LN rate in
-``theory.similarity`` assumes). Weights for stack ``k`` come from the
-``SeedSequence(seed)`` child ``k`` (see ``simulations.seeding``); the draws loop
+``attndepth.theory.similarity`` assumes). Weights for stack ``k`` come from the
+``SeedSequence(seed)`` child ``k`` (see ``attndepth.simulations.seeding``); the draws loop
 over stacks, the computation never does.
 """
 
@@ -39,10 +39,9 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
 import numpy as np
-
-from simulations.modular import check_prime, matmul_mod
-from simulations.seeding import WEIGHTS_STREAM, spawn_generators
-from simulations.validation import (
+from attndepth.simulations.modular import check_prime, matmul_mod
+from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
+from attndepth.simulations.validation import (
     check_choice,
     check_finite_array,
     check_int,
@@ -453,7 +452,7 @@ class Trajectory:
 
 def draw_stack(config: StackConfig, batch: int, seed: int) -> tuple[SoftmaxWeights, np.ndarray]:
     """Weights and Gaussian input tokens X0 (batch, tokens, width), in ``config.dtype``."""
-    from simulations.seeding import gaussian_tokens
+    from attndepth.simulations.seeding import gaussian_tokens
 
     weights = draw_softmax_weights(config, batch, seed).astype(config.dtype)
     X0 = gaussian_tokens(seed, batch, config.tokens, config.width)

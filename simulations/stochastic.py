@@ -1,7 +1,7 @@
 """Constructions of stochastic matrices (NumPy only; no test dependencies).
 
 Used by the claims and by the public hypothesis strategies of
-``simulations.testing``.
+``attndepth.simulations.testing``.
 """
 
 from __future__ import annotations

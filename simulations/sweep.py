@@ -13,7 +13,7 @@ parameters, and seeds::
     width = 32
 
 Every point (measurement, parameters, seed, toolkit version) is identified by
-the SHA-256 of its canonical JSON; the store (``simulations.store``) keeps one
+the SHA-256 of its canonical JSON; the store (``attndepth.simulations.store``) keeps one
 row per hash, so rerunning a sweep computes only the missing (or failed)
 points. Workers compute and return; the driver alone writes, one transaction
 per point, as results arrive. The same spec gives the same numbers on every
@@ -38,10 +38,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from attndepth.simulations.store import PointResult, open_store
+from attndepth.simulations.threads import share_cores
 from tqdm import tqdm
-
-from simulations.store import PointResult, open_store
-from simulations.threads import share_cores
 
 try:
     TOOLKIT_VERSION = version("attndepth")
@@ -93,8 +92,8 @@ def measure_similarity(seed: int, variant: str, depth: int, tokens: int, width: 
                        heads: int = 1, tau: float = 1.0, temperature: float = 1.0,
                        batch: int = 4, dtype: str = "float64") -> dict[str, Any]:
     """Median t_sim and log-odds per layer of a batch of softmax stacks (in ``dtype``)."""
-    from simulations.similarity import log_odds, token_similarity
-    from simulations.stacks import StackConfig, run_stack
+    from attndepth.simulations.similarity import log_odds, token_similarity
+    from attndepth.simulations.stacks import StackConfig, run_stack
 
     config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
                          heads=heads, tau=tau, temperature=temperature, dtype=dtype)
@@ -109,7 +108,7 @@ def measure_separation_rank(seed: int, width: int, depth: int, heads: int = 1, t
                             residual: int = 0, partition: str = "balanced",
                             method: str = "exact", max_points: int = 2048) -> dict[str, Any]:
     """Certified (or numeric) separation rank of the analysed network."""
-    from simulations.seprank import SeprankConfig, measure_rank
+    from attndepth.simulations.seprank import SeprankConfig, measure_rank
 
     config = SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
                            residual=residual, partition=partition)

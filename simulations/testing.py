@@ -5,7 +5,7 @@ shrink to a small seed and size and replay exactly. Use them in your own
 tests::
 
     from hypothesis import given
-    from simulations.testing import doubly_stochastic_matrices
+    from attndepth.simulations.testing import doubly_stochastic_matrices
 
     @given(doubly_stochastic_matrices(tokens=4))
     def test_mean_is_preserved(P): ...
@@ -14,10 +14,9 @@ tests::
 from __future__ import annotations
 
 import numpy as np
+from attndepth.simulations.stacks import VARIANTS, StackConfig
 from hypothesis import strategies as st
 from scipy.stats import ortho_group
-
-from simulations.stacks import VARIANTS, StackConfig
 
 _seeds = st.integers(0, 2**32 - 1)
 _sizes = st.integers(2, 8)
@@ -109,7 +108,7 @@ def token_matrices(draw, tokens: int | None = None, width: int | None = None,
 
 def stack_configs(max_depth: int = 6, max_tokens: int = 8,
                   dtypes: tuple[str, ...] = ("float64",)) -> st.SearchStrategy[StackConfig]:
-    """Small valid :class:`~simulations.stacks.StackConfig` values, every variant.
+    """Small valid :class:`~attndepth.simulations.stacks.StackConfig` values, every variant.
 
     ``dtypes=DTYPES`` also draws float32 stacks (then check at float32 tolerances).
     """

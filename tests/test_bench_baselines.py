@@ -2,21 +2,21 @@
 ratios in bench/RESULTS.md compare the same work."""
 
 import numpy as np
+from attndepth.simulations.modular import DEFAULT_PRIME, rank_mod
+from attndepth.simulations.seprank import evaluate_structured, make_partition
+from attndepth.simulations.stacks import (
+    StackConfig,
+    _draw_softmax_weights,
+    draw_linear_attention_weights,
+    draw_stack,
+    run_stack,
+)
 
 from bench.baselines import (
     draw_weights_before,
     evaluate_structured_before,
     post_ln_stack_before,
     rank_mod_before,
-)
-from simulations.modular import DEFAULT_PRIME, rank_mod
-from simulations.seprank import evaluate_structured, make_partition
-from simulations.stacks import (
-    StackConfig,
-    _draw_softmax_weights,
-    draw_linear_attention_weights,
-    draw_stack,
-    run_stack,
 )
 
 

@@ -1,6 +1,5 @@
 import numpy as np
-
-from figures import allocation
+from attndepth.figures import allocation
 
 
 def test_rule_curve_monotone_and_above_threshold():

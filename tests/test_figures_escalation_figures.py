@@ -1,8 +1,7 @@
 """Data of the fixed-rate, post-LN-rate and Dong-collapse figures."""
 
 import numpy as np
-
-from figures import dong_collapse, fixed_rate, postln_rate
+from attndepth.figures import dong_collapse, fixed_rate, postln_rate
 
 
 def test_fixed_rate_predicted_slopes_negative():

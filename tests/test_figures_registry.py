@@ -1,8 +1,7 @@
 import csv
 
 import pytest
-
-from figures.registry import all_figures, write_csv, write_figure
+from attndepth.figures.registry import all_figures, write_csv, write_figure
 
 
 def test_every_figure_has_the_interface():

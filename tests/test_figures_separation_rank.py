@@ -1,6 +1,5 @@
 import numpy as np
-
-from figures import separation_rank
+from attndepth.figures import separation_rank
 
 
 def test_exact_points_lie_on_or_below_bound_lines():

@@ -1,7 +1,6 @@
 import numpy as np
-
-from figures import similarity_depth
-from simulations.stacks import VARIANTS
+from attndepth.figures import similarity_depth
+from attndepth.simulations.stacks import VARIANTS
 
 
 def test_data_has_every_variant_and_ordered_quantiles():

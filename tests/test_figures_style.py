@@ -1,6 +1,5 @@
 import pytest
-
-from figures.style import DOUBLE_COLUMN_INCHES, SINGLE_COLUMN_INCHES, new_figure
+from attndepth.figures.style import DOUBLE_COLUMN_INCHES, SINGLE_COLUMN_INCHES, new_figure
 
 
 def test_column_widths():

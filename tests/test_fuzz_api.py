@@ -6,21 +6,20 @@ Run many cases with ``pytest --hypothesis-profile=fuzz tests/test_fuzz_api.py``.
 import math
 
 import numpy as np
-from hypothesis import given
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
-
-from simulations.fitting import linear_fit, power_law_fit, transition_depth
-from simulations.modular import check_prime
-from simulations.seprank import SeprankConfig, make_partition, measure_rank
-from simulations.similarity import attention_spectra, log_odds, mean_pairwise_cosine
-from simulations.stacks import StackConfig, draw_linear_attention_weights, run_stack
-from theory.depth_width import judge_shape, optimal_depth, plan_for_width
-from theory.separation_rank import (
+from attndepth.simulations.fitting import linear_fit, power_law_fit, transition_depth
+from attndepth.simulations.modular import check_prime
+from attndepth.simulations.seprank import SeprankConfig, make_partition, measure_rank
+from attndepth.simulations.similarity import attention_spectra, log_odds, mean_pairwise_cosine
+from attndepth.simulations.stacks import StackConfig, draw_linear_attention_weights, run_stack
+from attndepth.theory.depth_width import judge_shape, optimal_depth, plan_for_width
+from attndepth.theory.separation_rank import (
     log_bigraded_bound,
     separation_rank_bounds,
     threshold_depth,
 )
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 anything = st.one_of(
     st.integers(-3, 6), st.sampled_from([0, -1, 10**12, 2**63, -(2**63)]),

@@ -1,37 +1,108 @@
-"""The dependency direction of DESIGN.md: theory and simulations never import each other."""
+"""One import name, and the dependency direction between its layers.
+
+Layers: ``attndepth.theory`` (SymPy) and ``attndepth.simulations`` (NumPy)
+never import each other; neither imports ``attndepth.figures`` or the front
+door (the other ``attndepth`` modules); figures never import the front door.
+"""
 
 import ast
+import subprocess
+import venv
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("theory", "simulations", "figures")
+FRONT_DOOR = "front-door"
 
 
-def _imports(path: Path) -> set[str]:
+def _imported(path: Path) -> set[str]:
+    """Layers (or plain top-level modules) ``path`` imports; attndepth.X counts as X."""
     names = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            names |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module.split(".")[0])
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules = [node.module]
+        else:
+            continue
+        for module in modules:
+            parts = module.split(".")
+            if parts[0] == "attndepth":
+                names.add(parts[1] if len(parts) > 1 and parts[1] in LAYERS else FRONT_DOOR)
+            else:
+                names.add(parts[0])
     return names
 
 
-@pytest.mark.parametrize("package, forbidden", [
-    ("theory", {"simulations", "attndepth", "figures", "numpy", "matplotlib", "flint"}),
-    ("simulations", {"theory", "attndepth", "figures", "sympy", "matplotlib"}),
+def _sources(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).rglob("*.py"))
+
+
+@pytest.mark.parametrize("folder, forbidden", [
+    ("theory", {"simulations", "figures", FRONT_DOOR, "numpy", "matplotlib", "flint"}),
+    ("simulations", {"theory", "figures", FRONT_DOOR, "sympy", "matplotlib"}),
+    ("figures", {FRONT_DOOR}),
 ])
-def test_layer_imports(package, forbidden):
-    for path in (ROOT / package).glob("*.py"):
-        assert not (_imports(path) & forbidden), f"{path.name} imports {_imports(path) & forbidden}"
+def test_layer_imports(folder, forbidden):
+    for path in _sources(folder):
+        wrong = _imported(path) & forbidden
+        assert not wrong, f"{path.name} imports {wrong}"
+
+
+@pytest.mark.parametrize("folder", ["attndepth", *LAYERS, "tests", "bench"])
+def test_nothing_imports_a_bare_layer_name(folder):
+    # `import theory` would pick up a user's own theory.py first: always attndepth.theory.
+    for path in _sources(folder):
+        assert not [name for name in LAYERS if _bare_import(path, name)], path
+
+
+def _bare_import(path: Path, name: str) -> bool:
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == name for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] == name:
+            return True
+    return False
 
 
 def test_main_job_needs_no_test_dependencies():
     # `pip install -e . && attndepth verify` must work without the test extra:
-    # only simulations/testing.py (the public strategies) may import hypothesis.
-    for package in ("attndepth", "simulations", "theory", "figures"):
-        for path in (ROOT / package).glob("*.py"):
-            if path.name == "testing.py":
+    # only simulations/testing.py (the public strategies) and the pytest plugin
+    # may import hypothesis or pytest.
+    for folder in ("attndepth", *LAYERS):
+        for path in _sources(folder):
+            if path.name in ("testing.py", "pytest_plugin.py"):
                 continue
-            assert not (_imports(path) & {"hypothesis", "pytest"}), path
+            assert not (_imported(path) & {"hypothesis", "pytest"}), path
+
+
+def test_installed_distribution_owns_one_import_name(tmp_path):
+    # A fresh virtual environment (reusing this one's dependencies), a regular
+    # (non-editable) install, run from a directory outside the repository.
+    env = tmp_path / "venv"
+    venv.create(env, system_site_packages=True, with_pip=True)
+    python = env / "bin" / "python"
+    install = subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "--no-deps",
+         "--target", tmp_path / "site", str(ROOT)],
+        capture_output=True, text=True, cwd=tmp_path)
+    assert install.returncode == 0, install.stderr
+    top_level = {path.name for path in (tmp_path / "site").iterdir()
+                 if not path.name.endswith((".dist-info", ".egg-info")) and path.name != "bin"}
+    assert top_level == {"attndepth"}
+    probe = (
+        "import importlib.util, sys\n"
+        f"sys.path.insert(0, {str(tmp_path / 'site')!r})\n"
+        "import attndepth.theory, attndepth.simulations, attndepth.figures\n"
+        "import attndepth.theory.zoo as zoo\n"
+        "assert attndepth.theory.__file__.startswith(sys.path[0]), attndepth.theory.__file__\n"
+        "assert len(zoo.load_zoo()) > 10\n"
+        "names = ('theory', 'simulations', 'figures')\n"
+        "print(*(importlib.util.find_spec(name) is None for name in names))\n"
+    )
+    run = subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["True", "True", "True"]

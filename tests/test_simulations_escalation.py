@@ -1,13 +1,12 @@
 import numpy as np
-
-from simulations.escalation import (
+from attndepth.simulations.escalation import (
     contraction_samples,
     escalation_trace,
     fixed_matrix_decay,
     layer_norm_effects,
     relative_residuals,
 )
-from simulations.stacks import StackConfig
+from attndepth.simulations.stacks import StackConfig
 
 
 def test_fixed_matrix_decay_shapes_and_monotone_diversity():

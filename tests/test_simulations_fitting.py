@@ -2,8 +2,7 @@ import math
 
 import numpy as np
 import pytest
-
-from simulations.fitting import growth_ratios, linear_fit, log_or_floor, transition_depth
+from attndepth.simulations.fitting import growth_ratios, linear_fit, log_or_floor, transition_depth
 
 
 def test_linear_fit_recovers_line():
@@ -50,7 +49,7 @@ def test_log_or_floor_never_minus_infinity():
 
 
 def test_linear_phase_stops_before_floor():
-    from simulations.fitting import linear_phase
+    from attndepth.simulations.fitting import linear_phase
 
     values = 10.0 ** -np.arange(0, 40, 2.0)
     phase = linear_phase(values, floor=1e-24, skip=2)
@@ -58,7 +57,7 @@ def test_linear_phase_stops_before_floor():
 
 
 def test_power_law_fit_recovers_exponent():
-    from simulations.fitting import power_law_fit
+    from attndepth.simulations.fitting import power_law_fit
 
     depths = np.arange(1, 50.0)
     assert power_law_fit(depths, 3 * depths**1.5).slope == pytest.approx(1.5)
@@ -67,7 +66,7 @@ def test_power_law_fit_recovers_exponent():
 
 
 def test_convergence_orders_recover_cubic_and_linear():
-    from simulations.fitting import convergence_orders
+    from attndepth.simulations.fitting import convergence_orders
 
     cubic = [0.2]
     for _ in range(4):

@@ -1,10 +1,7 @@
 import flint
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-from simulations.modular import (
+from attndepth.simulations.modular import (
     DEFAULT_PRIME,
     SECOND_PRIME,
     check_prime,
@@ -12,6 +9,8 @@ from simulations.modular import (
     matmul_mod,
     rank_mod,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 @given(st.integers(1, 5), st.integers(1, 40), st.integers(1, 5), st.integers(0, 2**32),

@@ -1,6 +1,5 @@
 import numpy as np
-
-from simulations.seeding import TOKENS_STREAM, gaussian_tokens, spawn_generators
+from attndepth.simulations.seeding import TOKENS_STREAM, gaussian_tokens, spawn_generators
 
 
 def test_stack_k_does_not_depend_on_batch_size():

@@ -1,10 +1,7 @@
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from simulations.modular import DEFAULT_PRIME, SECOND_PRIME
-from simulations.seprank import (
+from attndepth.simulations.modular import DEFAULT_PRIME, SECOND_PRIME
+from attndepth.simulations.seprank import (
     DEFAULT_MARGIN,
     SeprankConfig,
     evaluate_plain,
@@ -14,14 +11,16 @@ from simulations.seprank import (
     schwartz_zippel_bound,
     verify_rank,
 )
-from simulations.stacks import LinearAttentionWeights, draw_linear_attention_weights
-from theory.separation_rank import (
+from attndepth.simulations.stacks import LinearAttentionWeights, draw_linear_attention_weights
+from attndepth.theory.separation_rank import (
     coefficient_separation_rank,
     random_integer_weights,
     separation_rank_bounds,
     symbolic_network,
     weight_degree,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 tiny = st.tuples(
     st.sampled_from([1, 2, 3]),  # width
@@ -59,7 +58,7 @@ def test_structured_equals_plain_across_chunks_and_strategies(width, depth, resi
                                                               monkeypatch):
     # width 5: d × d products take matmul_mod's int64 path, d² = 16, 25 its float path;
     # a chunk of 7 pairs splits the 4 × 6 grid unevenly
-    monkeypatch.setattr("simulations.seprank.CHUNK_PAIRS", 7)
+    monkeypatch.setattr("attndepth.simulations.seprank.CHUNK_PAIRS", 7)
     weights = draw_linear_attention_weights(width, depth, 1, residual, 1, 5, prime=DEFAULT_PRIME)
     partition = make_partition("balanced", 3)
     rng = np.random.default_rng(4)
@@ -70,7 +69,7 @@ def test_structured_equals_plain_across_chunks_and_strategies(width, depth, resi
 
 
 def test_structured_evaluation_is_the_same_on_one_and_several_threads(monkeypatch):
-    monkeypatch.setattr("simulations.seprank.CHUNK_PAIRS", 10)  # 8 chunks
+    monkeypatch.setattr("attndepth.simulations.seprank.CHUNK_PAIRS", 10)  # 8 chunks
     weights = draw_linear_attention_weights(3, 3, 1, 1, 1, 2, prime=DEFAULT_PRIME)
     partition = make_partition("balanced", 4)
     rng = np.random.default_rng(6)

@@ -1,13 +1,10 @@
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-from simulations import stacks
-from simulations.modular import DEFAULT_PRIME
-from simulations.seeding import WEIGHTS_STREAM, spawn_generators
-from simulations.similarity import log_odds, token_similarity
-from simulations.stacks import (
+from attndepth.simulations import stacks
+from attndepth.simulations.modular import DEFAULT_PRIME
+from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
+from attndepth.simulations.similarity import log_odds, token_similarity
+from attndepth.simulations.stacks import (
     StackConfig,
     attention_output,
     draw_linear_attention_weights,
@@ -19,7 +16,9 @@ from simulations.stacks import (
     run_stack,
     softmax_attention,
 )
-from simulations.testing import stack_configs
+from attndepth.simulations.testing import stack_configs
+from hypothesis import given
+from hypothesis import strategies as st
 
 configs = stack_configs(max_depth=4, max_tokens=6)
 
@@ -234,8 +233,8 @@ def test_weights_are_reused_across_variants_and_read_only():
 def test_weight_cache_keeps_only_recent_draws_within_its_budget(monkeypatch):
     config = StackConfig(depth=2, tokens=3, width=4)
     one_draw = 2 * 2 * 4 * 4 * 4 * 8  # batch 2, depth 2, four 4 × 4 matrices, float64
-    monkeypatch.setattr("simulations.stacks.WEIGHT_CACHE_BYTES", 2 * one_draw)
-    monkeypatch.setattr("simulations.stacks._weight_cache", type(stacks._weight_cache)())
+    monkeypatch.setattr("attndepth.simulations.stacks.WEIGHT_CACHE_BYTES", 2 * one_draw)
+    monkeypatch.setattr("attndepth.simulations.stacks._weight_cache", type(stacks._weight_cache)())
     first = draw_softmax_weights(config, 2, 100)
     draw_softmax_weights(config, 2, 101)
     draw_softmax_weights(config, 2, 102)  # evicts seed 100, the least recent

@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
-
-from simulations.stochastic import SINKHORN_TOLERANCE, sinkhorn
+from attndepth.simulations.stochastic import SINKHORN_TOLERANCE, sinkhorn
 
 
 def test_sinkhorn_rows_exact_columns_within_tolerance():

@@ -2,8 +2,7 @@ import sqlite3
 
 import numpy as np
 import pytest
-
-from simulations.store import PointResult, open_store
+from attndepth.simulations.store import PointResult, open_store
 
 
 def _result(hash_="a" * 64, error=None, depth=4):

@@ -7,9 +7,14 @@ import threading
 import time
 
 import pytest
-
-from simulations.store import open_store
-from simulations.sweep import Parameter, load_spec, parse_spec, register_measurement, run_sweep
+from attndepth.simulations.store import open_store
+from attndepth.simulations.sweep import (
+    Parameter,
+    load_spec,
+    parse_spec,
+    register_measurement,
+    run_sweep,
+)
 
 SPEC = {"measurement": "similarity", "seeds": {"base": 0, "count": 2},
         "grid": {"variant": ["post-ln", "pre-ln"], "depth": [4, 8]},
@@ -34,7 +39,7 @@ def test_similarity_measurement_runs_in_the_requested_dtype(tmp_path):
 
 
 def _measure_threads(seed: int, a: int) -> dict:
-    from simulations.threads import available_cores
+    from attndepth.simulations.threads import available_cores
 
     return {"threads": available_cores()}
 

@@ -1,12 +1,9 @@
 """The public strategies, and the rigorous bounds of THEORY §3 on every drawn case."""
 
 import numpy as np
-from hypothesis import given
-from hypothesis import strategies as st
-
-from simulations.similarity import attention_spectra, invariant_eigenspace_defects
-from simulations.stacks import DTYPES, StackConfig, remove_token_mean, run_stack
-from simulations.testing import (
+from attndepth.simulations.similarity import attention_spectra, invariant_eigenspace_defects
+from attndepth.simulations.stacks import DTYPES, StackConfig, remove_token_mean, run_stack
+from attndepth.simulations.testing import (
     doubly_stochastic_matrices,
     orthogonal_matrices,
     row_stochastic_matrices,
@@ -14,6 +11,8 @@ from simulations.testing import (
     symmetric_stochastic_matrices,
     token_matrices,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 SLACK = 1e-9
 

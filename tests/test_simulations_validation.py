@@ -2,8 +2,7 @@ import math
 
 import numpy as np
 import pytest
-
-from simulations.validation import (
+from attndepth.simulations.validation import (
     check_choice,
     check_finite_array,
     check_int,

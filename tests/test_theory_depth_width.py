@@ -1,10 +1,7 @@
 import math
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-from theory.depth_width import (
+from attndepth.theory.depth_width import (
     NEAR_OPTIMAL_BAND,
     VERDICTS,
     AllocationFit,
@@ -19,6 +16,8 @@ from theory.depth_width import (
     smallest_budget,
     threshold_depth,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 budgets = st.floats(4e5, 1e16)
 

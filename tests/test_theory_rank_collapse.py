@@ -1,6 +1,5 @@
 import sympy as sp
-
-from theory.rank_collapse import (
+from attndepth.theory.rank_collapse import (
     check_depth_bound,
     depth_bound,
     one_layer_bound,

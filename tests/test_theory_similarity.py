@@ -1,7 +1,6 @@
 import pytest
 import sympy as sp
-
-from theory.similarity import (
+from attndepth.theory.similarity import (
     check_invariant_eigenspace,
     generic_row_stochastic,
     leading_basis,
@@ -30,7 +29,7 @@ def test_projector_is_idempotent_and_rows_stochastic():
 
 def test_lemma_fails_for_non_stochastic_matrix():
     # Sanity of the check itself: a matrix without P1 = 1 breaks the form.
-    from theory.similarity import invariant_eigenspace_form
+    from attndepth.theory.similarity import invariant_eigenspace_form
 
     form = invariant_eigenspace_form(sp.Matrix([[1, 1], [0, 1]]))
     assert form[1, 0] != 0
@@ -43,7 +42,7 @@ def test_bad_tokens(bad):
 
 
 def test_bound_expressions_and_multihead_reduction():
-    from theory.similarity import (
+    from attndepth.theory.similarity import (
         contraction_bound_expression,
         kappa,
         leakage,
@@ -65,7 +64,7 @@ def test_bound_expressions_and_multihead_reduction():
 
 
 def test_symbolic_identities():
-    from theory.similarity import (
+    from attndepth.theory.similarity import (
         check_centring_commutes,
         check_contraction_identity,
         check_deescalation_algebra,
@@ -83,7 +82,7 @@ def test_symbolic_identities():
 def test_rates():
     import math
 
-    from theory.similarity import (
+    from attndepth.theory.similarity import (
         fixed_matrix_rate,
         lambda2,
         postln_rate_expression,

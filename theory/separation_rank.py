@@ -373,7 +373,7 @@ def coefficient_separation_rank(poly: sp.Poly, p_variables: tuple[sp.Symbol, ...
     Rows are the monomials in the P variables, columns those in the Q
     variables, entries the coefficients; f = Σ rows ⊗ columns, and the minimal
     number of terms g(x_P)h(x_Q) is this rank. An independent oracle for the
-    evaluation-matrix ranks of ``simulations.seprank``.
+    evaluation-matrix ranks of ``attndepth.simulations.seprank``.
     """
     index = {symbol: k for k, symbol in enumerate(poly.gens)}
     p_index = [index[s] for s in p_variables]

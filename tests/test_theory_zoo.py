@@ -1,5 +1,5 @@
-from attndepth.zoo import load_zoo, zoo_verdicts
-from theory.depth_width import VERDICTS
+from attndepth.theory.depth_width import VERDICTS
+from attndepth.theory.zoo import load_zoo, zoo_verdicts
 
 
 def test_zoo_rows_have_sources_and_plausible_counts():

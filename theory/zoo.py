@@ -1,7 +1,8 @@
 """The model zoo: published depth, width and parameter count of well-known models.
 
-Data: ``attndepth/data/model_zoo.csv`` (one source per row). Verdicts come from
-:func:`theory.depth_width.judge_shape`.
+Data: ``theory/data/model_zoo.csv``, one source per row, shipped inside
+``attndepth.theory`` so that the figures can read it from below the front door.
+Verdicts come from :func:`attndepth.theory.depth_width.judge_shape`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import csv
 from dataclasses import dataclass
 from importlib.resources import files
 
-from theory.depth_width import DEFAULT_FIT, AllocationFit, Plan, judge_shape
+from attndepth.theory.depth_width import DEFAULT_FIT, AllocationFit, Plan, judge_shape
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class ZooModel:
 
 def load_zoo() -> list[ZooModel]:
     """Read the packaged CSV."""
-    text = files("attndepth").joinpath("data/model_zoo.csv").read_text()
+    text = files("attndepth.theory").joinpath("data/model_zoo.csv").read_text()
     return [
         ZooModel(row["name"], int(row["layers"]), int(row["width"]), float(row["params"]),
                  row["source"])
