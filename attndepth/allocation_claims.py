@@ -1,4 +1,4 @@
-"""Claims of Levine et al. 2020, §5 (THEORY §2): the depth-to-width allocation rule."""
+"""Claims of Levine et al. 2020, §5 (theory document §2): the depth-to-width allocation rule."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
-from attndepth.claims import Claim, Outcome, register, verdict_from
+from attndepth.claims import Outcome, claim, verdict_from
 from attndepth.theory.depth_width import (
     DEFAULT_FIT,
+    AllocationFit,
     closed_form_matches_sympy,
     optimal_depth,
     plan_for_budget,
 )
+
+TESTS = "tests/test_attndepth_allocation_claims.py"
 
 #: GPT-3 175B (Brown et al. 2020, Table 2.1).
 GPT3_LAYERS, GPT3_PARAMS = 96, 175e9
@@ -25,7 +28,23 @@ WIDTH_1T_TARGET, WIDTH_1T_TOLERANCE = 30_000, 0.05
 ROOT_FIND_TOLERANCE = 1e-9
 
 
-def measure_gpt3_too_deep(seed: int, budget: float) -> Outcome:
+def _half_slope_plan(budget: float, fit: AllocationFit = DEFAULT_FIT, right=plan_for_budget):
+    """A wrong theory: the fit's depth slope b halved (deeper optimal networks)."""
+    return right(budget, AllocationFit(fit.intercept, fit.slope / 2))
+
+
+@claim(
+    "levine.gpt3-too-deep",
+    source="Levine et al. 2020, §5; Lieber et al. 2021",
+    statement="At GPT-3's 175B budget the rule's optimal depth is well below 96 layers.",
+    tolerance=f"L_opt ≤ {GPT3_DEPTH_FRACTION} × {GPT3_LAYERS}",
+    presets={"quick": dict(budget=GPT3_PARAMS), "full": dict(budget=GPT3_PARAMS)},
+    theory=(plan_for_budget,),
+    test=f"{TESTS}::test_allocation_claims_hold_with_reported_numbers",
+    figure="allocation",
+    wrong_theory={"plan_for_budget": _half_slope_plan},
+)
+def verify_gpt3_too_deep(seed: int, budget: float) -> Outcome:
     """L_opt at GPT-3's budget vs its 96 layers (deterministic; seed unused)."""
     plan = plan_for_budget(budget)
     limit = GPT3_DEPTH_FRACTION * GPT3_LAYERS
@@ -39,7 +58,18 @@ def measure_gpt3_too_deep(seed: int, budget: float) -> Outcome:
     )
 
 
-def measure_1t_width(seed: int, budget: float) -> Outcome:
+@claim(
+    "levine.1t-width",
+    source="Levine et al. 2020, §5",
+    statement="About 30K width is optimal at 1T parameters.",
+    tolerance=f"|d_opt − 30,000| ≤ {WIDTH_1T_TOLERANCE:.0%}",
+    presets={"quick": dict(budget=1e12), "full": dict(budget=1e12)},
+    theory=(plan_for_budget,),
+    test=f"{TESTS}::test_allocation_claims_hold_with_reported_numbers",
+    figure="allocation",
+    wrong_theory={"plan_for_budget": _half_slope_plan},
+)
+def verify_1t_width(seed: int, budget: float) -> Outcome:
     """d_opt at 1T parameters vs about 30K (deterministic; seed unused)."""
     plan = plan_for_budget(budget)
     relative = abs(plan.width_opt - WIDTH_1T_TARGET) / WIDTH_1T_TARGET
@@ -53,7 +83,21 @@ def measure_1t_width(seed: int, budget: float) -> Outcome:
     )
 
 
-def measure_fit_consistency(seed: int, budgets: int, low_exponent: float,
+@claim(
+    "levine.fit-consistency",
+    source="[derived]: Lambert-W closed form of the allocation rule",
+    statement="The Lambert-W closed form for the optimal depth solves the budget equation.",
+    tolerance=f"relative difference ≤ {ROOT_FIND_TOLERANCE}; sympy residual exactly 0",
+    presets={
+        "quick": dict(budgets=50, low_exponent=6.0, high_exponent=15.0),
+        "full": dict(budgets=2000, low_exponent=5.6, high_exponent=18.0),
+    },
+    theory=(optimal_depth, closed_form_matches_sympy),
+    simulation=(brentq,),
+    test=f"{TESTS}::test_allocation_claims_hold_with_reported_numbers",
+    wrong_theory={"optimal_depth": lambda budget, right=optimal_depth: 1.01 * right(budget)},
+)
+def verify_fit_consistency(seed: int, budgets: int, low_exponent: float,
                             high_exponent: float) -> Outcome:
     """Closed form (Lambert W) vs Brent's root-find of 12·L·e^{2a+2bL} = N."""
     symbolic = closed_form_matches_sympy()
@@ -76,34 +120,3 @@ def measure_fit_consistency(seed: int, budgets: int, low_exponent: float,
               f"seed {seed}"),
         values={"max_relative_difference": worst, "symbolic": symbolic},
     )
-
-
-register(Claim(
-    id="levine.gpt3-too-deep",
-    source="Levine et al. 2020, §5; Lieber et al. 2021 (THEORY §2)",
-    statement="At GPT-3's 175B budget the rule's optimal depth is well below 96 layers.",
-    tolerance=f"L_opt ≤ {GPT3_DEPTH_FRACTION} × {GPT3_LAYERS}",
-    measure=measure_gpt3_too_deep,
-    presets={"quick": dict(budget=GPT3_PARAMS), "full": dict(budget=GPT3_PARAMS)},
-))
-
-register(Claim(
-    id="levine.1t-width",
-    source="Levine et al. 2020, §5 (THEORY §2)",
-    statement="About 30K width is optimal at 1T parameters.",
-    tolerance=f"|d_opt − 30,000| ≤ {WIDTH_1T_TOLERANCE:.0%}",
-    measure=measure_1t_width,
-    presets={"quick": dict(budget=1e12), "full": dict(budget=1e12)},
-))
-
-register(Claim(
-    id="levine.fit-consistency",
-    source="THEORY §2 [derived]",
-    statement="The Lambert-W closed form for the optimal depth solves the budget equation.",
-    tolerance=f"relative difference ≤ {ROOT_FIND_TOLERANCE}; sympy residual exactly 0",
-    measure=measure_fit_consistency,
-    presets={
-        "quick": dict(budgets=50, low_exponent=6.0, high_exponent=15.0),
-        "full": dict(budgets=2000, low_exponent=5.6, high_exponent=18.0),
-    },
-))

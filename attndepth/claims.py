@@ -1,23 +1,35 @@
 """The claims registry.
 
 A claim is the unit of this toolkit: an id, the paper and place it comes
-from, one sentence, a theory side (``theory/``), a simulation side
-(``simulations/``) and a comparison with an explicit tolerance. Its
-``measure`` function runs both sides for one parameter set and returns an
+from, one sentence, a theory side (``attndepth.theory``), a simulation side
+(``attndepth.simulations``) and a comparison with an explicit tolerance. Its
+*verify* function runs both sides for one parameter set and returns an
 :class:`Outcome`; presets name parameter sets (``quick`` for
-``attndepth verify``, ``full`` for publication numbers), and tests call
-``measure`` with hypothesis-drawn small parameters.
+``attndepth verify``, ``full`` for publication numbers), and tests call the
+verify function with hypothesis-drawn small parameters.
 
-Claims are defined in the topic modules listed in :data:`CLAIM_MODULES` and
-register themselves with :func:`register`.
+A claim is registered beside its verify function with the :func:`claim` decorator,
+which also names the theory and simulation functions it calls, the
+test that exercises it, its figure, and a *wrong theory*: replacements for
+names in the verify function's module that make the prediction false, so that a test
+can show the claim is able to fail (``attndepth verify --explain ID`` prints
+all of it). Words: a *verify* function compares theory with measurement and
+returns an ``Outcome``; a *measure* function (``attndepth.simulations``) only
+measures; a sweep *observable* returns a dict of numbers for the store; a
+theory *check* (``attndepth.theory``) confirms an identity symbolically.
+
+Claims are defined in the topic modules listed in :data:`CLAIM_MODULES`.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 Verdict = Literal["holds", "fails", "inconclusive"]
@@ -38,10 +50,13 @@ class Outcome:
 
     Attributes
     ----------
-    predicted, measured : short human-readable statements of the numbers.
-    verdict : holds / fails / inconclusive.
-    note : what the comparison was and anything worth knowing.
-    values : the numbers behind predicted/measured, for JSON.
+    predicted, measured : str
+        Short human-readable statements of the numbers.
+    verdict : {"holds", "fails", "inconclusive"}
+    note : str
+        What the comparison was and anything worth knowing.
+    values : dict
+        The numbers behind predicted/measured, for JSON.
     """
 
     predicted: str
@@ -57,24 +72,53 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Claim:
-    """A registered claim.
+    """A registered claim and everything that makes it up.
 
     Attributes
     ----------
-    id : e.g. ``levine.degree``.
-    source : paper, section or equation.
-    statement : one sentence.
-    tolerance : the comparison, in words, with its numbers.
-    measure : ``measure(seed=..., **params) -> Outcome``.
-    presets : parameters for each preset name.
+    id : str
+        E.g. ``levine.degree``.
+    source : str
+        Paper, section or equation; ``[derived]`` marks what this project derived.
+    statement : str
+        One sentence.
+    tolerance : str
+        The comparison, in words, with its numbers.
+    verify : callable
+        ``verify(seed=..., **params) -> Outcome``.
+    presets : mapping
+        Parameters for each preset name.
+    theory, simulation : tuple of callables
+        The functions of ``attndepth.theory`` / ``attndepth.simulations`` that
+        ``verify`` compares.
+    test : str
+        ``tests/<module>.py::<test>`` that exercises the claim beyond the registry test.
+    figure : str or None
+        Name of the figure that draws it (``attndepth figures --list``).
+    wrong_theory : mapping
+        Names in ``verify``'s module and wrong values for them: with these the
+        prediction is false and ``verify`` must say ``fails``.
+    conjecture : bool
+        The statement is a conjecture of this project, not a theorem.
     """
 
     id: str
     source: str
     statement: str
     tolerance: str
-    measure: Callable[..., Outcome]
-    presets: dict[str, dict[str, Any]]
+    verify: Callable[..., Outcome]
+    presets: Mapping[str, Mapping[str, Any]]
+    theory: tuple[Callable[..., Any], ...] = ()
+    simulation: tuple[Callable[..., Any], ...] = ()
+    test: str = ""
+    figure: str | None = None
+    wrong_theory: Mapping[str, Any] = field(default_factory=dict)
+    conjecture: bool = False
+
+    @property
+    def module(self) -> str:
+        """The module holding ``verify`` (where ``wrong_theory`` names live)."""
+        return self.verify.__module__
 
 
 @dataclass(frozen=True)
@@ -100,14 +144,65 @@ _REGISTRY: dict[str, Claim] = {}
 
 
 def register(claim: Claim) -> Claim:
-    """Add a claim to the registry (ids are unique)."""
+    """Add a claim to the registry (ids are unique); returns it.
+
+    Raises
+    ------
+    TypeError
+        ``claim`` is not a :class:`Claim`, or its verify is not callable.
+    ValueError
+        The id is taken, a preset is missing, or a ``wrong_theory`` name does
+        not exist in the verify function's module.
+    """
+    if not isinstance(claim, Claim):
+        raise TypeError(f"register takes a Claim, got {type(claim).__name__}")
+    if not callable(claim.verify):
+        raise TypeError(f"claim {claim.id!r}: verify must be callable")
     if claim.id in _REGISTRY:
         raise ValueError(f"claim id {claim.id!r} is registered twice")
     missing = set(PRESETS) - set(claim.presets)
     if missing:
         raise ValueError(f"claim {claim.id!r} lacks presets {sorted(missing)}")
+    module = inspect.getmodule(claim.verify)
+    unknown = [name for name in claim.wrong_theory if not hasattr(module, name)]
+    if unknown:
+        raise ValueError(f"claim {claim.id!r}: wrong_theory names {unknown} are not in "
+                         f"{claim.module}")
     _REGISTRY[claim.id] = claim
     return claim
+
+
+def claim(id: str, *, source: str, statement: str, tolerance: str,
+          presets: Mapping[str, Mapping[str, Any]],
+          theory: tuple[Callable[..., Any], ...] = (),
+          simulation: tuple[Callable[..., Any], ...] = (), test: str = "",
+          figure: str | None = None, wrong_theory: Mapping[str, Any] | None = None,
+          conjecture: bool = False) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
+    """Decorator: register the decorated verify function as claim ``id``.
+
+    The keyword arguments are the :class:`Claim` attributes; the decorated
+    function's module must already define every name of ``wrong_theory``.
+
+    Examples
+    --------
+    A claim in a user's file (``attndepth verify --claim mine.two``)::
+
+        TWO = 2  # the theory side
+
+        @claim("mine.two", source="arithmetic", statement="1 + 1 = 2",
+               tolerance="exact", presets={"quick": {}, "full": {}},
+               wrong_theory={"TWO": 3})
+        def verify_two(seed):
+            return Outcome(str(TWO), str(1 + 1), verdict_from(1 + 1 == TWO))
+    """
+    def decorate(verify: Callable[..., Outcome]) -> Callable[..., Outcome]:
+        register(Claim(id=id, source=source, statement=statement, tolerance=tolerance,
+                       verify=verify, presets=MappingProxyType(dict(presets)),
+                       theory=tuple(theory), simulation=tuple(simulation), test=test,
+                       figure=figure, wrong_theory=MappingProxyType(dict(wrong_theory or {})),
+                       conjecture=conjecture))
+        return verify
+    return decorate
 
 
 def all_claims() -> dict[str, Claim]:
@@ -132,12 +227,12 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,
         raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-    claim = get_claim(claim_id)
-    params = {**claim.presets[preset], **overrides}
+    found = get_claim(claim_id)
+    params = {**found.presets[preset], **overrides}
     start = time.perf_counter()
-    outcome = claim.measure(seed=seed, **params)
+    outcome = found.verify(seed=seed, **params)
     seconds = time.perf_counter() - start
-    return ClaimResult(claim.id, claim.source, claim.statement, claim.tolerance,
+    return ClaimResult(found.id, found.source, found.statement, found.tolerance,
                        preset, seed, params, outcome, seconds)
 
 
@@ -160,3 +255,72 @@ def verdict_from(condition: bool, inconclusive: bool = False) -> Verdict:
     if inconclusive:
         return "inconclusive"
     return "holds" if condition else "fails"
+
+
+def _where(function: Callable[..., Any]) -> str:
+    """``path:line  module.qualname`` of a function (path relative to the cwd if below it)."""
+    target = inspect.unwrap(function)
+    try:
+        path = Path(inspect.getsourcefile(target) or "?")
+        line = inspect.getsourcelines(target)[1]
+    except (OSError, TypeError):
+        path, line = Path("?"), 0
+    try:
+        path = path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        pass
+    return f"{path}:{line}  {target.__module__}.{target.__qualname__}"
+
+
+def explain(claim_id: str) -> str:
+    """Every place that makes up a claim, one per line (``attndepth verify --explain``).
+
+    Parameters
+    ----------
+    claim_id : str
+        A registered id.
+
+    Returns
+    -------
+    str
+        Statement, source, tolerance, presets, and the file, line and
+        qualified name of its verify, theory and simulation functions, its
+        test, its figure and its wrong theory.
+    """
+    found = get_claim(claim_id)
+    lines = [f"{found.id}{'  (conjecture)' if found.conjecture else ''}",
+             f"  statement   {found.statement}",
+             f"  source      {found.source}",
+             f"  tolerance   {found.tolerance}",
+             f"  verify      {_where(found.verify)}"]
+    for label, functions in (("theory", found.theory), ("simulation", found.simulation)):
+        for k, function in enumerate(functions):
+            lines.append(f"  {label if k == 0 else '':<11} {_where(function)}")
+    lines.append(f"  test        {found.test or '(registry test only)'}")
+    if found.figure:
+        from attndepth.figures.registry import all_figures
+
+        module = all_figures()[found.figure]
+        lines.append(f"  figure      {_where(module.compute).split(':')[0]}  "
+                     f"(attndepth figures --only {found.figure})")
+    wrong = ", ".join(f"{name} = {_short(value)}" for name, value in found.wrong_theory.items())
+    lines.append(f"  wrong       {wrong or '(none)'}  -> verdict must be fails")
+    for preset, params in found.presets.items():
+        shown = ", ".join(f"{k}={_short(v)}" for k, v in params.items())
+        lines.append(f"  {preset:<11} {shown}")
+    return "\n".join(lines)
+
+
+def _short(value: Any, limit: int = 70) -> str:
+    """A value as one short line; a lambda as its source text."""
+    text = getattr(value, "__qualname__", None) or repr(value)
+    if text == "<lambda>":
+        try:
+            source = inspect.getsource(value)
+            text = source[source.index("lambda"):].strip()
+            while text and (text[-1] in "},\n " or text.count(")") > text.count("(")):
+                text = text[:-1]
+        except (OSError, TypeError, ValueError):
+            pass
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,9 +20,33 @@ class BadInput(Exception):
     """Raised by the argument parser instead of printing usage and exiting."""
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Appends each option's default (unless None, False or already in the help) and keeps
+    the examples of an epilog as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if any(action.default is value for value in (None, False, argparse.SUPPRESS)) \
+                or "default" in text \
+                or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        if kwargs.get("description"):  # the formatter keeps text raw: wrap it here
+            kwargs["description"] = textwrap.fill(kwargs["description"], 79)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str):  # type: ignore[override]
         raise BadInput(f"{self.prog}: {message}")
+
+
+def examples(*lines: str) -> str:
+    """An epilog of example command lines (shown at the end of ``--help``)."""
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def _non_negative_int(text: str) -> int:
@@ -43,8 +68,21 @@ def _emit(text: str, out: str | None) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from attndepth.claims import run_claims
+    from attndepth.claims import all_claims, explain, get_claim, run_claims
     from attndepth.report import render
+
+    if args.list:
+        claims = all_claims()
+        width = max(len(claim_id) for claim_id in claims)
+        for claim_id, found in claims.items():
+            label = " (conjecture)" if found.conjecture else ""
+            print(f"{claim_id:<{width}}  {found.statement}{label}")
+        return EXIT_OK
+    if args.explain:
+        for claim_id in args.explain:
+            get_claim(claim_id)  # every id is checked before anything prints
+        print("\n\n".join(explain(claim_id) for claim_id in args.explain))
+        return EXIT_OK
 
     def progress(claim_id: str) -> None:
         if sys.stderr.isatty():
@@ -58,6 +96,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_figures(args: argparse.Namespace) -> int:
     from attndepth.figures.registry import all_figures, write_figure, write_store_figure
 
+    if args.list:
+        known = all_figures()
+        width = max(len(name) for name in known)
+        for name, module in known.items():
+            print(f"{name:<{width}}  {module.DESCRIPTION}")
+        return EXIT_OK
     if args.store:
         paths = write_store_figure(Path(args.store), Path(args.out))
         print(" ".join(str(p) for p in paths))
@@ -78,25 +122,60 @@ def build_parser() -> argparse.ArgumentParser:
     from attndepth.claims import PRESETS
     from attndepth.report import FORMATS
 
-    parser = _Parser(prog="attndepth", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = _Parser(prog="attndepth", description=__doc__.splitlines()[0],
+                     epilog=examples("attndepth verify", "attndepth verify --list",
+                                     "attndepth seprank --width 2 --depth 3 --tokens 4",
+                                     "attndepth COMMAND --help"))
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="COMMAND")
 
-    verify = sub.add_parser("verify", help="run every claim: theory vs measurement")
-    verify.add_argument("--preset", choices=PRESETS, default="quick")
+    verify = sub.add_parser(
+        "verify", help="run every claim: theory against measurement",
+        description="Run the registered claims and print one row per claim with its "
+                    "prediction, measurement, tolerance and verdict. Exit code 1 when a "
+                    "claim fails.",
+        epilog=examples("attndepth verify",
+                        "attndepth verify --claim yuzhang.linear-rate-postln --preset full",
+                        "attndepth verify --explain levine.threshold",
+                        "attndepth verify --format markdown --out claims.md"))
+    verify.add_argument("--preset", choices=PRESETS, default="quick",
+                        help="parameter set: quick (seconds) or full (publication numbers)")
     verify.add_argument("--claim", action="append", metavar="ID",
-                        help="run only this claim (repeatable)")
-    verify.add_argument("--format", choices=FORMATS, default="table")
-    verify.add_argument("--out", metavar="FILE", help="write the report here")
-    verify.add_argument("--seed", type=_non_negative_int, default=0)
+                        help="run only this claim (repeatable; ids: --list); default: all")
+    verify.add_argument("--format", choices=FORMATS, default="table",
+                        help="report format")
+    verify.add_argument("--out", metavar="FILE", help="write the report to FILE instead of "
+                        "standard output")
+    verify.add_argument("--seed", type=_non_negative_int, default=0,
+                        help="base seed (integer >= 0) of every random draw")
+    verify.add_argument("--list", action="store_true",
+                        help="list the claims with their one-sentence statements and exit")
+    verify.add_argument("--explain", action="append", metavar="ID",
+                        help="print where claim ID lives (verify function, theory, "
+                             "simulation, test, figure, wrong theory, presets) and exit; "
+                             "repeatable")
     verify.set_defaults(handler=cmd_verify)
 
-    figures = sub.add_parser("figures", help="write every registered figure (PDF, PNG, CSV)")
-    figures.add_argument("--out", default="figures-out", metavar="DIR")
-    figures.add_argument("--only", action="append", metavar="NAME")
-    figures.add_argument("--preset", choices=PRESETS, default="quick")
-    figures.add_argument("--seed", type=_non_negative_int, default=0)
+    figures = sub.add_parser(
+        "figures", help="draw the figures (PDF, PNG and the CSV of their data)",
+        description="Compute and draw each registered figure with the presets of the "
+                    "claims it shows; write NAME.pdf, NAME.png and NAME.csv.",
+        epilog=examples("attndepth figures --list",
+                        "attndepth figures --only allocation --preset full",
+                        "attndepth figures --store sweep.sqlite --out figs"))
+    figures.add_argument("--out", default="figures-out", metavar="DIR",
+                         help="output directory (created if missing)")
+    figures.add_argument("--only", action="append", metavar="NAME",
+                         help="draw only this figure (repeatable; names: --list); "
+                              "default: all")
+    figures.add_argument("--preset", choices=PRESETS, default="quick",
+                         help="sizes: the presets of the claims each figure shows")
+    figures.add_argument("--seed", type=_non_negative_int, default=0,
+                         help="base seed (integer >= 0)")
     figures.add_argument("--store", metavar="FILE",
                          help="draw t_sim vs depth from a similarity sweep store instead")
+    figures.add_argument("--list", action="store_true",
+                         help="list the figures with one line each and exit")
     figures.set_defaults(handler=cmd_figures)
 
     for module in SUBCOMMAND_MODULES:

@@ -30,16 +30,30 @@ def _float(text: str) -> float:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``plan`` subcommand."""
-    plan = sub.add_parser("plan", help="optimal depth/width from Levine et al.'s rule")
-    plan.add_argument("--params", type=_float, metavar="P", help="parameter budget")
-    plan.add_argument("--width", type=_float, metavar="D")
-    plan.add_argument("--depth", type=_float, metavar="L")
-    plan.add_argument("--zoo", action="store_true", help="verdicts for well-known models")
+    from attndepth.cli import examples
+
+    plan = sub.add_parser(
+        "plan", help="optimal depth/width from Levine et al.'s rule",
+        description="The depth-to-width rule ln d_opt = a + b L of Levine et al. 2020 (§5): "
+                    "the optimal shape at a parameter budget (12 L d^2), the optimal depth "
+                    "for a width, or a verdict on a given shape. Give exactly one of "
+                    "--params, --width, --depth with --width, or --zoo.",
+        epilog=examples("attndepth plan --params 175e9",
+                        "attndepth plan --depth 96 --width 12288",
+                        "attndepth plan --zoo --json"))
+    plan.add_argument("--params", type=_float, metavar="P",
+                      help="parameter budget (number > 0): optimal depth and width")
+    plan.add_argument("--width", type=_float, metavar="D",
+                      help="width (number > 0): optimal depth for it; with --depth: a verdict")
+    plan.add_argument("--depth", type=_float, metavar="L",
+                      help="depth (number > 0), together with --width")
+    plan.add_argument("--zoo", action="store_true",
+                      help="verdicts for well-known published models")
     plan.add_argument("--fit-intercept", type=_float, default=FIT_INTERCEPT, metavar="A",
-                      help=f"a in ln d_opt = a + b L (default {FIT_INTERCEPT})")
+                      help="a in ln d_opt = a + b L (any finite number)")
     plan.add_argument("--fit-slope", type=_float, default=FIT_SLOPE, metavar="B",
-                      help=f"b in ln d_opt = a + b L (default {FIT_SLOPE})")
-    plan.add_argument("--json", action="store_true")
+                      help="b in ln d_opt = a + b L (number > 0)")
+    plan.add_argument("--json", action="store_true", help="one JSON document on stdout")
     plan.set_defaults(handler=run)
 
 

@@ -20,22 +20,46 @@ from attndepth.theory.separation_rank import separation_rank_bounds
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``seprank`` subcommand."""
-    parser = sub.add_parser("seprank", help="certified separation rank of f = y^{L,i}_p")
-    parser.add_argument("--width", type=int, required=True, metavar="D")
-    parser.add_argument("--depth", type=int, required=True, metavar="L")
-    parser.add_argument("--heads", type=int, default=1, metavar="H")
-    parser.add_argument("--tokens", type=int, default=2, metavar="N")
+    from attndepth.cli import examples
+
+    parser = sub.add_parser(
+        "seprank", help="certified separation rank of f = y^{L,i}_p",
+        description="Measure the separation rank of one output coordinate of the analysed "
+                    "linear-attention network (Levine et al. 2020) with respect to a "
+                    "partition (P, Q) of the positions, as the rank of a grid evaluation "
+                    "matrix over GF(p) (exact) or by SVD (numeric), with every upper bound "
+                    "and the reason the rank is certified.",
+        epilog=examples("attndepth seprank --width 2 --depth 3 --tokens 4",
+                        "attndepth seprank --width 3 --depth 2 --tokens 3 --partition 0/1,2 "
+                        "--json",
+                        "attndepth seprank --width 3 --depth 3 --tokens 6 --verify"))
+    parser.add_argument("--width", type=int, required=True, metavar="D",
+                        help="width d (integer >= 1)")
+    parser.add_argument("--depth", type=int, required=True, metavar="L",
+                        help="layers (integer >= 1)")
+    parser.add_argument("--heads", type=int, default=1, metavar="H",
+                        help="heads (integer >= 1 dividing d)")
+    parser.add_argument("--tokens", type=int, default=2, metavar="N",
+                        help="positions (integer >= 2)")
     parser.add_argument("--partition", default="balanced",
-                        help="balanced | interleaved | explicit like 0,1/2,3 (i = 0)")
-    parser.add_argument("--residual", action="store_true", help="ρ = 1")
-    parser.add_argument("--method", choices=("exact", "numeric"), default="exact")
-    parser.add_argument("--seed", type=int, default=0, metavar="S")
-    parser.add_argument("--prime", type=int, default=DEFAULT_PRIME, metavar="P")
-    parser.add_argument("--margin", type=int, default=DEFAULT_MARGIN)
-    parser.add_argument("--max-points", type=int, default=DEFAULT_MAX_POINTS)
+                        help="balanced | interleaved | explicit P/Q like 0,1/2,3 "
+                             "(output position i = 0 must be in P)")
+    parser.add_argument("--residual", action="store_true", help="residual connection ρ = 1")
+    parser.add_argument("--method", choices=("exact", "numeric"), default="exact",
+                        help="exact: rank over GF(prime), certified; numeric: float64 SVD "
+                             "rank with a tolerance")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="seed (integer >= 0) of the weights and grid points")
+    parser.add_argument("--prime", type=int, default=DEFAULT_PRIME, metavar="P",
+                        help="prime of the field (exact method)")
+    parser.add_argument("--margin", type=int, default=DEFAULT_MARGIN,
+                        help="saturation: rank <= grid size - margin (integer >= 1)")
+    parser.add_argument("--max-points", type=int, default=DEFAULT_MAX_POINTS,
+                        help="largest grid per side; beyond it the rank is a lower bound")
     parser.add_argument("--verify", action="store_true",
-                        help="repeat with another prime and seed; exit 1 if they disagree")
-    parser.add_argument("--json", action="store_true")
+                        help=f"repeat with prime {SECOND_PRIME} and the next seed; exit 1 "
+                             "if the two ranks disagree")
+    parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.set_defaults(handler=run)
 
 

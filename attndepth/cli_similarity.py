@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from attndepth.report import environment
-from attndepth.simulations.fitting import linear_fit
+from attndepth.simulations.fitting import ESCALATION_WINDOW, escalation_rate
 from attndepth.simulations.similarity import (
     attention_spectra,
     dong_residual,
@@ -21,28 +21,48 @@ from attndepth.simulations.similarity import (
 )
 from attndepth.simulations.stacks import DTYPES, VARIANTS, StackConfig, run_stack
 
-#: Median log-odds window for the fitted escalation rate (aligned, before round-off).
-FIT_WINDOW = (3.0, 50.0)
-
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("similarity", help="t_sim, log-odds, cosine per layer and the rate")
-    parser.add_argument("--variant", choices=VARIANTS, required=True)
-    parser.add_argument("--depth", type=int, required=True, metavar="L")
-    parser.add_argument("--tokens", type=int, required=True, metavar="n")
-    parser.add_argument("--width", type=int, required=True, metavar="d")
-    parser.add_argument("--heads", type=int, default=1, metavar="H")
-    parser.add_argument("--tau", type=float, default=1.0, metavar="T")
-    parser.add_argument("--temperature", type=float, default=1.0, metavar="B")
-    parser.add_argument("--seeds", type=int, default=8, metavar="K")
-    parser.add_argument("--seed", type=int, default=0, metavar="S")
-    parser.add_argument("--causal", action="store_true")
-    parser.add_argument("--ffn", action="store_true")
+    """Add the ``similarity`` subcommand."""
+    from attndepth.cli import examples
+
+    parser = sub.add_parser(
+        "similarity", help="t_sim, log-odds, cosine per layer and the escalation rate",
+        description="Run a batch of seeded random softmax stacks and print, per layer, the "
+                    "token similarity t_sim (median, min, max over stacks), the log-odds "
+                    "ln(t_sim/t_div) and the mean pairwise cosine, then the escalation rate "
+                    f"fitted where the median log-odds lie in {list(ESCALATION_WINDOW)}.",
+        epilog=examples(
+            "attndepth similarity --variant post-ln --depth 96 --tokens 16 --width 64",
+            "attndepth similarity --variant post-ln-deesc-b --tau 0.5 --depth 48 --tokens 8 "
+            "--width 32 --json",
+            "attndepth similarity --variant pure --depth 8 --tokens 8 --width 16 --spectra"))
+    parser.add_argument("--variant", choices=VARIANTS, required=True, help="block variant")
+    parser.add_argument("--depth", type=int, required=True, metavar="L",
+                        help="number of blocks (integer >= 0)")
+    parser.add_argument("--tokens", type=int, required=True, metavar="n",
+                        help="tokens per sequence (integer >= 1)")
+    parser.add_argument("--width", type=int, required=True, metavar="d",
+                        help="model width (integer >= 1, divisible by --heads)")
+    parser.add_argument("--heads", type=int, default=1, metavar="H",
+                        help="attention heads (integer >= 1 dividing d)")
+    parser.add_argument("--tau", type=float, default=1.0, metavar="T",
+                        help="de-escalation strength in [0, 1] (deesc variants only)")
+    parser.add_argument("--temperature", type=float, default=1.0, metavar="B",
+                        help="softmax temperature (number > 0)")
+    parser.add_argument("--seeds", type=int, default=8, metavar="K",
+                        help="independent stacks (integer >= 1)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="base seed (integer >= 0); stack k uses child k of it")
+    parser.add_argument("--causal", action="store_true", help="causal (lower-triangular) mask")
+    parser.add_argument("--ffn", action="store_true",
+                        help="add a ReLU feed-forward sublayer (width 4d) to each block")
     parser.add_argument("--dtype", choices=DTYPES, default="float64",
                         help="float32 runs 1.3-2x faster; fine for t_sim and log-odds, "
                              "not for rounding-level checks (see StackConfig)")
-    parser.add_argument("--spectra", action="store_true", help="also |λ₂|, σ₂ and leakage")
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--spectra", action="store_true",
+                        help="also |λ₂|, σ₂ and leakage of each attention matrix")
+    parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.set_defaults(handler=run)
 
 
@@ -79,12 +99,12 @@ def run(args: argparse.Namespace) -> int:
         for layer in range(args.depth):
             for name, values in spectra.items():
                 layers[layer + 1][name] = _summary(values[layer])
-    median = np.median(metrics["log_odds"], axis=1)
-    window = np.flatnonzero((median >= FIT_WINDOW[0]) & (median <= FIT_WINDOW[1]))
-    fit = (linear_fit(window.astype(float), median[window]).as_dict()
-           if window.size >= 3 else None)
+    try:
+        fit = escalation_rate(metrics["log_odds"]).as_dict()
+    except ValueError:  # fewer than 3 layers in the window: reported as "no fit"
+        fit = None
     result = {"config": {**config.as_dict(), "seeds": args.seeds, "seed": args.seed},
-              "layers": layers, "fit": fit, "fit_window_log_odds": list(FIT_WINDOW),
+              "layers": layers, "fit": fit, "fit_window_log_odds": list(ESCALATION_WINDOW),
               "seconds": time.perf_counter() - start}
     result["environment"] = environment()
     print(json.dumps(result, indent=2) if args.json else _describe(result))

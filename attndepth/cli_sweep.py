@@ -11,16 +11,28 @@ from attndepth.simulations.sweep import load_spec, run_sweep
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("sweep", help="run a parameter sweep; reruns compute only what "
-                                          "is missing")
-    parser.add_argument("spec", metavar="SPEC.toml")
+    """Add the ``sweep`` subcommand."""
+    from attndepth.cli import examples
+
+    parser = sub.add_parser(
+        "sweep", help="run a parameter sweep; reruns compute only what is missing",
+        description="Run the points of a TOML sweep spec (observable, grid, fixed values, "
+                    "seeds) on a process pool or dask, writing one row per point to a "
+                    "SQLite store as results arrive. A rerun, or a run after a kill, "
+                    "computes only the missing or failed points.",
+        epilog=examples("attndepth sweep spec.toml",
+                        "attndepth sweep spec.toml --workers 2 --export table.csv",
+                        "attndepth sweep spec.toml --scheduler dask-local"))
+    parser.add_argument("spec", metavar="SPEC.toml", help="the sweep specification")
     parser.add_argument("--scheduler", default="local",
-                        help="local (process pool, default) | dask-local | tcp://HOST:PORT")
+                        help="local (process pool) | dask-local | tcp://HOST:PORT of a "
+                             "running dask scheduler")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="worker processes (default: all cores)")
+                        help="worker processes (integer >= 1; default: all cores)")
     parser.add_argument("--store", default=None, metavar="FILE",
-                        help="SQLite store (default: SPEC with .sqlite)")
-    parser.add_argument("--export", default=None, metavar="CSV", help="write the table as CSV")
+                        help="SQLite store (default: SPEC with the suffix .sqlite)")
+    parser.add_argument("--export", default=None, metavar="CSV",
+                        help="also write the store's table as CSV")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
 

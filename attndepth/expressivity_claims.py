@@ -1,10 +1,10 @@
-"""Claims of Levine et al. 2020 (THEORY §1): the analysed linear-attention network."""
+"""Claims of Levine et al. 2020 (theory document §1): the analysed linear-attention network."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from attndepth.claims import Claim, Outcome, register, verdict_from
+from attndepth.claims import Outcome, claim, verdict_from
 from attndepth.simulations.polynomial import measure_homogeneity, measure_structure
 from attndepth.theory.separation_rank import (
     check_structural_lemma,
@@ -23,8 +23,25 @@ INVARIANCE_TOLERANCE = 1e-9
 #: Smallest relative change of f that counts as "f changed" under a generic change.
 SENSITIVITY_THRESHOLD = 1e-3
 
+TESTS = "tests/test_claims.py"
 
-def measure_degree(seed: int, width: int, depth: int, heads: int, tokens: int,
+
+@claim(
+    "levine.degree",
+    source="Levine et al. 2020, §3",
+    statement="With ρ = 0 the network output is a homogeneous polynomial of degree 3^L.",
+    tolerance=(f"|fitted − 3^L| ≤ {DEGREE_FIT_TOLERANCE}·3^L and pointwise rel. err "
+               f"≤ {HOMOGENEITY_ERROR_TOLERANCE}; sympy expansion exactly homogeneous"),
+    presets={
+        "quick": dict(width=4, depth=3, heads=2, tokens=4, batch=4, symbolic_depth=2),
+        "full": dict(width=8, depth=4, heads=2, tokens=6, batch=16, symbolic_depth=2),
+    },
+    theory=(output_degree, symbolic_network, homogeneous_degrees),
+    simulation=(measure_homogeneity,),
+    test=f"{TESTS}::test_levine_degree",
+    wrong_theory={"output_degree": lambda depth: 3**depth + 1},
+)
+def verify_degree(seed: int, width: int, depth: int, heads: int, tokens: int,
                    batch: int, symbolic_depth: int) -> Outcome:
     """f(t·x) = t^(3^L) f(x): fitted on float stacks; exact on a symbolic one."""
     predicted = output_degree(depth)
@@ -51,7 +68,22 @@ def measure_degree(seed: int, width: int, depth: int, heads: int, tokens: int,
     )
 
 
-def measure_structure_claim(seed: int, width: int, depth: int, heads: int, tokens: int,
+@claim(
+    "levine.structure",
+    source="[derived]: structural lemma (Levine et al. 2020, §4, proof of the bounds)",
+    statement="Output i depends on the other positions only through M = Σ_j x^j x^jᵀ.",
+    tolerance=(f"M_Q-preserving change ≤ {INVARIANCE_TOLERANCE} relative; generic change "
+               f"≥ {SENSITIVITY_THRESHOLD}; sympy identity exact"),
+    presets={
+        "quick": dict(width=4, depth=3, heads=2, tokens=6, batch=4, symbolic_depth=2),
+        "full": dict(width=8, depth=4, heads=4, tokens=8, batch=16, symbolic_depth=2),
+    },
+    theory=(check_structural_lemma,),
+    simulation=(measure_structure,),
+    test=f"{TESTS}::test_levine_structure",
+    wrong_theory={"check_structural_lemma": lambda *args: False},
+)
+def verify_structure(seed: int, width: int, depth: int, heads: int, tokens: int,
                             batch: int, symbolic_depth: int) -> Outcome:
     """f at P positions depends on x_Q only through M_Q = Σ_{j∈Q} x^j x^jᵀ."""
     lemma_ok = all(check_structural_lemma(2, 3, symbolic_depth, 1, residual, seed)
@@ -71,30 +103,3 @@ def measure_structure_claim(seed: int, width: int, depth: int, heads: int, token
         values={"orthogonal_change": orthogonal, "generic_change": generic,
                 "symbolic_lemma": lemma_ok},
     )
-
-
-register(Claim(
-    id="levine.degree",
-    source="Levine et al. 2020, §3 (THEORY §1)",
-    statement="With ρ = 0 the network output is a homogeneous polynomial of degree 3^L.",
-    tolerance=(f"|fitted − 3^L| ≤ {DEGREE_FIT_TOLERANCE}·3^L and pointwise rel. err "
-               f"≤ {HOMOGENEITY_ERROR_TOLERANCE}; sympy expansion exactly homogeneous"),
-    measure=measure_degree,
-    presets={
-        "quick": dict(width=4, depth=3, heads=2, tokens=4, batch=4, symbolic_depth=2),
-        "full": dict(width=8, depth=4, heads=2, tokens=6, batch=16, symbolic_depth=2),
-    },
-))
-
-register(Claim(
-    id="levine.structure",
-    source="THEORY §1, structural lemma [derived]",
-    statement="Output i depends on the other positions only through M = Σ_j x^j x^jᵀ.",
-    tolerance=(f"M_Q-preserving change ≤ {INVARIANCE_TOLERANCE} relative; generic change "
-               f"≥ {SENSITIVITY_THRESHOLD}; sympy identity exact"),
-    measure=measure_structure_claim,
-    presets={
-        "quick": dict(width=4, depth=3, heads=2, tokens=6, batch=4, symbolic_depth=2),
-        "full": dict(width=8, depth=4, heads=4, tokens=8, batch=16, symbolic_depth=2),
-    },
-))

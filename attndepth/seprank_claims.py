@@ -1,4 +1,4 @@
-"""Separation-rank claims of Levine et al. 2020 (THEORY §1): exact ranks vs bounds.
+"""Separation-rank claims of Levine et al. 2020 (theory document §1): exact ranks vs bounds.
 
 Configurations are tuples ``(width, depth, heads, tokens, residual)`` with the
 balanced partition (P = first ⌈N/2⌉ positions, i = 0, coordinate 0).
@@ -11,20 +11,24 @@ from functools import lru_cache
 
 import numpy as np
 
-from attndepth.claims import Claim, Outcome, register, verdict_from
+from attndepth.claims import Outcome, claim, verdict_from
+from attndepth.simulations import presets
 from attndepth.simulations.fitting import linear_fit, transition_depth
 from attndepth.simulations.modular import DEFAULT_PRIME, SECOND_PRIME
 from attndepth.simulations.seprank import (
     DEFAULT_MARGIN,
     RankCertificate,
     SeprankConfig,
-    measure_rank,
+    certified_rank,
 )
 from attndepth.theory.separation_rank import (
+    SeparationRankBounds,
     log_bigraded_bound,
     separation_rank_bounds,
     threshold_depth,
 )
+
+TESTS = "tests/test_attndepth_seprank_claims.py"
 
 Config = tuple[int, int, int, int, int]
 
@@ -40,26 +44,57 @@ def _seprank_config(config: Config) -> SeprankConfig:
                          residual=residual)
 
 
-def bounds_of(config: Config):
-    """All theory bounds for a configuration (balanced partition)."""
+def _proved_bounds(config: Config) -> SeparationRankBounds:
     width, depth, _, tokens, residual = config
     p_size = (tokens + 1) // 2
     return separation_rank_bounds(width, depth, p_size, tokens - p_size, residual)
 
 
+def bounds_of(config: Config) -> SeparationRankBounds:
+    """All theory bounds for a configuration (balanced partition): the prediction."""
+    return _proved_bounds(config)
+
+
 @lru_cache(maxsize=256)
 def exact_rank(config: Config, seed: int, prime: int = DEFAULT_PRIME) -> RankCertificate:
-    """Certified exact rank; grids start at the best bound + margin (one step if tight)."""
-    best = bounds_of(config).best
-    return measure_rank(_seprank_config(config), seed, "exact", prime, rank_cap=best,
-                        start_points=best + DEFAULT_MARGIN, max_points=best + DEFAULT_MARGIN)
+    """Certified exact rank, measured against the proved bounds (never a claim's prediction)."""
+    return certified_rank(_seprank_config(config), seed, _proved_bounds(config).best, prime)
+
+
+def _halved(config: Config) -> SeparationRankBounds:
+    """A wrong theory: every bound halved."""
+    bounds = _proved_bounds(config)
+    return SeparationRankBounds(bounds.monomials // 2, bounds.q_side // 2, bounds.p_side // 2,
+                                bounds.bigraded // 2)
+
+
+QUICK_CONFIGS: list[Config] = [
+    (2, 1, 1, 2, 0), (2, 2, 1, 2, 0), (2, 3, 1, 2, 0), (3, 2, 1, 2, 0),
+    (2, 2, 1, 4, 0), (2, 2, 1, 4, 1), (2, 2, 2, 4, 0), (3, 1, 3, 3, 1),
+    (3, 2, 1, 6, 0), (3, 2, 1, 4, 0), (4, 2, 2, 4, 0),
+]
+FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [
+    (3, 3, 1, 2, 0), (2, 4, 1, 2, 0), (2, 3, 1, 4, 0), (2, 3, 1, 4, 1), (4, 2, 1, 4, 0),
+    (4, 2, 1, 8, 0), (3, 3, 1, 4, 0), (3, 3, 1, 6, 0), (3, 2, 3, 6, 1), (4, 2, 4, 4, 0),
+]
 
 
 def _table(rows: list[str]) -> str:
     return "; ".join(rows)
 
 
-def measure_upper_bound(seed: int, configs: list[Config]) -> Outcome:
+@claim(
+    "levine.upper-bound",
+    source="[derived]: bounds (a)–(d) from the structural lemma (Levine et al. 2020, §4)",
+    statement="Every certified exact separation rank is at most every upper bound.",
+    tolerance="exact integers: rank ≤ bound, no tolerance",
+    presets={"quick": dict(configs=QUICK_CONFIGS), "full": dict(configs=FULL_CONFIGS)},
+    theory=(separation_rank_bounds,),
+    simulation=(certified_rank,),
+    test=f"{TESTS}::test_seprank_claims_hold_on_small_configs",
+    wrong_theory={"bounds_of": _halved},
+)
+def verify_upper_bound(seed: int, configs: list[Config]) -> Outcome:
     """Every certified rank ≤ every bound."""
     violations, rows, slack, proved = [], [], [], 0
     for config in configs:
@@ -82,7 +117,20 @@ def measure_upper_bound(seed: int, configs: list[Config]) -> Outcome:
     )
 
 
-def measure_generic_rank(seed: int, configs: list[Config]) -> Outcome:
+@claim(
+    "levine.generic-rank",
+    source="Levine et al. 2020, §4 (generic rank); Schwartz–Zippel certificate [derived]",
+    statement="The GF(p) rank is generic: another seed and another prime reproduce it.",
+    tolerance="exact equality",
+    presets={"quick": dict(configs=QUICK_CONFIGS[:6]), "full": dict(configs=FULL_CONFIGS)},
+    theory=(),
+    simulation=(certified_rank,),
+    test=f"{TESTS}::test_seprank_claims_hold_on_small_configs",
+    # Genericity needs a large field (failure probability ≤ degree/p): over
+    # GF(3) the "same rank" statement is false.
+    wrong_theory={"SECOND_PRIME": 3},
+)
+def verify_generic_rank(seed: int, configs: list[Config]) -> Outcome:
     """Another seed and another prime give the same rank."""
     rows, disagreements = [], []
     for config in configs:
@@ -107,7 +155,20 @@ def in_conjectured_family(config: Config) -> bool:
     return heads == 1 and residual == 0 and (p_size == 1 or p_size >= width)
 
 
-def measure_bound_tightness(seed: int, configs: list[Config]) -> Outcome:
+@claim(
+    "levine.bound-tightness",
+    source="[derived]; conjecture of this project",
+    statement="Measured rank over the best bound; bound (d) is exact for H=1, ρ=0, "
+              "|P| = 1 or |P| ≥ d.",
+    tolerance="exact equality inside the family; ratio reported elsewhere",
+    presets={"quick": dict(configs=QUICK_CONFIGS), "full": dict(configs=FULL_CONFIGS)},
+    theory=(separation_rank_bounds,),
+    simulation=(certified_rank,),
+    test=f"{TESTS}::test_family_and_proof_reason",
+    wrong_theory={"in_conjectured_family": lambda config: True},
+    conjecture=True,
+)
+def verify_bound_tightness(seed: int, configs: list[Config]) -> Outcome:
     """Measured rank / best bound per configuration; the conjecture rank = bound (d)."""
     rows, conjecture_failures, ratios = [], [], []
     for config in configs:
@@ -132,7 +193,19 @@ def measure_bound_tightness(seed: int, configs: list[Config]) -> Outcome:
     )
 
 
-def measure_heads(seed: int, width: int, depth: int, tokens: int,
+@claim(
+    "levine.heads",
+    source="Levine et al. 2020, §3 (H heads of size d/H)",
+    statement="Separation rank against the number of heads at fixed width and depth.",
+    tolerance="every rank ≤ bound (d)",
+    presets=presets.HEADS,
+    theory=(separation_rank_bounds,),
+    simulation=(certified_rank,),
+    test=f"{TESTS}::test_heads_claim_reports_each_head_count",
+    figure="separation_rank",
+    wrong_theory={"bounds_of": _halved},
+)
+def verify_heads(seed: int, width: int, depth: int, tokens: int,
                   heads: list[int]) -> Outcome:
     """Rank against the number of heads at fixed width and depth."""
     bound = bounds_of((width, depth, 1, tokens, 0)).best  # bounds do not depend on H
@@ -166,7 +239,20 @@ def _crossing_slope(widths: list[int], side: int | None) -> tuple[list[float], f
     return crossings, float(fit[0])
 
 
-def measure_threshold(seed: int, exact_widths: list[int], exact_depths: list[int],
+@claim(
+    "levine.threshold",
+    source="Levine et al. 2020, §4 (L_th = log_3 d_x)",
+    statement="ln sep grows like 3^L below L_th = log_3 d and like L above it.",
+    tolerance=(f"slope of L* against log_3 d within {THRESHOLD_SLOPE_TOLERANCE} of 1 in every "
+               "regime; fails when every regime misses on the same side"),
+    presets=presets.THRESHOLD,
+    theory=(threshold_depth, log_bigraded_bound),
+    simulation=(certified_rank, transition_depth, linear_fit),
+    test=f"{TESTS}::test_threshold_claim_reports_measured_crossings_honestly",
+    figure="separation_rank",
+    wrong_theory={"threshold_depth": lambda width: 5 * math.log(width, 3)},
+)
+def verify_threshold(seed: int, exact_widths: list[int], exact_depths: list[int],
                       conjecture_widths: list[int]) -> Outcome:
     """Where growth of ln sep in L turns from doubly exponential to exponential."""
     exact_rows, exact_crossings = [], {}
@@ -185,13 +271,17 @@ def measure_threshold(seed: int, exact_widths: list[int], exact_depths: list[int
                           f"slope of ln ln sep {fit.slope:.2f} (ln 3 = 1.10)")
     single, slope_single = _crossing_slope(conjecture_widths, side=1)
     full, slope_full = _crossing_slope(conjecture_widths, side=None)
-    ok_single = abs(slope_single - 1) <= THRESHOLD_SLOPE_TOLERANCE
-    ok_full = abs(slope_full - 1) <= THRESHOLD_SLOPE_TOLERANCE
+    misses = [slope - 1 for slope in (slope_single, slope_full)
+              if abs(slope - 1) > THRESHOLD_SLOPE_TOLERANCE]
+    # holds: every regime within tolerance; fails: every regime misses on the
+    # same side (the predicted depth is too deep, or too shallow, everywhere);
+    # inconclusive: the regimes disagree with each other.
+    same_side = len(misses) == 2 and (misses[0] > 0) == (misses[1] > 0)
     return Outcome(
         predicted="transition depth L* ∝ log_3 d (slope 1 in log_3 d)",
         measured=(f"slope {slope_single:.2f} (|Q|=1), {slope_full:.2f} (|Q|=d) "
                   f"[conjecture-based]"),
-        verdict=verdict_from(ok_single and ok_full, inconclusive=not (ok_single and ok_full)),
+        verdict=verdict_from(not misses, inconclusive=bool(misses) and not same_side),
         note=(" ; ".join(exact_rows) + f" ; conjecture-based (rank = bound (d)), widths "
               f"{conjecture_widths}: L* = {np.round(single, 2).tolist()} for |P|=|Q|=1, "
               f"{np.round(full, 2).tolist()} for |P|=|Q|=d, against log_3 d = "
@@ -206,64 +296,3 @@ def measure_threshold(seed: int, exact_widths: list[int], exact_depths: list[int
     )
 
 
-QUICK_CONFIGS: list[Config] = [
-    (2, 1, 1, 2, 0), (2, 2, 1, 2, 0), (2, 3, 1, 2, 0), (3, 2, 1, 2, 0),
-    (2, 2, 1, 4, 0), (2, 2, 1, 4, 1), (2, 2, 2, 4, 0), (3, 1, 3, 3, 1),
-    (3, 2, 1, 6, 0), (3, 2, 1, 4, 0), (4, 2, 2, 4, 0),
-]
-FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [
-    (3, 3, 1, 2, 0), (2, 4, 1, 2, 0), (2, 3, 1, 4, 0), (2, 3, 1, 4, 1), (4, 2, 1, 4, 0),
-    (4, 2, 1, 8, 0), (3, 3, 1, 4, 0), (3, 3, 1, 6, 0), (3, 2, 3, 6, 1), (4, 2, 4, 4, 0),
-]
-
-register(Claim(
-    id="levine.upper-bound",
-    source="THEORY §1, bounds (a)–(d) [derived]",
-    statement="Every certified exact separation rank is at most every upper bound.",
-    tolerance="exact integers: rank ≤ bound, no tolerance",
-    measure=measure_upper_bound,
-    presets={"quick": dict(configs=QUICK_CONFIGS), "full": dict(configs=FULL_CONFIGS)},
-))
-
-register(Claim(
-    id="levine.generic-rank",
-    source="Levine et al. 2020, §4 (generic rank); THEORY §1",
-    statement="The GF(p) rank is generic: another seed and another prime reproduce it.",
-    tolerance="exact equality",
-    measure=measure_generic_rank,
-    presets={"quick": dict(configs=QUICK_CONFIGS[:6]), "full": dict(configs=FULL_CONFIGS)},
-))
-
-register(Claim(
-    id="levine.bound-tightness",
-    source="THEORY §1 [derived]; conjecture of this project",
-    statement="Measured rank over the best bound; bound (d) is exact for H=1, ρ=0, "
-              "|P| = 1 or |P| ≥ d.",
-    tolerance="exact equality inside the family; ratio reported elsewhere",
-    measure=measure_bound_tightness,
-    presets={"quick": dict(configs=QUICK_CONFIGS), "full": dict(configs=FULL_CONFIGS)},
-))
-
-register(Claim(
-    id="levine.heads",
-    source="Levine et al. 2020, §3 (H heads of size d/H)",
-    statement="Separation rank against the number of heads at fixed width and depth.",
-    tolerance="every rank ≤ bound (d)",
-    measure=measure_heads,
-    presets={"quick": dict(width=4, depth=2, tokens=4, heads=[1, 2, 4]),
-             "full": dict(width=6, depth=2, tokens=4, heads=[1, 2, 3, 6])},
-))
-
-register(Claim(
-    id="levine.threshold",
-    source="Levine et al. 2020, §4 (L_th = log_3 d_x)",
-    statement="ln sep grows like 3^L below L_th = log_3 d and like L above it.",
-    tolerance=f"slope of L* against log_3 d within {THRESHOLD_SLOPE_TOLERANCE} of 1",
-    measure=measure_threshold,
-    presets={
-        "quick": dict(exact_widths=[2, 3], exact_depths=[1, 2, 3],
-                      conjecture_widths=[9, 27, 81]),
-        "full": dict(exact_widths=[2, 3], exact_depths=[1, 2, 3],
-                     conjecture_widths=[9, 27, 81, 243]),
-    },
-))

@@ -7,6 +7,7 @@ import time
 import flint
 import numpy as np
 import sympy as sp
+
 from attndepth.simulations.modular import DEFAULT_PRIME, rank_mod
 from attndepth.simulations.seprank import (
     SeprankConfig,
@@ -17,7 +18,6 @@ from attndepth.simulations.seprank import (
 from attndepth.simulations.stacks import draw_linear_attention_weights
 from attndepth.simulations.threads import available_cores
 from attndepth.theory.separation_rank import separation_rank_bounds
-
 from bench.baselines import evaluate_structured_before, rank_mod_before
 from bench.timing import best_of, interleaved
 

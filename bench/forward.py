@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from threadpoolctl import threadpool_info
+
 from attndepth.simulations.fitting import linear_fit
 from attndepth.simulations.similarity import (
     dong_residual,
@@ -19,8 +21,6 @@ from attndepth.simulations.stacks import (
     iterate_stack,
     run_stack,
 )
-from threadpoolctl import threadpool_info
-
 from bench.baselines import draw_weights_before, post_ln_stack_before
 from bench.timing import best_of, interleaved
 

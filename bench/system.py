@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from attndepth.simulations.similarity import attention_spectra
-from attndepth.simulations.stacks import StackConfig, run_stack
 from threadpoolctl import threadpool_limits
 
+from attndepth.simulations.similarity import attention_spectra
+from attndepth.simulations.stacks import StackConfig, run_stack
 from bench.timing import best_of
 
 

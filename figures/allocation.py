@@ -8,6 +8,7 @@ model zoo at its published (parameters, layers).
 from __future__ import annotations
 
 import numpy as np
+
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.theory.depth_width import (
     optimal_depth,

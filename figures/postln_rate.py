@@ -1,25 +1,29 @@
-"""Post-LN log-odds against depth with the derived residual rate (THEORY §3 [derived])."""
+"""Post-LN log-odds against depth with the derived residual rate (theory document §3).
+
+Draws the claims yuzhang.linear-rate-postln and yuzhang.deescalation with
+their preset (``presets.POSTLN_RATE``), fit window and derived rate.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
+
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.escalation import escalation_trace
+from attndepth.simulations.fitting import ESCALATION_WINDOW
+from attndepth.simulations.presets import POSTLN_RATE
 from attndepth.simulations.stacks import StackConfig
-from attndepth.theory.similarity import postln_rate_expression, s_realised, width_symbol
+from attndepth.theory.similarity import postln_rate
 
 NAME = "postln_rate"
 DESCRIPTION = "post-LN and de-escalated log-odds vs depth, with the derived rates"
-SIZES = {"quick": dict(depth=96, tokens=16, width=64, batch=8),
-         "full": dict(depth=128, tokens=32, width=128, batch=32)}
 CURVES = (("post-ln", "post-ln", 1.0), ("post-ln-deesc-a", "deesc-a", 0.5),
           ("post-ln-deesc-b", "deesc-b", 0.5), ("pre-ln", None, 1.0))
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
     """Columns: curve, depth, median, q10, q90, predicted (derived line; nan where none)."""
-    size = SIZES[preset]
+    size = POSTLN_RATE[preset]
     columns: dict[str, list] = {k: [] for k in ("curve", "depth", "median", "q10", "q90",
                                                 "predicted")}
     for variant, placement, tau in CURVES:
@@ -29,11 +33,11 @@ def compute(preset: str, seed: int) -> dict[str, list]:
         q10, median, q90 = np.quantile(trace.log_odds, [0.1, 0.5, 0.9], axis=1)
         predicted = np.full(median.shape, np.nan)
         if placement is not None:
-            rate = sp.lambdify((s_realised, width_symbol),
-                               postln_rate_expression(placement, sp.Float(tau)))
             s = np.sqrt(np.median(trace.contraction, axis=1))
-            steps = np.array([rate(value, size["width"]) for value in s])
-            start = int(np.argmax(median >= 3.0)) if np.any(median >= 3.0) else 0
+            steps = np.array([postln_rate(float(value), size["width"], placement, tau)
+                              for value in s])
+            aligned = median >= ESCALATION_WINDOW[0]
+            start = int(np.argmax(aligned)) if aligned.any() else 0
             predicted[start:] = median[start] + np.concatenate([[0], np.cumsum(steps[start:])])
         label = f"{variant} (τ={tau:g})" if "deesc" in variant else variant
         for layer in range(median.size):

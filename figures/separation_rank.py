@@ -4,7 +4,9 @@ Left: ln sep vs depth on a log axis (a straight line = doubly exponential
 growth) for one P and one Q position (N = 2): certified exact ranks as
 markers, the bigraded bound (d) as lines (exact where computed, the
 conjectured value beyond), log_3 d marked per width. Right: exact rank
-against the number of heads, with bound (d).
+against the number of heads, with bound (d). Sizes are the presets of the
+claims levine.threshold and levine.heads (``presets.THRESHOLD``, ``presets.HEADS``);
+ranks are measured as the claims measure them (:func:`certified_rank`).
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from attndepth.figures.style import PALETTE, new_figure, styled
-from attndepth.simulations.modular import DEFAULT_PRIME
-from attndepth.simulations.seprank import SeprankConfig, measure_rank
+from attndepth.simulations.presets import HEADS, THRESHOLD
+from attndepth.simulations.seprank import SeprankConfig, certified_rank
 from attndepth.theory.separation_rank import (
     log_bigraded_bound,
     separation_rank_bounds,
@@ -23,39 +26,34 @@ from attndepth.theory.separation_rank import (
 
 NAME = "separation_rank"
 DESCRIPTION = "ln sep vs depth (exact ranks, bounds, log_3 d) and rank vs heads"
-SIZES = {
-    "quick": dict(exact={2: [1, 2, 3], 3: [1, 2, 3]}, bound_widths=[2, 3, 9, 27, 81],
-                  max_depth=8, heads_case=(4, 2, 4), heads=[1, 2, 4]),
-    "full": dict(exact={2: [1, 2, 3, 4], 3: [1, 2, 3]}, bound_widths=[2, 3, 9, 27, 81, 243],
-                 max_depth=10, heads_case=(6, 2, 4), heads=[1, 2, 3, 6]),
-}
+#: Deepest L drawn for the bound lines (drawing extent only).
+MAX_DEPTH = {"quick": 8, "full": 10}
 
 
 def _exact(width: int, depth: int, heads: int, tokens: int, seed: int) -> int:
     bounds = separation_rank_bounds(width, depth, (tokens + 1) // 2, tokens // 2)
     config = SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens)
-    return measure_rank(config, seed, "exact", DEFAULT_PRIME, rank_cap=bounds.best,
-                        start_points=bounds.best + 8).rank
+    return certified_rank(config, seed, bounds.best).rank
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
     """Columns: panel, series, width, x (depth or heads), value (ln sep or rank)."""
-    size = SIZES[preset]
+    threshold, heads_case = THRESHOLD[preset], HEADS[preset]
     columns: dict[str, list] = {k: [] for k in ("panel", "series", "width", "x", "value")}
 
     def add(panel: str, series: str, width: int, x: float, value: float) -> None:
         for key, item in zip(columns, (panel, series, width, x, value), strict=True):
             columns[key].append(item)
 
-    for width, depths in size["exact"].items():
-        for depth in depths:
+    for width in threshold["exact_widths"]:
+        for depth in threshold["exact_depths"]:
             add("depth", "exact", width, depth, math.log(_exact(width, depth, 1, 2, seed)))
-    for width in size["bound_widths"]:
-        for depth in range(1, size["max_depth"] + 1):
+    for width in [*threshold["exact_widths"], *threshold["conjecture_widths"]]:
+        for depth in range(1, MAX_DEPTH[preset] + 1):
             add("depth", "bound", width, depth, log_bigraded_bound(width, depth, side=1))
-    width, depth, tokens = size["heads_case"]
+    width, depth, tokens = heads_case["width"], heads_case["depth"], heads_case["tokens"]
     bound = separation_rank_bounds(width, depth, (tokens + 1) // 2, tokens // 2).bigraded
-    for heads in size["heads"]:
+    for heads in heads_case["heads"]:
         add("heads", "exact", width, heads, _exact(width, depth, heads, tokens, seed))
         add("heads", "bound", width, heads, bound)
     return columns
@@ -87,7 +85,8 @@ def draw(data: dict[str, list]):
         case = int(width[exact][0]) if exact.any() else 0
         right.set_xlabel("heads $H$")
         right.set_ylabel("separation rank")
-        right.set_title(f"d = {case}, L = 2, N = 4", fontsize=6.5)
+        right.set_title(f"d = {case}, L = {HEADS['quick']['depth']}, "
+                        f"N = {HEADS['quick']['tokens']}", fontsize=6.5)
         right.set_xticks(x[exact])
         right.legend(frameon=False, fontsize=6)
     return figure

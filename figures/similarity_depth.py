@@ -1,26 +1,25 @@
 """Token similarity t_sim against depth for every block variant (Yu & Zhang 2023).
 
-Median and 10–90 % band over independent stacks (seeds spawned from one base seed).
+Median and 10–90 % band over independent stacks (seeds spawned from one base
+seed), at the preset of the claim yuzhang.escalation (``presets.ESCALATION``).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
 from attndepth.figures.style import new_figure, styled
+from attndepth.simulations.presets import ESCALATION
 from attndepth.simulations.similarity import token_similarity
 from attndepth.simulations.stacks import VARIANTS, StackConfig, run_stack
 
 NAME = "similarity_depth"
 DESCRIPTION = "t_sim vs depth, all block variants (median, 10-90% band over seeds)"
-SIZES = {
-    "quick": dict(depth=32, tokens=16, width=32, heads=2, batch=8),
-    "full": dict(depth=64, tokens=32, width=64, heads=4, batch=32),
-}
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
     """Columns: variant, depth, median, q10, q90 (one row per variant and depth)."""
-    size = SIZES[preset]
+    size = ESCALATION[preset]
     columns: dict[str, list] = {"variant": [], "depth": [], "median": [], "q10": [], "q90": []}
     for variant in VARIANTS:
         config = StackConfig(variant=variant, depth=size["depth"], tokens=size["tokens"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
 from attndepth.figures.style import new_figure, styled
 from attndepth.simulations.store import open_store
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from attndepth.simulations.seeding import gaussian_tokens
 from attndepth.simulations.similarity import (
     attention_spectra,

@@ -10,8 +10,9 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from attndepth.simulations.validation import check_finite_array
 from scipy.stats import linregress
+
+from attndepth.simulations.validation import check_finite_array
 
 
 @dataclass(frozen=True)
@@ -127,3 +128,82 @@ def convergence_orders(errors: np.ndarray, start_below: float = 0.3,
     first, second, third = errors[:-2], errors[1:-1], errors[2:]
     usable = (first < start_below) & (third > floor) & (second < first) & (third < second)
     return (np.log(third[usable] / second[usable]) / np.log(second[usable] / first[usable]))
+
+
+#: Median log-odds window where escalation is fitted: tokens already aligned
+#: (log-odds ≥ 3, t_sim ≥ 0.95) and still far from float64 round-off (≤ 50).
+ESCALATION_WINDOW: tuple[float, float] = (3.0, 50.0)
+
+
+def escalation_rate(log_odds: np.ndarray,
+                    window: tuple[float, float] = ESCALATION_WINDOW) -> LinearFit:
+    """Slope of the median log-odds against depth where they lie inside ``window``.
+
+    The one fit of the escalation rate (Yu & Zhang 2023, §3): claims, the
+    ``similarity`` command and the figures call it.
+
+    Parameters
+    ----------
+    log_odds : array, shape (depth + 1, batch) or (depth + 1,)
+        ``ln(t_sim / t_div)`` per layer (and stack); the median over stacks is fitted.
+    window : (low, high)
+        Median log-odds range of the layers that enter the fit.
+
+    Returns
+    -------
+    LinearFit
+        Over the layers inside the window; ``fit.window`` gives the first and
+        last of them.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 3 layers inside the window, or a malformed window.
+    """
+    values = np.asarray(log_odds, dtype=float)
+    median = np.median(values, axis=1) if values.ndim == 2 else values
+    layers = escalation_layers(values, window)
+    return linear_fit(layers.astype(float), median[layers])
+
+
+def escalation_layers(log_odds: np.ndarray,
+                      window: tuple[float, float] = ESCALATION_WINDOW) -> np.ndarray:
+    """Layers whose median log-odds lie in ``window`` (see :func:`escalation_rate`).
+
+    Returns
+    -------
+    array of int, shape (k,), k ≥ 3
+    """
+    values = np.asarray(log_odds, dtype=float)
+    if values.ndim not in (1, 2) or values.shape[0] < 1:
+        raise ValueError(f"log_odds must have shape (depth + 1,) or (depth + 1, batch), "
+                         f"got {values.shape}")
+    if len(window) != 2 or not window[0] < window[1]:
+        raise ValueError(f"window must be (low, high) with low < high, got {window!r}")
+    median = np.median(values, axis=1) if values.ndim == 2 else values
+    layers = np.flatnonzero((median >= window[0]) & (median <= window[1]))
+    if layers.size < 3:
+        raise ValueError(f"median log-odds spend {layers.size} < 3 layers in {tuple(window)}: "
+                         "deepen the stack")
+    return layers
+
+
+def escalation_rates(log_odds: np.ndarray,
+                     window: tuple[float, float] = ESCALATION_WINDOW) -> np.ndarray:
+    """One escalation slope per stack, each fitted over the median's window layers.
+
+    Parameters
+    ----------
+    log_odds : array, shape (depth + 1, batch)
+
+    Returns
+    -------
+    array, shape (batch,)
+        Slopes; their mean and standard error give a rate with an error bar.
+    """
+    values = np.asarray(log_odds, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"log_odds must have shape (depth + 1, batch), got {values.shape}")
+    layers = escalation_layers(values, window)
+    return np.array([linear_fit(layers.astype(float), values[layers, k]).slope
+                     for k in range(values.shape[1])])

@@ -30,6 +30,7 @@ import numbers
 
 import flint
 import numpy as np
+
 from attndepth.simulations.threads import available_cores
 from attndepth.simulations.validation import check_int
 

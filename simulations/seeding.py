@@ -11,6 +11,7 @@ and any result is reproduced from (S, k) alone.
 from __future__ import annotations
 
 import numpy as np
+
 from attndepth.simulations.validation import check_int, check_seed
 
 #: Most independent stacks one call may spawn (each gets its own generator).

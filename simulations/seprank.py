@@ -46,6 +46,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+from tqdm import tqdm
+
 from attndepth.simulations.modular import (
     DEFAULT_PRIME,
     SECOND_PRIME,
@@ -61,7 +63,6 @@ from attndepth.simulations.stacks import (
 )
 from attndepth.simulations.threads import available_cores, single_threaded_blas
 from attndepth.simulations.validation import check_int, check_size
-from tqdm import tqdm
 
 #: Pairs (row point, column point) evaluated per chunk, bounding memory.
 CHUNK_PAIRS = 1 << 14
@@ -502,6 +503,32 @@ def measure_rank(
         eval_seconds=eval_seconds, rank_seconds=rank_seconds, config=config.as_dict(),
         tolerance=used_tolerance, gap=gap, history=history,
     )
+
+
+def certified_rank(config: SeprankConfig, seed: int, bound: int,
+                   prime: int = DEFAULT_PRIME) -> RankCertificate:
+    """The exact rank measured against a proved upper bound, in one step when it is tight.
+
+    The grids start (and end) at ``bound + DEFAULT_MARGIN`` points per side:
+    one evaluation and one rank either meet ``bound`` (the rank is proved) or
+    stay ``DEFAULT_MARGIN`` below the grid (saturated). Claims and figures
+    both measure exact ranks through this function.
+
+    Parameters
+    ----------
+    config : SeprankConfig
+    seed : int
+        Seed of the weights and grid points.
+    bound : int
+        A proved upper bound of the separation rank (``attndepth.theory``).
+    prime : int
+        The field GF(prime).
+    """
+    if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
+        raise ValueError(f"bound must be an integer >= 1, got {bound!r}")
+    points = bound + DEFAULT_MARGIN
+    return measure_rank(config, seed, "exact", prime, rank_cap=bound, start_points=points,
+                        max_points=points)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ Token matrices are ``(..., tokens, width)``; attention matrices
 from __future__ import annotations
 
 import numpy as np
+
 from attndepth.simulations.threads import single_threaded_blas
 
 #: Smallest positive float64: logs of quantities that reached exactly zero are

@@ -39,6 +39,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
 import numpy as np
+
 from attndepth.simulations.modular import check_prime, matmul_mod
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
 from attndepth.simulations.validation import (

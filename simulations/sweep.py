@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
+
 from attndepth.simulations.store import PointResult, open_store
 from attndepth.simulations.threads import share_cores
-from tqdm import tqdm
 
 try:
     TOOLKIT_VERSION = version("attndepth")

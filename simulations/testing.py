@@ -14,9 +14,10 @@ tests::
 from __future__ import annotations
 
 import numpy as np
-from attndepth.simulations.stacks import VARIANTS, StackConfig
 from hypothesis import strategies as st
 from scipy.stats import ortho_group
+
+from attndepth.simulations.stacks import VARIANTS, StackConfig
 
 _seeds = st.integers(0, 2**32 - 1)
 _sizes = st.integers(2, 8)

@@ -1,14 +1,84 @@
+"""The claims registry, driven by the registry itself (as scipy.stats iterates its distributions).
+
+For every registered claim: the quick preset reaches its recorded verdict,
+its declared wrong theory makes it ``fails`` (so no claim is a test that
+cannot fail), and every place its record names exists.
+"""
+
+import ast
+import importlib
+from pathlib import Path
+
 import pytest
 
-from attndepth.claims import PRESETS, all_claims, get_claim, run_claim, run_claims
+from attndepth.claims import (
+    PRESETS,
+    Claim,
+    Outcome,
+    all_claims,
+    claim,
+    explain,
+    get_claim,
+    register,
+    run_claim,
+    run_claims,
+    verdict_from,
+)
+from attndepth.figures.registry import all_figures
+
+ROOT = Path(__file__).resolve().parent.parent
+CLAIMS = all_claims()
+#: Claims whose quick verdict is not ``holds``, with the reason (data, not skips).
+KNOWN_VERDICTS = {
+    "levine.threshold": ("inconclusive", "certified ranks stop at d ≤ 4, L ≤ 3: the knee "
+                         "is only located through the conjectured bound, and its two regimes "
+                         "disagree (slopes 0.65 and 1.85 against 1)"),
+}
 
 
-def test_registry_has_unique_ids_with_sources_and_presets():
-    claims = all_claims()
-    assert {"levine.degree", "levine.structure", "yuzhang.invariant-eigenspace"} <= set(claims)
-    for claim in claims.values():
-        assert claim.source and claim.statement and claim.tolerance
-        assert set(PRESETS) <= set(claim.presets)
+@pytest.mark.parametrize("claim_id", list(CLAIMS))
+def test_quick_preset_reaches_its_verdict(claim_id):
+    expected = KNOWN_VERDICTS.get(claim_id, ("holds", ""))[0]
+    result = run_claim(claim_id, "quick", seed=0)
+    assert result.verdict == expected, result.outcome
+
+
+@pytest.mark.parametrize("claim_id", list(CLAIMS))
+def test_wrong_theory_makes_the_claim_fail(claim_id, monkeypatch):
+    found = CLAIMS[claim_id]
+    assert found.wrong_theory, f"{claim_id} declares no wrong theory: it cannot be shown to fail"
+    module = importlib.import_module(found.module)
+    for name, wrong in found.wrong_theory.items():
+        monkeypatch.setattr(module, name, wrong)
+    assert run_claim(claim_id, "quick", seed=0).verdict == "fails"
+
+
+def _test_functions(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    return {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+
+
+@pytest.mark.parametrize("claim_id", list(CLAIMS))
+def test_record_names_places_that_exist(claim_id):
+    found = CLAIMS[claim_id]
+    assert found.source and found.statement and found.tolerance
+    assert set(PRESETS) <= set(found.presets)
+    assert all(f.__module__.startswith("attndepth.theory") for f in found.theory), found.theory
+    assert all(f.__module__.startswith(("attndepth.simulations", "scipy"))
+               for f in found.simulation), found.simulation
+    path, _, test = found.test.partition("::")
+    assert test in _test_functions(ROOT / path), found.test
+    assert found.figure is None or found.figure in all_figures()
+
+
+def test_explain_names_every_file_of_a_claim():
+    text = explain("yuzhang.linear-rate-postln")
+    for place in ("attndepth/similarity_claims.py", "theory/similarity.py",
+                  "simulations/escalation.py", "simulations/stacks.py",
+                  "simulations/similarity.py", "simulations/fitting.py",
+                  "tests/test_attndepth_similarity_claims.py", "figures/postln_rate.py",
+                  "math.log(2)", "quick", "full"):
+        assert place in text, place
 
 
 def test_unknown_claim_and_preset_rejected():
@@ -27,3 +97,20 @@ def test_result_records_provenance():
     assert result.seed == 4 and result.preset == "quick"
     assert result.params == get_claim("levine.degree").presets["quick"]
     assert result.seconds >= 0
+
+
+def test_register_refuses_malformed_claims():
+    def verify(seed):
+        return Outcome("1", "1", verdict_from(True))
+
+    presets = {"quick": {}, "full": {}}
+    with pytest.raises(TypeError, match="Claim"):
+        register("levine.degree")
+    with pytest.raises(ValueError, match="twice"):
+        register(Claim("levine.degree", "s", "s", "t", verify, presets))
+    with pytest.raises(ValueError, match="presets"):
+        register(Claim("test.no-full", "s", "s", "t", verify, {"quick": {}}))
+    with pytest.raises(ValueError, match="wrong_theory"):
+        claim("test.bad-wrong", source="s", statement="s", tolerance="t", presets=presets,
+              wrong_theory={"NOT_IN_THIS_MODULE": 1})(verify)
+    assert "test.bad-wrong" not in all_claims()

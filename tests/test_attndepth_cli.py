@@ -65,3 +65,48 @@ def test_interrupt_is_one_line_and_130(monkeypatch, capsys):
     parser._subparsers._group_actions[0].choices["plan"].set_defaults(handler=interrupted)
     assert cli.main(["plan", "--params", "1e9"]) == 130
     assert "interrupted" in capsys.readouterr().err
+
+
+def _subparsers():
+    from attndepth.cli import build_parser
+
+    parser = build_parser()
+    choices = next(a for a in parser._actions if a.dest == "command").choices
+    return parser, choices
+
+
+def test_every_option_of_every_command_has_help_and_examples():
+    parser, commands = _subparsers()
+    assert parser.epilog.startswith("examples:")
+    for name, command in commands.items():
+        assert command.description, name
+        examples = [line for line in command.epilog.splitlines() if line.startswith("  ")]
+        assert 2 <= len(examples) <= 4, name
+        assert all(line.strip().startswith(f"attndepth {name}") for line in examples), name
+        for action in command._actions:
+            if action.option_strings and action.dest != "help":
+                assert action.help, f"{name} {action.option_strings[0]} has no help"
+        text = command.format_help()
+        for action in command._actions:
+            if action.option_strings and action.default not in (None, False) \
+                    and action.dest != "help":
+                assert f"default: {action.default}" in " ".join(text.split()), \
+                    f"{name} {action.option_strings[0]}"
+
+
+def test_verify_list_and_explain(capsys):
+    assert main(["verify", "--list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    from attndepth.claims import all_claims
+
+    assert [line.split()[0] for line in listed] == list(all_claims())
+    assert main(["verify", "--explain", "yuzhang.linear-rate-postln"]) == 0
+    out = capsys.readouterr().out
+    assert "theory/similarity.py" in out and "figures/postln_rate.py" in out
+    assert main(["verify", "--explain", "nope"]) == 2
+    assert "unknown claim" in capsys.readouterr().err
+
+
+def test_figures_list(capsys):
+    assert main(["figures", "--list"]) == 0
+    assert "postln_rate" in capsys.readouterr().out

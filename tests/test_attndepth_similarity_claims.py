@@ -25,6 +25,17 @@ def test_claim_holds_at_small_size(claim_id):
     assert result.verdict == "holds", result.outcome
 
 
+def test_postln_rate_tells_the_derived_rate_from_ln2():
+    # The measured slope must be within tolerance of the derived finite-width
+    # rate and outside it for ln 2 (2.9 % apart at d = 64): a 5 % tolerance
+    # accepted both. Two seeds not used to choose the tolerance.
+    from attndepth.similarity_claims import POSTLN_RATE_TOLERANCE
+
+    for seed in (10, 11):
+        values = run_claim("yuzhang.linear-rate-postln", seed=seed).outcome.values
+        assert values["relative_error"] <= POSTLN_RATE_TOLERANCE < values["relative_error_ln2"]
+
+
 def test_postln_window_too_short_is_a_clear_error():
     with pytest.raises(ValueError, match="deepen"):
         run_claim("yuzhang.linear-rate-postln", depth=4, tokens=8, width=16, batch=2)

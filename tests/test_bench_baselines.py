@@ -2,6 +2,7 @@
 ratios in bench/RESULTS.md compare the same work."""
 
 import numpy as np
+
 from attndepth.simulations.modular import DEFAULT_PRIME, rank_mod
 from attndepth.simulations.seprank import evaluate_structured, make_partition
 from attndepth.simulations.stacks import (
@@ -11,7 +12,6 @@ from attndepth.simulations.stacks import (
     draw_stack,
     run_stack,
 )
-
 from bench.baselines import (
     draw_weights_before,
     evaluate_structured_before,

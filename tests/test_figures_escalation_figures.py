@@ -1,6 +1,7 @@
 """Data of the fixed-rate, post-LN-rate and Dong-collapse figures."""
 
 import numpy as np
+
 from attndepth.figures import dong_collapse, fixed_rate, postln_rate
 
 

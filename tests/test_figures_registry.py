@@ -1,6 +1,7 @@
 import csv
 
 import pytest
+
 from attndepth.figures.registry import all_figures, write_csv, write_figure
 
 

@@ -1,4 +1,5 @@
 import numpy as np
+
 from attndepth.figures import separation_rank
 
 

@@ -1,4 +1,5 @@
 import numpy as np
+
 from attndepth.figures import similarity_depth
 from attndepth.simulations.stacks import VARIANTS
 

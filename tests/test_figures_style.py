@@ -1,4 +1,5 @@
 import pytest
+
 from attndepth.figures.style import DOUBLE_COLUMN_INCHES, SINGLE_COLUMN_INCHES, new_figure
 
 

@@ -1,8 +1,8 @@
 import pytest
-from attndepth.figures import sweep_similarity
-from attndepth.simulations.sweep import parse_spec, run_sweep
 
 from attndepth.cli import main
+from attndepth.figures import sweep_similarity
+from attndepth.simulations.sweep import parse_spec, run_sweep
 
 
 def test_figure_from_a_sweep_store(tmp_path, capsys):

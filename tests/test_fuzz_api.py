@@ -6,6 +6,10 @@ Run many cases with ``pytest --hypothesis-profile=fuzz tests/test_fuzz_api.py``.
 import math
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
 from attndepth.simulations.fitting import linear_fit, power_law_fit, transition_depth
 from attndepth.simulations.modular import check_prime
 from attndepth.simulations.seprank import SeprankConfig, make_partition, measure_rank
@@ -17,9 +21,6 @@ from attndepth.theory.separation_rank import (
     separation_rank_bounds,
     threshold_depth,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
 anything = st.one_of(
     st.integers(-3, 6), st.sampled_from([0, -1, 10**12, 2**63, -(2**63)]),

@@ -6,6 +6,7 @@ door (the other ``attndepth`` modules); figures never import the front door.
 """
 
 import ast
+import shutil
 import subprocess
 import venv
 from pathlib import Path
@@ -82,12 +83,15 @@ def test_main_job_needs_no_test_dependencies():
 def test_installed_distribution_owns_one_import_name(tmp_path):
     # A fresh virtual environment (reusing this one's dependencies), a regular
     # (non-editable) install, run from a directory outside the repository.
+    source = tmp_path / "source"  # setuptools builds in the source tree: keep ours clean
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "build", "*.egg-info", "__pycache__", ".hypothesis", "figures-out", "docs/_build"))
     env = tmp_path / "venv"
     venv.create(env, system_site_packages=True, with_pip=True)
     python = env / "bin" / "python"
     install = subprocess.run(
         [python, "-m", "pip", "install", "--quiet", "--no-deps",
-         "--target", tmp_path / "site", str(ROOT)],
+         "--target", tmp_path / "site", str(source)],
         capture_output=True, text=True, cwd=tmp_path)
     assert install.returncode == 0, install.stderr
     top_level = {path.name for path in (tmp_path / "site").iterdir()

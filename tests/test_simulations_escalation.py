@@ -1,4 +1,5 @@
 import numpy as np
+
 from attndepth.simulations.escalation import (
     contraction_samples,
     escalation_trace,

@@ -2,6 +2,7 @@ import math
 
 import numpy as np
 import pytest
+
 from attndepth.simulations.fitting import growth_ratios, linear_fit, log_or_floor, transition_depth
 
 

@@ -1,6 +1,9 @@
 import flint
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from attndepth.simulations.modular import (
     DEFAULT_PRIME,
     SECOND_PRIME,
@@ -9,8 +12,6 @@ from attndepth.simulations.modular import (
     matmul_mod,
     rank_mod,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 
 @given(st.integers(1, 5), st.integers(1, 40), st.integers(1, 5), st.integers(0, 2**32),

@@ -1,8 +1,9 @@
 import numpy as np
 import pytest
-from attndepth.simulations.polynomial import measure_homogeneity, measure_structure
 from hypothesis import given
 from hypothesis import strategies as st
+
+from attndepth.simulations.polynomial import measure_homogeneity, measure_structure
 
 SCALES = np.array([0.5, 2.0, 3.0])
 

@@ -1,4 +1,5 @@
 import numpy as np
+
 from attndepth.simulations.seeding import TOKENS_STREAM, gaussian_tokens, spawn_generators
 
 

@@ -1,5 +1,8 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from attndepth.simulations.modular import DEFAULT_PRIME, SECOND_PRIME
 from attndepth.simulations.seprank import (
     DEFAULT_MARGIN,
@@ -19,8 +22,6 @@ from attndepth.theory.separation_rank import (
     symbolic_network,
     weight_degree,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 tiny = st.tuples(
     st.sampled_from([1, 2, 3]),  # width

@@ -1,4 +1,8 @@
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
 from attndepth.simulations.similarity import (
     attention_spectra,
     dong_residual,
@@ -9,9 +13,6 @@ from attndepth.simulations.similarity import (
     token_diversity,
     token_similarity,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
 token_matrices = arrays(np.float64, st.tuples(st.integers(2, 6), st.integers(1, 5)),
                         elements=st.floats(-10, 10)).filter(lambda X: np.abs(X).sum() > 1e-3)

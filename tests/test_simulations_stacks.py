@@ -1,5 +1,8 @@
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from attndepth.simulations import stacks
 from attndepth.simulations.modular import DEFAULT_PRIME
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
@@ -17,8 +20,6 @@ from attndepth.simulations.stacks import (
     softmax_attention,
 )
 from attndepth.simulations.testing import stack_configs
-from hypothesis import given
-from hypothesis import strategies as st
 
 configs = stack_configs(max_depth=4, max_tokens=6)
 

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+
 from attndepth.simulations.stochastic import SINKHORN_TOLERANCE, sinkhorn
 
 

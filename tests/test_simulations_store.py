@@ -2,6 +2,7 @@ import sqlite3
 
 import numpy as np
 import pytest
+
 from attndepth.simulations.store import PointResult, open_store
 
 

@@ -7,6 +7,7 @@ import threading
 import time
 
 import pytest
+
 from attndepth.simulations.store import open_store
 from attndepth.simulations.sweep import (
     Parameter,

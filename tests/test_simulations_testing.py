@@ -1,6 +1,9 @@
 """The public strategies, and the rigorous bounds of THEORY §3 on every drawn case."""
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
 from attndepth.simulations.similarity import attention_spectra, invariant_eigenspace_defects
 from attndepth.simulations.stacks import DTYPES, StackConfig, remove_token_mean, run_stack
 from attndepth.simulations.testing import (
@@ -11,8 +14,6 @@ from attndepth.simulations.testing import (
     symmetric_stochastic_matrices,
     token_matrices,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 SLACK = 1e-9
 

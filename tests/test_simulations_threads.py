@@ -1,6 +1,7 @@
 import pytest
-from attndepth.simulations.threads import available_cores, share_cores, single_threaded_blas
 from threadpoolctl import threadpool_info, threadpool_limits
+
+from attndepth.simulations.threads import available_cores, share_cores, single_threaded_blas
 
 
 def _blas_threads() -> list[int]:

@@ -2,6 +2,7 @@ import math
 
 import numpy as np
 import pytest
+
 from attndepth.simulations.validation import (
     check_choice,
     check_finite_array,

@@ -1,6 +1,9 @@
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from attndepth.theory.depth_width import (
     NEAR_OPTIMAL_BAND,
     VERDICTS,
@@ -16,8 +19,6 @@ from attndepth.theory.depth_width import (
     smallest_budget,
     threshold_depth,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 budgets = st.floats(4e5, 1e16)
 

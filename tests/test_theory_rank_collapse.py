@@ -1,4 +1,5 @@
 import sympy as sp
+
 from attndepth.theory.rank_collapse import (
     check_depth_bound,
     depth_bound,

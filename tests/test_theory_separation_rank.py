@@ -2,6 +2,10 @@ import math
 
 import pytest
 import sympy as sp
+from hypothesis import given
+from hypothesis import strategies as st
+from sympy.utilities.iterables import partitions
+
 from attndepth.theory.separation_rank import (
     check_structural_lemma,
     coefficient_separation_rank,
@@ -21,9 +25,6 @@ from attndepth.theory.separation_rank import (
     threshold_depth,
     weight_degree,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-from sympy.utilities.iterables import partitions
 
 
 @given(st.integers(0, 30))

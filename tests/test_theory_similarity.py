@@ -1,5 +1,6 @@
 import pytest
 import sympy as sp
+
 from attndepth.theory.similarity import (
     check_invariant_eigenspace,
     generic_row_stochastic,

@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass
 import sympy as sp
 from scipy.special import lambertw
 
+from attndepth.theory.separation_rank import threshold_depth
+
 #: Intercept a of ln d_opt = a + b·L (Levine et al. 2020, §5 fit, as quoted by BigScience).
 FIT_INTERCEPT = 5.039
 #: Slope b of ln d_opt = a + b·L (same source).
@@ -182,12 +184,6 @@ def optimal_depth(budget: float, fit: AllocationFit = DEFAULT_FIT) -> float:
     if not math.isfinite(argument):
         raise ValueError(f"budget {budget:.3g} with this fit overflows the Lambert-W argument")
     return float(lambertw(argument, 0).real) / (2 * fit.slope)
-
-
-def threshold_depth(width: float) -> float:
-    """Levine et al.'s depth threshold ``L_th = log_3 d`` (THEORY §1)."""
-    width = _positive_finite("width", width)
-    return math.log(width, 3)
 
 
 @dataclass(frozen=True)

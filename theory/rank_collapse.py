@@ -25,6 +25,29 @@ def one_layer_bound() -> sp.Expr:
     return one_layer_constant() * residual_norm**3
 
 
+def convergence_order(skip: bool = False) -> int:
+    """Order of convergence of the residual norm, read off the one-layer bound.
+
+    Pure attention: e_{k+1} ≤ C·e_k³ (:func:`one_layer_bound`), order 3, the
+    doubly exponential collapse of Dong et al. 2021, Thm 2.2. With a skip
+    connection X + SA(X) the residual of the sum is at most e_k + C·e_k³
+    (triangle inequality; Dong et al. 2021, §3), whose lowest-order term is
+    linear: order 1, a geometric rate at best.
+
+    Parameters
+    ----------
+    skip : bool
+        With a skip connection around the attention.
+
+    Returns
+    -------
+    int
+        3 without a skip, 1 with one (lowest degree in e of the bound).
+    """
+    bound = sp.expand(one_layer_bound() + (residual_norm if skip else 0))
+    return min(sp.Poly(bound, residual_norm).monoms())[0]
+
+
 def depth_bound(layers: int | sp.Symbol = depth) -> sp.Expr:
     """‖res(SAN(X))‖ ≤ C^{(3^L − 1)/2} e^{3^L}.
 

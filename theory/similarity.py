@@ -6,6 +6,10 @@ Notation: n tokens as the rows of X (n × d); P row-stochastic (P1 = 1);
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from functools import lru_cache
+
 import sympy as sp
 
 
@@ -163,6 +167,31 @@ def fixed_matrix_rate() -> sp.Expr:
     return 2 * sp.log(lambda2)
 
 
+def fixed_matrix_slope(lambda2_value: float) -> float:
+    """:func:`fixed_matrix_rate` as a number: ``2·log|λ₂|`` per layer.
+
+    Parameters
+    ----------
+    lambda2_value : float
+        |λ₂(P)|, in (0, 1].
+
+    Returns
+    -------
+    float
+        The predicted slope of ``log t_div`` against depth (Yu & Zhang 2023, §3;
+        derivation in :func:`fixed_matrix_rate`).
+    """
+    if isinstance(lambda2_value, bool) or not isinstance(lambda2_value, (int, float)) \
+            or not 0 < lambda2_value <= 1:
+        raise ValueError(f"lambda2_value must be in (0, 1], got {lambda2_value!r}")
+    return float(_fixed_rate_function()(float(lambda2_value)))
+
+
+@lru_cache(maxsize=1)
+def _fixed_rate_function() -> Callable[[float], float]:
+    return sp.lambdify(lambda2, fixed_matrix_rate(), modules="math")
+
+
 def _mean_factor(placement: str, tau) -> tuple[sp.Expr, sp.Expr]:
     """(E factor, variance) of ‖ΠX‖² for one post-LN block; see :func:`postln_rate_expression`."""
     d = width_symbol
@@ -209,6 +238,49 @@ def postln_rate_expression(placement: str = "post-ln", tau=tau_symbol) -> sp.Exp
     mean, variance = _mean_factor(placement, tau)
     diversity = 1 + s_realised**2 * (1 - 1 / width_symbol)
     return sp.log(mean) - sp.log(diversity) - variance / (2 * mean**2)
+
+
+def postln_rate(s: float, width: int, placement: str = "post-ln", tau: float = 1.0) -> float:
+    """:func:`postln_rate_expression` as a number: the expected log-odds slope per layer.
+
+    The one numeric form of the derived rate; claims, figures and tests all
+    call it (it lambdifies the SymPy expression once per placement and τ).
+
+    Parameters
+    ----------
+    s : float
+        Realised diversity contraction ‖(I−Π)PD‖/‖D‖ ≥ 0 of the layer.
+    width : int
+        d ≥ 2.
+    placement : {"post-ln", "deesc-a", "deesc-b"}
+        Plain post-LN, or de-escalation inside (a) / around (b) the residual.
+    tau : float
+        De-escalation strength in [0, 1] (ignored for ``"post-ln"``).
+
+    Returns
+    -------
+    float
+        ``ln(mean factor) − ln(1 + s²(1 − 1/d)) − variance/(2·mean²)``
+        (derivation: :func:`postln_rate_expression`); ``-inf`` when the mean
+        factor vanishes (τ = 1: the mean token is removed entirely).
+    """
+    if isinstance(width, bool) or not isinstance(width, int) or width < 2:
+        raise ValueError(f"width must be an integer >= 2, got {width!r}")
+    if not isinstance(s, (int, float)) or not 0 <= s < math.inf:
+        raise ValueError(f"s must be a finite number >= 0, got {s!r}")
+    if not isinstance(tau, (int, float)) or not 0 <= tau <= 1:
+        raise ValueError(f"tau must be in [0, 1], got {tau!r}")
+    tau = 1.0 if placement == "post-ln" else float(tau)
+    mean, _ = _mean_factor(placement, tau)
+    if float(mean.subs(width_symbol, width)) == 0:
+        return -math.inf
+    return float(_postln_rate_function(placement, tau)(float(s), width))
+
+
+@lru_cache(maxsize=64)
+def _postln_rate_function(placement: str, tau: float) -> Callable[[float, int], float]:
+    expression = postln_rate_expression(placement, sp.Float(tau))
+    return sp.lambdify((s_realised, width_symbol), expression, modules="math")
 
 
 def check_rate_limit() -> bool:

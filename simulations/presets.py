@@ -1,0 +1,55 @@
+"""Named sizes that a claim and its figure share, so a figure draws what its claim checks.
+
+Each entry maps a preset name (``quick`` for ``attndepth verify``, ``full``
+for publication numbers) to the keyword arguments of the measurement. The
+claims (``attndepth.*_claims``) register these dictionaries as their presets
+and the figures (``attndepth.figures``) read the same ones; nothing else
+should repeat these numbers.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+Preset = MappingProxyType
+
+
+def _presets(quick: dict[str, Any], full: dict[str, Any]) -> MappingProxyType:
+    return MappingProxyType({"quick": MappingProxyType(quick), "full": MappingProxyType(full)})
+
+
+#: Post-LN stacks deep enough for the log-odds to cross the escalation window:
+#: yuzhang.preln and yuzhang.deescalation.
+POSTLN = _presets(dict(depth=96, tokens=16, width=64, batch=8),
+                  dict(depth=128, tokens=32, width=128, batch=32))
+
+#: The same with enough stacks that the mean slope (standard error about 0.3 %)
+#: separates the derived rate from ln 2, 2.9 % apart at d = 64 (only 1.4 % at
+#: d = 128, hence d = 64 in both presets): yuzhang.linear-rate-postln, ``postln_rate``.
+POSTLN_RATE = _presets(dict(depth=96, tokens=16, width=64, batch=128),
+                       dict(depth=128, tokens=32, width=64, batch=256))
+
+#: t_sim against depth for every variant: yuzhang.escalation, ``similarity_depth``.
+ESCALATION = _presets(dict(depth=48, tokens=16, width=32, heads=2, batch=8),
+                      dict(depth=96, tokens=32, width=128, heads=4, batch=32))
+
+#: One attention matrix applied repeatedly: yuzhang.linear-rate-fixed, ``fixed_rate``.
+FIXED_MATRIX = _presets(dict(tokens=12, width=16, depth=60, batch=16, temperature=0.5, skip=5),
+                        dict(tokens=32, width=64, depth=200, batch=64, temperature=0.5, skip=8))
+
+#: Pure and residual attention at low temperature: dong.collapse, dong.skip-prevents,
+#: ``dong_collapse``.
+DONG = _presets(dict(depth=10, tokens=32, width=64, batch=32, temperature=0.25),
+                dict(depth=12, tokens=32, width=64, batch=256, temperature=0.25))
+
+#: Rank against heads at fixed (d, L, N): levine.heads, right panel of ``separation_rank``.
+HEADS = _presets(dict(width=4, depth=2, tokens=4, heads=[1, 2, 4]),
+                 dict(width=6, depth=2, tokens=4, heads=[1, 2, 3, 6]))
+
+#: Certified ranks of N = 2 networks and the widths where only the bound is
+#: evaluated: levine.threshold, left panel of ``separation_rank``.
+THRESHOLD = _presets(
+    dict(exact_widths=[2, 3], exact_depths=[1, 2, 3], conjecture_widths=[9, 27, 81]),
+    dict(exact_widths=[2, 3], exact_depths=[1, 2, 3], conjecture_widths=[9, 27, 81, 243]),
+)
