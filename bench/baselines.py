@@ -9,8 +9,8 @@ from __future__ import annotations
 import flint
 import numpy as np
 
+from attndepth.simulations.grid_evaluation import _gram, _kronecker, _transfer
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
-from attndepth.simulations.seprank import _gram, _kronecker, _transfer
 from attndepth.simulations.stacks import LAYER_NORM_EPS, SoftmaxWeights, StackConfig
 
 

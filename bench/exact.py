@@ -8,14 +8,11 @@ import flint
 import numpy as np
 import sympy as sp
 
+from attndepth.simulations.grid_evaluation import evaluate_structured
+from attndepth.simulations.linear_attention import draw_linear_attention_weights
 from attndepth.simulations.modular import DEFAULT_PRIME, rank_mod
-from attndepth.simulations.seprank import (
-    SeprankConfig,
-    evaluate_structured,
-    make_partition,
-    measure_rank,
-)
-from attndepth.simulations.stacks import draw_linear_attention_weights
+from attndepth.simulations.partitions import make_partition
+from attndepth.simulations.seprank import SeprankConfig, measure_rank
 from attndepth.simulations.threads import available_cores
 from attndepth.theory.separation_rank import separation_rank_bounds
 from bench.baselines import evaluate_structured_before, rank_mod_before

@@ -12,8 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import linregress, ortho_group
 
+from attndepth.simulations.linear_attention import (
+    draw_linear_attention_weights,
+    linear_attention_states,
+)
 from attndepth.simulations.seeding import GRID_STREAM, gaussian_tokens, spawn_generators
-from attndepth.simulations.stacks import draw_linear_attention_weights, linear_attention_states
 from attndepth.simulations.validation import check_finite_array, check_int
 
 

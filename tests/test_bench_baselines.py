@@ -3,15 +3,11 @@ ratios in bench/RESULTS.md compare the same work."""
 
 import numpy as np
 
+from attndepth.simulations.grid_evaluation import evaluate_structured
+from attndepth.simulations.linear_attention import draw_linear_attention_weights
 from attndepth.simulations.modular import DEFAULT_PRIME, rank_mod
-from attndepth.simulations.seprank import evaluate_structured, make_partition
-from attndepth.simulations.stacks import (
-    StackConfig,
-    _draw_softmax_weights,
-    draw_linear_attention_weights,
-    draw_stack,
-    run_stack,
-)
+from attndepth.simulations.partitions import make_partition
+from attndepth.simulations.stacks import StackConfig, _draw_softmax_weights, draw_stack, run_stack
 from bench.baselines import (
     draw_weights_before,
     evaluate_structured_before,

@@ -11,10 +11,12 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from attndepth.simulations.fitting import linear_fit, power_law_fit, transition_depth
+from attndepth.simulations.linear_attention import draw_linear_attention_weights
 from attndepth.simulations.modular import check_prime
-from attndepth.simulations.seprank import SeprankConfig, make_partition, measure_rank
+from attndepth.simulations.partitions import make_partition
+from attndepth.simulations.seprank import SeprankConfig, measure_rank
 from attndepth.simulations.similarity import attention_spectra, log_odds, mean_pairwise_cosine
-from attndepth.simulations.stacks import StackConfig, draw_linear_attention_weights, run_stack
+from attndepth.simulations.stacks import StackConfig, run_stack
 from attndepth.theory.depth_width import judge_shape, optimal_depth, plan_for_width
 from attndepth.theory.separation_rank import (
     log_bigraded_bound,

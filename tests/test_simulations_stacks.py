@@ -3,18 +3,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attndepth.simulations import stacks
-from attndepth.simulations.modular import DEFAULT_PRIME
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
 from attndepth.simulations.similarity import log_odds, token_similarity
 from attndepth.simulations.stacks import (
     StackConfig,
     attention_output,
-    draw_linear_attention_weights,
     draw_softmax_weights,
     iterate_stack,
     layer_norm,
-    linear_attention_states,
     remove_token_mean,
     run_stack,
     softmax_attention,
@@ -118,49 +114,6 @@ def test_iterate_rejects_wrong_input_shape_and_nan():
         list(iterate_stack(config, weights, np.full((1, 3, 4), np.nan)))
 
 
-@given(st.integers(1, 3), st.integers(0, 2), st.sampled_from([1, 2]), st.sampled_from([0, 1]),
-       st.integers(0, 2**32))
-def test_linear_attention_exact_equals_float_on_small_integers(width_half, depth, heads, rho, seed):
-    # Exact mode reduces the same integer network; check against an object-dtype oracle.
-    width = 2 * width_half
-    p = DEFAULT_PRIME
-    weights = draw_linear_attention_weights(width, depth, heads, rho, 1, seed, prime=p)
-    Y = np.random.default_rng(seed).integers(0, p, (2, 3, width))
-    got = linear_attention_states(Y, weights)[-1]
-    expected = Y.astype(object)
-    for layer in range(depth):
-        A = weights.bilinear[0, layer].astype(object)
-        B = weights.value_output[0, layer].astype(object)
-        new = rho * expected
-        for h in range(heads):
-            new = new + np.stack([(y @ A[h] @ y.T) @ (y @ B[h].T) for y in expected])
-        expected = new % p
-    np.testing.assert_array_equal(got, expected.astype(np.int64))
-
-
-def test_linear_attention_products_have_rank_at_most_head_dim():
-    weights = draw_linear_attention_weights(6, 2, 3, 0, 2, 0)
-    assert np.linalg.matrix_rank(weights.bilinear[0, 0, 0]) == 2
-    assert np.linalg.matrix_rank(weights.value_output[1, 1, 2]) == 2
-
-
-@pytest.mark.parametrize(
-    "kwargs, match",
-    [(dict(width=0, depth=1), "width"), (dict(width=4, depth=1, heads=3), "heads"),
-     (dict(width=4, depth=1, residual=2), "residual"),
-     (dict(width=4, depth=1, prime=15), "prime")],
-)
-def test_linear_attention_bad_input(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        draw_linear_attention_weights(**kwargs)
-
-
-def test_linear_attention_overflow_names_the_depth():
-    weights = draw_linear_attention_weights(4, 8, 1, 0, 1, 0)
-    with pytest.raises(ValueError, match="overflowed float64 at depth 6"):
-        linear_attention_states(np.full((1, 3, 4), 5.0), weights)
-
-
 def test_residual_stack_overflow_names_the_depth():
     with pytest.raises(ValueError, match=r"residual states overflowed float64 at depth \d+"):
         run_stack(StackConfig(variant="residual", depth=3000, tokens=4, width=4), 1, 0)
@@ -169,8 +122,6 @@ def test_residual_stack_overflow_names_the_depth():
 def test_oversized_requests_rejected_before_allocating():
     with pytest.raises(ValueError, match="array elements"):
         run_stack(StackConfig(width=10**5, depth=3), 1, 0)
-    with pytest.raises(ValueError, match="array elements"):
-        draw_linear_attention_weights(10**6, 2)
 
 
 def test_weights_are_the_per_stack_stream_in_order_q_k_v_o():
@@ -231,17 +182,3 @@ def test_weights_are_reused_across_variants_and_read_only():
     assert draw_softmax_weights(StackConfig(depth=3, width=8), 2, 10) is not pure
 
 
-def test_weight_cache_keeps_only_recent_draws_within_its_budget(monkeypatch):
-    config = StackConfig(depth=2, tokens=3, width=4)
-    one_draw = 2 * 2 * 4 * 4 * 4 * 8  # batch 2, depth 2, four 4 × 4 matrices, float64
-    monkeypatch.setattr("attndepth.simulations.stacks.WEIGHT_CACHE_BYTES", 2 * one_draw)
-    monkeypatch.setattr("attndepth.simulations.stacks._weight_cache", type(stacks._weight_cache)())
-    first = draw_softmax_weights(config, 2, 100)
-    draw_softmax_weights(config, 2, 101)
-    draw_softmax_weights(config, 2, 102)  # evicts seed 100, the least recent
-    again = draw_softmax_weights(config, 2, 100)
-    assert again is not first
-    np.testing.assert_array_equal(again.projections, first.projections)
-    big = draw_softmax_weights(StackConfig(depth=8, width=4), 2, 103)  # over budget: not kept
-    assert big.projections.flags.writeable
-    assert len(stacks._weight_cache) <= 2

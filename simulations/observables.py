@@ -1,0 +1,96 @@
+"""What a sweep can record: named observables and their typed parameters.
+
+An *observable* is a module-level function ``f(seed=..., **params) -> dict``
+of JSON-serialisable numbers (one store row per call); a spec names it with
+its ``measurement`` key. Built in: ``similarity`` (t_sim and log-odds per
+layer of softmax stacks) and ``seprank`` (certified separation rank).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A measurement parameter: its Python type and default (``None`` = required)."""
+
+    kind: type
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class Observable:
+    """A sweep observable: ``f(seed=..., **params) -> dict`` of JSON-able numbers."""
+
+    name: str
+    function: Callable[..., dict[str, Any]]
+    parameters: dict[str, Parameter]
+
+
+_OBSERVABLES: dict[str, Observable] = {}
+
+
+def register_observable(name: str, function: Callable[..., dict[str, Any]],
+                        parameters: dict[str, Parameter]) -> Observable:
+    """Make ``function`` available to sweeps under ``name``.
+
+    ``function`` must be importable by worker processes (a module-level
+    function) and return a dict of JSON-serialisable metrics.
+    """
+    observable = Observable(name, function, parameters)
+    _OBSERVABLES[name] = observable
+    return observable
+
+
+def observables() -> dict[str, Observable]:
+    """Registered observables by name (the ``measurement`` key of a spec)."""
+    return dict(_OBSERVABLES)
+
+
+def observe_similarity(seed: int, variant: str, depth: int, tokens: int, width: int,
+                       heads: int = 1, tau: float = 1.0, temperature: float = 1.0,
+                       batch: int = 4, dtype: str = "float64") -> dict[str, Any]:
+    """Median t_sim and log-odds per layer of a batch of softmax stacks (in ``dtype``)."""
+    from attndepth.simulations.similarity import log_odds, token_similarity
+    from attndepth.simulations.stacks import StackConfig, run_stack
+
+    config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
+                         heads=heads, tau=tau, temperature=temperature, dtype=dtype)
+    states = run_stack(config, batch, seed).states
+    similarity = np.median(token_similarity(states), axis=1)
+    odds = np.median(log_odds(states), axis=1)
+    return {"t_sim_final": float(similarity[-1]), "log_odds_final": float(odds[-1]),
+            "t_sim": similarity.tolist(), "log_odds": odds.tolist()}
+
+
+def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, tokens: int = 2,
+                            residual: int = 0, partition: str = "balanced",
+                            method: str = "exact", max_points: int = 2048) -> dict[str, Any]:
+    """Certified (or numeric) separation rank of the analysed network."""
+    from attndepth.simulations.seprank import SeprankConfig, measure_rank
+
+    config = SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
+                           residual=residual, partition=partition)
+    certificate = measure_rank(config, seed, method, max_points=max_points)
+    return {"rank": certificate.rank, "saturated": certificate.saturated,
+            "reason": certificate.reason, "grid": certificate.grid_p,
+            "failure_probability": certificate.failure_probability}
+
+
+register_observable("similarity", observe_similarity, {
+    "variant": Parameter(str), "depth": Parameter(int), "tokens": Parameter(int),
+    "width": Parameter(int), "heads": Parameter(int, 1), "tau": Parameter(float, 1.0),
+    "temperature": Parameter(float, 1.0), "batch": Parameter(int, 4),
+    "dtype": Parameter(str, "float64"),
+})
+register_observable("seprank", observe_separation_rank, {
+    "width": Parameter(int), "depth": Parameter(int), "heads": Parameter(int, 1),
+    "tokens": Parameter(int, 2), "residual": Parameter(int, 0),
+    "partition": Parameter(str, "balanced"), "method": Parameter(str, "exact"),
+    "max_points": Parameter(int, 2048),
+})

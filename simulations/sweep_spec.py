@@ -1,0 +1,131 @@
+"""Sweep specs: TOML parsed and validated into points with stable hashes.
+
+A spec names an observable (key ``measurement``), a grid (lists) and fixed
+values of its parameters, and seeds. Every point (observable, parameters,
+seed, toolkit version) is identified by the SHA-256 of its canonical JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import tomllib
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from attndepth.simulations.observables import observables
+
+try:
+    TOOLKIT_VERSION = version("attndepth")
+except PackageNotFoundError:  # a source tree without install
+    TOOLKIT_VERSION = "0+unknown"
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One point: measurement, full parameters, seed, and its stable hash."""
+
+    measurement: str
+    params: dict[str, Any]
+    seed: int
+
+    @property
+    def hash(self) -> str:
+        canonical = json.dumps({"measurement": self.measurement, "params": self.params,
+                                "seed": self.seed, "version": TOOLKIT_VERSION},
+                               sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A validated sweep: the points it will run, in a stable order."""
+
+    measurement: str
+    points: tuple[SweepPoint, ...]
+
+
+def _typed(key: str, value: Any, kind: type) -> Any:
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ValueError(f"spec key {key!r} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def _seeds(raw: Any) -> list[int]:
+    if isinstance(raw, list):
+        seeds = raw
+    elif isinstance(raw, dict) and set(raw) <= {"base", "count"} and "count" in raw:
+        base, count = raw.get("base", 0), raw["count"]
+        if not isinstance(base, int) or not isinstance(count, int) or count < 1 or base < 0:
+            raise ValueError(f"spec key 'seeds' needs non-negative base and count >= 1, got {raw}")
+        seeds = list(range(base, base + count))
+    else:
+        raise ValueError(f"spec key 'seeds' must be a list or {{base, count}}, got {raw!r}")
+    if not seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds):
+        raise ValueError(f"spec key 'seeds' must hold non-negative integers, got {raw!r}")
+    return seeds
+
+
+def parse_spec(document: dict[str, Any]) -> SweepSpec:
+    """Validate a spec (already parsed from TOML) before anything runs."""
+    unknown = set(document) - {"measurement", "grid", "fixed", "seeds"}
+    if unknown:
+        raise ValueError(f"unknown spec key(s): {', '.join(sorted(unknown))}")
+    name = document.get("measurement")
+    known = observables()
+    if name not in known:
+        raise ValueError(f"spec key 'measurement' must be one of "
+                         f"{', '.join(known)}; got {name!r}")
+    measurement = known[name]
+    grid, fixed = document.get("grid", {}), document.get("fixed", {})
+    for section, table in (("grid", grid), ("fixed", fixed)):
+        if not isinstance(table, dict):
+            raise ValueError(f"spec key {section!r} must be a table")
+        for key in table:
+            if key not in measurement.parameters:
+                raise ValueError(f"spec key '{section}.{key}' is not a parameter of {name} "
+                                 f"(known: {', '.join(measurement.parameters)})")
+    both = set(grid) & set(fixed)
+    if both:
+        raise ValueError(f"spec keys {sorted(both)} appear in both grid and fixed")
+    for key, values in grid.items():
+        if not isinstance(values, list):
+            raise ValueError(f"spec key 'grid.{key}' must be a list, got {values!r}")
+        if not values:
+            raise ValueError(f"spec key 'grid.{key}' is an empty list: the grid has no points")
+    typed_grid = {key: [_typed(f"grid.{key}", v, measurement.parameters[key].kind)
+                        for v in values] for key, values in grid.items()}
+    base: dict[str, Any] = {}
+    for key, parameter in measurement.parameters.items():
+        if key in fixed:
+            base[key] = _typed(f"fixed.{key}", fixed[key], parameter.kind)
+        elif key not in grid:
+            if parameter.default is None:
+                raise ValueError(f"spec needs parameter {key!r} of {name} (in grid or fixed)")
+            base[key] = parameter.default
+    typed_grid = {key: [_typed(f"grid.{key}", v, measurement.parameters[key].kind)
+                        for v in values] for key, values in grid.items()}
+    seeds = _seeds(document.get("seeds", [0]))
+    points = []
+    for combination in itertools.product(*typed_grid.values()):
+        params = {**base, **dict(zip(typed_grid, combination, strict=True))}
+        params = {key: params[key] for key in measurement.parameters}
+        points.extend(SweepPoint(name, params, seed) for seed in seeds)
+    return SweepSpec(name, tuple(points))
+
+
+def load_spec(path: str | Path) -> SweepSpec:
+    """Read and validate a TOML spec file."""
+    try:
+        with open(path, "rb") as handle:
+            document = tomllib.load(handle)
+    except OSError as error:
+        raise ValueError(f"cannot read spec {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"spec {path} is not valid TOML: {error}") from None
+    return parse_spec(document)

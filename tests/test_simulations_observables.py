@@ -1,0 +1,33 @@
+"""Observables: the built-in similarity observable, and user-registered ones."""
+
+from attndepth.simulations.observables import Parameter, observables, register_observable
+from attndepth.simulations.store import open_store
+from attndepth.simulations.sweep import parse_spec, run_sweep
+
+SPEC = {"measurement": "similarity", "seeds": [0],
+        "fixed": {"tokens": 6, "width": 8, "depth": 4}}
+
+
+def test_built_in_observables():
+    assert {"similarity", "seprank"} <= set(observables())
+
+
+def test_similarity_measurement_runs_in_the_requested_dtype(tmp_path):
+    spec = parse_spec({**SPEC, "grid": {"variant": ["post-ln"], "dtype": ["float64", "float32"]},
+                       "fixed": SPEC["fixed"]})
+    assert run_sweep(spec, tmp_path / "s.sqlite", workers=1, progress=False).failed == 0
+    rows = open_store(tmp_path / "s.sqlite").rows()
+    finals = {row["config"]["dtype"]: row["metrics"]["t_sim_final"] for row in rows}
+    assert abs(finals["float32"] - finals["float64"]) < 1e-5
+
+
+def _measure_add(seed: int, a: int, b: int = 1) -> dict:
+    return {"sum": a + b + seed}
+
+
+def test_registered_custom_measurement(tmp_path):
+    register_observable("add", _measure_add, {"a": Parameter(int), "b": Parameter(int, 1)})
+    spec = parse_spec({"measurement": "add", "grid": {"a": [1, 2]}, "seeds": [5]})
+    run_sweep(spec, tmp_path / "s.sqlite", workers=1, progress=False)
+    sums = sorted(r["metrics"]["sum"] for r in open_store(tmp_path / "s.sqlite").rows())
+    assert sums == [7, 8]

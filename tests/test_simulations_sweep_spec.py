@@ -1,0 +1,41 @@
+"""Sweep specs: points, stable hashes, and every malformed spec refused before running."""
+
+import pytest
+
+from attndepth.simulations.sweep_spec import load_spec, parse_spec
+
+SPEC = {"measurement": "similarity", "seeds": {"base": 0, "count": 2},
+        "grid": {"variant": ["post-ln", "pre-ln"], "depth": [4, 8]},
+        "fixed": {"tokens": 6, "width": 8}}
+
+
+def test_spec_points_and_stable_hashes():
+    spec = parse_spec(SPEC)
+    assert len(spec.points) == 8
+    assert len({p.hash for p in spec.points}) == 8
+    assert [p.hash for p in parse_spec(SPEC).points] == [p.hash for p in spec.points]
+    assert spec.points[0].params["heads"] == 1  # default filled in
+
+
+@pytest.mark.parametrize("document, match", [
+    ({"measurement": "nope"}, "measurement"),
+    ({**SPEC, "grid": {"depht": [1]}}, "grid.depht"),
+    ({**SPEC, "grid": {"depth": []}}, "empty"),
+    ({**SPEC, "grid": {"depth": ["4"]}}, "grid.depth"),
+    ({**SPEC, "grid": {"depth": 4}}, "must be a list"),
+    ({**SPEC, "fixed": {"tokens": 6, "width": 8.5}}, "fixed.width"),
+    ({**SPEC, "seeds": []}, "seeds"),
+    ({**SPEC, "seeds": [-1]}, "seeds"),
+    ({**SPEC, "extra": 1}, "unknown spec key"),
+    ({"measurement": "similarity", "fixed": {"depth": 2}}, "variant"),
+])
+def test_bad_specs_rejected_before_running(document, match):
+    with pytest.raises(ValueError, match=match):
+        parse_spec(document)
+
+
+def test_bad_toml(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text("measurement = ")
+    with pytest.raises(ValueError, match="TOML"):
+        load_spec(path)
