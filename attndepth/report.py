@@ -26,11 +26,13 @@ def environment() -> dict[str, Any]:
     import sympy
     from threadpoolctl import threadpool_info
 
-    blas = [
-        {k: info.get(k) for k in ("internal_api", "version", "num_threads", "architecture")}
-        for info in threadpool_info()
-        if info.get("user_api") == "blas"
-    ]
+    # threadpoolctl lists libraries in load order, which varies between runs: sort them
+    # so that the same command gives the same bytes.
+    blas = sorted(
+        ({k: info.get(k) for k in ("internal_api", "version", "num_threads", "architecture")}
+         for info in threadpool_info() if info.get("user_api") == "blas"),
+        key=lambda entry: json.dumps(entry, sort_keys=True, default=str),
+    )
     return {
         "attndepth": __version__,
         "python": platform.python_version(),

@@ -1,23 +1,53 @@
-"""Data of the fixed-rate, post-LN-rate and Dong-collapse figures."""
+"""The fixed-rate, post-LN-rate and Dong-collapse figures: what they draw as the prediction
+agrees with the data they draw, within the tolerances of the claims they show."""
 
 import numpy as np
 
 from attndepth.figures import dong_collapse, fixed_rate, postln_rate
+from attndepth.similarity_claims import (
+    FIXED_RATE_TOLERANCE,
+    ORDER_TOLERANCE,
+    POSTLN_RATE_TOLERANCE,
+)
+from attndepth.simulations.fitting import ESCALATION_WINDOW
+from attndepth.theory.rank_collapse import convergence_order
 
 
-def test_fixed_rate_predicted_slopes_negative():
-    data = fixed_rate.compute("quick", 0)
-    assert np.all(np.array(data["predicted_slope"]) < 0)
+def test_fixed_rate_dashed_slopes_match_the_curves():
+    data = {k: np.array(v) for k, v in fixed_rate.compute("quick", 0).items()}
+    errors = []
+    for k in np.unique(data["stack"]):
+        rows = (data["stack"] == k) & (data["depth"] >= 5) \
+            & (data["log_t_div"] > np.log(fixed_rate.FLOOR))
+        slope = np.polyfit(data["depth"][rows], data["log_t_div"][rows], 1)[0]
+        predicted = data["predicted_slope"][rows][0]
+        errors.append(abs(slope - predicted) / abs(predicted))
+    assert len(errors) == fixed_rate.SHOWN
+    assert np.median(errors) <= FIXED_RATE_TOLERANCE
 
 
-def test_postln_rate_curves_and_predictions():
+def test_postln_predicted_line_follows_the_median_in_the_window():
     data = postln_rate.compute("quick", 0)
-    assert len(set(data["curve"])) == 4
-    predicted = np.array(data["predicted"])
-    assert np.isfinite(predicted).any()
+    curve = np.array(data["curve"])
+    assert len(set(curve)) == 4
+    rows = curve == "post-ln"
+    depth, median = np.array(data["depth"])[rows], np.array(data["median"])[rows]
+    predicted = np.array(data["predicted"])[rows]
+    window = (median >= ESCALATION_WINDOW[0]) & (median <= ESCALATION_WINDOW[1]) \
+        & np.isfinite(predicted)
+    measured_slope = np.polyfit(depth[window], median[window], 1)[0]
+    drawn_slope = np.polyfit(depth[window], predicted[window], 1)[0]
+    # The median of 128 stacks, not their mean: allow twice the claim's tolerance.
+    assert abs(drawn_slope - measured_slope) / measured_slope <= 2 * POSTLN_RATE_TOLERANCE
+    assert np.isnan(np.array(data["predicted"])[curve == "pre-ln"]).all()  # no theory drawn
 
 
-def test_dong_points_above_round_off():
+def test_dong_points_have_the_predicted_order():
     data = dong_collapse.compute("quick", 0)
-    assert set(data["variant"]) == {"pure", "residual"}
+    variant = np.array(data["variant"])
+    assert set(variant) == {"pure", "residual"}
+    before, after = np.array(data["before"]), np.array(data["after"])
+    asymptotic = (variant == "pure") & (before < 0.3)
+    order = np.polyfit(np.log(before[asymptotic]), np.log(after[asymptotic]), 1)[0]
+    assert abs(order - convergence_order()) <= ORDER_TOLERANCE
     assert min(data["after"]) > 1e-14

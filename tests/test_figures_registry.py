@@ -1,14 +1,34 @@
+import ast
 import csv
+from pathlib import Path
 
 import pytest
 
+from attndepth.figures import registry
 from attndepth.figures.registry import all_figures, write_csv, write_figure
 
+FIGURES = Path(registry.__file__).parent
 
-def test_every_figure_has_the_interface():
-    for name, module in all_figures().items():
-        assert module.NAME == name and module.DESCRIPTION
-        assert callable(module.compute) and callable(module.draw)
+
+def test_every_figure_module_is_registered():
+    # A module defining NAME/compute/draw but missing from FIGURE_MODULES is never drawn.
+    defined = set()
+    for path in FIGURES.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+        if {"compute", "draw"} <= functions:
+            defined.add(path.stem)
+    assert defined == {module.__name__.rsplit(".", 1)[1] for module in all_figures().values()}
+    assert all(module.DESCRIPTION for module in all_figures().values())
+
+
+def test_a_written_figure_has_its_data_as_csv(tmp_path):
+    pdf, png, table = write_figure("allocation", tmp_path)
+    assert pdf.read_bytes().startswith(b"%PDF") and png.read_bytes()[1:4] == b"PNG"
+    data = all_figures()["allocation"].compute("quick", 0)
+    rows = list(csv.DictReader(open(table)))
+    assert len(rows) == len(data["depth"])
+    assert [float(r["depth"]) for r in rows] == pytest.approx(data["depth"])
 
 
 def test_write_csv_roundtrip(tmp_path):

@@ -11,6 +11,7 @@ from attndepth.simulations.modular import DEFAULT_PRIME, SECOND_PRIME
 from attndepth.simulations.seprank import (
     DEFAULT_MARGIN,
     SeprankConfig,
+    certified_rank,
     measure_rank,
     schwartz_zippel_bound,
     verify_rank,
@@ -22,6 +23,7 @@ from attndepth.theory.separation_rank import (
     symbolic_network,
     weight_degree,
 )
+from tests.test_theory_separation_rank import MEASURED_RANKS
 
 tiny = st.tuples(
     st.sampled_from([1, 2, 3]),  # width
@@ -150,3 +152,12 @@ def test_a_known_cap_ends_the_measurement_in_one_step():
     assert (capped.rank, capped.reason) == (17, "margin")
     grown = measure_rank(config, 0, rank_cap=18, max_points=20)  # cap + margin > max_points
     assert grown.history[0][0] == 16 and grown.rank == 17
+
+
+@pytest.mark.parametrize("config, rank", [c for c in MEASURED_RANKS if c[1] < 1000])
+def test_recorded_ranks_are_what_the_measurement_gives(config, rank):
+    # The ranks tests/test_theory_separation_rank.py compares with the bound, measured again.
+    width, depth, p_size, q_size, residual = config
+    measured = certified_rank(SeprankConfig(width=width, depth=depth, tokens=p_size + q_size,
+                                            residual=residual), 0, rank)
+    assert (measured.rank, measured.reason) == (rank, "upper-bound")

@@ -1,11 +1,12 @@
 """The public strategies, and the rigorous bounds of THEORY §3 on every drawn case."""
 
 import numpy as np
-from hypothesis import given
+import pytest
+from hypothesis import find, given
 from hypothesis import strategies as st
 
 from attndepth.simulations.similarity import attention_spectra, invariant_eigenspace_defects
-from attndepth.simulations.stacks import DTYPES, StackConfig, remove_token_mean, run_stack
+from attndepth.simulations.stacks import DTYPES, VARIANTS, remove_token_mean, run_stack
 from attndepth.simulations.testing import (
     doubly_stochastic_matrices,
     orthogonal_matrices,
@@ -48,10 +49,19 @@ def test_orthogonal(W):
     np.testing.assert_allclose(W @ W.T, np.eye(W.shape[0]), atol=1e-12)
 
 
-@given(stack_configs())
-def test_stack_configs_are_valid(config):
-    assert isinstance(config, StackConfig) and config.width % config.heads == 0
+@given(stack_configs(max_depth=2, max_tokens=3))
+def test_stack_configs_respect_their_bounds(config):
     assert config.dtype == "float64"
+    assert config.depth <= 2 and config.tokens <= 3
+
+
+@pytest.mark.parametrize("wanted", [
+    *(lambda c, v=v: c.variant == v for v in VARIANTS),
+    lambda c: c.causal and c.ffn, lambda c: c.heads == 2, lambda c: c.depth == 0,
+])
+def test_stack_configs_reach_every_variant_and_option(wanted):
+    # The strategy must be able to produce each case (a narrowed strategy fails here).
+    assert wanted(find(stack_configs(), wanted))
 
 
 @given(stack_configs(max_depth=3, dtypes=DTYPES))

@@ -1,3 +1,5 @@
+import os
+
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -8,12 +10,16 @@ def _blas_threads() -> list[int]:
     return [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
 
 
-def test_available_cores_is_positive():
-    assert available_cores() >= 1
+def test_available_cores_is_the_affinity_mask_without_the_variable(monkeypatch):
+    monkeypatch.delenv("ATTNDEPTH_THREADS", raising=False)
+    expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else os.cpu_count()
+    assert available_cores() == expected
 
 
 def test_single_threaded_blas_limits_and_restores():
     before = _blas_threads()
+    assert before, "numpy's BLAS is not visible to threadpoolctl: nothing below is tested"
     with single_threaded_blas():
         assert all(threads == 1 for threads in _blas_threads())
     assert _blas_threads() == before
@@ -31,6 +37,7 @@ def test_environment_caps_the_threads(monkeypatch):
 def test_share_cores_splits_the_machine_between_workers(monkeypatch):
     monkeypatch.setenv("ATTNDEPTH_THREADS", "4")
     before = _blas_threads()
+    assert before
     try:
         share_cores(2)
         assert available_cores() == 2
