@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, new_figure, separate_labels, styled
 from attndepth.theory.depth_width import (
     optimal_depth,
     optimal_width,
@@ -61,14 +61,18 @@ def draw(data: dict[str, list]):
                      label="published models")
         labelled = sorted(zip(params[models], depth[models], np.array(data["label"])[models],
                               strict=True))
+        texts = []
         for index, (x, y, text) in enumerate(labelled):
-            # Alternate above/below so neighbouring shapes do not overprint.
-            offset, align = ((3, 2), "left") if index % 2 == 0 else ((-3, 2), "right")
-            axis.annotate(text, (x, y), textcoords="offset points", xytext=offset,
-                          fontsize=5.5, ha=align)
+            # Alternate right/left of the point; separate_labels removes what still overlaps.
+            offset, align = ((3, -1), "left") if index % 2 == 0 else ((-3, -1), "right")
+            texts.append(axis.annotate(text, (x, y), textcoords="offset points", xytext=offset,
+                                       fontsize=5.5, ha=align, va="center", zorder=4,
+                                       bbox=dict(boxstyle="square,pad=0.1", fc="white",
+                                                 ec="none", alpha=0.85)))
         axis.set_xscale("log")
         axis.set_xlabel(r"non-embedding parameters $N = 12Ld^2$")
         axis.set_ylabel("depth $L$ (layers)")
         axis.set_ylim(0, None)
         axis.legend(frameon=False, loc="upper left")
+        separate_labels(figure, texts)
     return figure

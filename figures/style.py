@@ -1,11 +1,19 @@
 """Shared figure style: journal column widths, a colour-blind-safe palette, no LaTeX.
 
+The style itself is the matplotlib style sheet ``paper.mplstyle`` beside this
+module, which users can apply to their own figures::
+
+    import matplotlib.pyplot as plt
+    plt.style.use("attndepth.figures.paper")
+
 Widths follow two-column journals: single column 3.25 in, double 6.75 in.
 Palette: Okabe & Ito (2008), distinguishable under the common colour-vision
 deficiencies. Mathtext renders formulas, so no TeX installation is needed.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import matplotlib
 
@@ -17,28 +25,11 @@ SINGLE_COLUMN_INCHES = 3.25
 DOUBLE_COLUMN_INCHES = 6.75
 PNG_DPI = 300
 
-#: Okabe–Ito colours, black last.
-PALETTE: tuple[str, ...] = (
-    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000",
-)
-
-RC_PARAMS = {
-    "font.size": 8,
-    "axes.titlesize": 8,
-    "axes.labelsize": 8,
-    "legend.fontsize": 7,
-    "xtick.labelsize": 7,
-    "ytick.labelsize": 7,
-    "lines.linewidth": 1.2,
-    "lines.markersize": 3.5,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
-    "text.usetex": False,
-    "pdf.fonttype": 42,  # embed TrueType, editable text in PDF
-    "savefig.bbox": "tight",
-    "savefig.pad_inches": 0.02,
-}
+#: The style sheet, as rc parameters (one source: ``paper.mplstyle``).
+RC_PARAMS = matplotlib.rc_params_from_file(
+    str(Path(__file__).with_name("paper.mplstyle")), use_default_template=False)
+#: Okabe–Ito colours, black last (the style sheet's colour cycle).
+PALETTE: tuple[str, ...] = tuple(RC_PARAMS["axes.prop_cycle"].by_key()["color"])
 
 
 def new_figure(columns: int = 1, aspect: float = 0.75, ncols: int = 1):
@@ -54,3 +45,23 @@ def new_figure(columns: int = 1, aspect: float = 0.75, ncols: int = 1):
 def styled():
     """Context manager applying :data:`RC_PARAMS` while drawing."""
     return plt.rc_context(RC_PARAMS)
+
+
+def separate_labels(figure, texts: list, step_points: float = 2.0, max_steps: int = 40) -> None:
+    """Move annotations vertically (in points) until no two of their boxes overlap.
+
+    Greedy and deterministic: labels are placed in the given order; each one
+    that overlaps an already placed label is moved down (then up) in steps of
+    ``step_points`` until it is free. Call after the axes limits are final.
+    """
+    renderer = figure.canvas.get_renderer()
+    placed = []
+    for text in texts:
+        x0, y0 = text.xyann
+        for k in range(max_steps + 1):
+            shift = (k + 1) // 2 * step_points * (1 if k % 2 else -1)
+            text.xyann = (x0, y0 + shift)
+            box = text.get_window_extent(renderer).expanded(1.02, 1.1)
+            if not any(box.overlaps(other) for other in placed):
+                break
+        placed.append(text.get_window_extent(renderer))

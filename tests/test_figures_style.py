@@ -10,3 +10,24 @@ def test_column_widths():
     assert figure.get_figwidth() == DOUBLE_COLUMN_INCHES
     with pytest.raises(ValueError, match="columns"):
         new_figure(3)
+
+
+def test_house_style_is_a_style_sheet_users_can_apply():
+    import matplotlib.pyplot as plt
+
+    from attndepth.figures.style import PALETTE
+
+    with plt.style.context("attndepth.figures.paper"):
+        assert plt.rcParams["font.size"] == 8
+        assert plt.rcParams["axes.prop_cycle"].by_key()["color"][:2] == list(PALETTE[:2])
+        assert plt.rcParams["pdf.fonttype"] == 42
+
+
+def test_separated_labels_do_not_overlap():
+    from attndepth.figures import allocation
+
+    figure = allocation.draw(allocation.compute("quick", 0))
+    renderer = figure.canvas.get_renderer()
+    boxes = [text.get_window_extent(renderer) for text in figure.axes[0].texts]
+    assert len(boxes) > 10
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])

@@ -6,13 +6,19 @@ from attndepth.simulations.sweep import parse_spec, run_sweep
 
 
 def test_figure_from_a_sweep_store(tmp_path, capsys):
-    spec = parse_spec({"measurement": "similarity", "seeds": [0, 1],
-                       "grid": {"variant": ["post-ln", "pre-ln"]},
-                       "fixed": {"depth": 6, "tokens": 4, "width": 8}})
+    spec = parse_spec({"measurement": "similarity", "seeds": [0, 1, 2],
+                       "grid": {"variant": ["pre-ln", "post-ln"], "width": [16, 8]},
+                       "fixed": {"depth": 6, "tokens": 4}})
     store = tmp_path / "s.sqlite"
     run_sweep(spec, store, workers=1, progress=False)
     data = sweep_similarity.compute_from_store(store)
-    assert len(set(data["config"])) == 2 and set(data["seeds"]) == {2}
+    curves = list(dict.fromkeys(zip(data["variant"], data["label"], strict=True)))
+    # Sorted, and labelled only by what varies (the variant goes to the line style).
+    assert curves == [("post-ln", "width=8"), ("post-ln", "width=16"), ("pre-ln", "width=8"),
+                      ("pre-ln", "width=16")]
+    assert set(data["seeds"]) == {3}
+    assert all(q10 <= m <= q90 for q10, m, q90 in zip(data["q10"], data["median"], data["q90"],
+                                                       strict=True))
     assert main(["figures", "--store", str(store), "--out", str(tmp_path / "out")]) == 0
     assert (tmp_path / "out" / "sweep_similarity.png").stat().st_size > 0
 

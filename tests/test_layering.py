@@ -104,6 +104,8 @@ def test_installed_distribution_owns_one_import_name(tmp_path):
         "import attndepth.theory.zoo as zoo\n"
         "assert attndepth.theory.__file__.startswith(sys.path[0]), attndepth.theory.__file__\n"
         "assert len(zoo.load_zoo()) > 10\n"
+        "import matplotlib.pyplot as plt\n"
+        "plt.style.use('attndepth.figures.paper')\n"
         "names = ('theory', 'simulations', 'figures')\n"
         "print(*(importlib.util.find_spec(name) is None for name in names))\n"
     )
