@@ -1,4 +1,4 @@
-"""``attndepth plan``: the depth-to-width rule of Levine et al. 2020 (THEORY §2)."""
+"""``attndepth plan``: the depth-to-width rule of Levine et al. 2020 (docs/theory.md §2)."""
 
 from __future__ import annotations
 

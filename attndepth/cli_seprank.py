@@ -1,4 +1,4 @@
-"""``attndepth seprank``: certified separation ranks of the analysed network (THEORY §1)."""
+"""``attndepth seprank``: certified separation ranks of the analysed network (docs/theory.md §1)."""
 
 from __future__ import annotations
 

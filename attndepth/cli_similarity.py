@@ -1,4 +1,4 @@
-"""``attndepth similarity``: per-layer token similarity of random stacks (THEORY §3)."""
+"""``attndepth similarity``: per-layer token similarity of random stacks (docs/theory.md §3)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="float32 runs 1.3-2x faster; fine for t_sim and log-odds, "
                              "not for rounding-level checks (see StackConfig)")
     parser.add_argument("--spectra", action="store_true",
-                        help="also |λ₂|, σ₂ and leakage of each attention matrix")
+                        help="also λ₂ (second eigenvalue modulus), σ₂ and leakage of each "
+                             "attention matrix")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.set_defaults(handler=run)
 

@@ -1,4 +1,4 @@
-"""Optimal depth vs parameter budget (Levine et al. 2020, §5; THEORY §2).
+"""Optimal depth vs parameter budget (Levine et al. 2020, §5; docs/theory.md §2).
 
 The empirical rule's L_opt(N), the theoretical threshold log_3 d_opt(N) at the
 same budget (a minimal depth, far below the empirical optimum), and the

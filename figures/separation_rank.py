@@ -1,4 +1,4 @@
-"""Separation rank against depth and heads (Levine et al. 2020; THEORY §1).
+"""Separation rank against depth and heads (Levine et al. 2020; docs/theory.md §1).
 
 Left: ln sep vs depth on a log axis (a straight line = doubly exponential
 growth) for one P and one Q position (N = 2): certified exact ranks as

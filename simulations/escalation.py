@@ -1,4 +1,4 @@
-"""Measurements of token-similarity escalation on softmax stacks (THEORY §3–4).
+"""Measurements of token-similarity escalation on softmax stacks (docs/theory.md §3–4).
 
 Each function runs stacks from ``attndepth.simulations.stacks`` and returns the raw
 per-layer quantities a claim compares with ``attndepth.theory.similarity`` /
@@ -62,9 +62,13 @@ def fixed_matrix_decay(tokens: int, width: int, depth: int, batch: int, seed: in
 class EscalationTrace:
     """Per-layer similarity of a batch of stacks.
 
-    log_odds, similarity : (depth + 1, batch).
-    contraction : (depth, batch), s² = ‖(I−Π)P D‖²/‖D‖² averaged over heads,
-        D = (I−Π)X the block input's diversity part.
+    Attributes
+    ----------
+    log_odds, similarity : array, shape (depth + 1, batch)
+        ln(t_sim/t_div) and t_sim of each layer's output (row 0: the input).
+    contraction : array, shape (depth, batch)
+        s² = ‖(I−Π)P D‖²/‖D‖² averaged over heads, with D = (I−Π)X the block
+        input's diversity part.
     """
 
     log_odds: np.ndarray
@@ -147,11 +151,16 @@ def contraction_samples(config: StackConfig, batch: int, seed: int) -> Contracti
 class LayerNormEffects:
     """LayerNorm against Π on the pre-normalisation states of a post-LN stack.
 
-    centring_commutator : max ‖Π(YC) − (ΠY)C‖ / ‖Y‖ (should be round-off).
-    scaling_commutator, scale_spread : (samples,) ‖[Π, D⁻¹]‖₂ measured, and the
-        population std of the inverse token scales (equal by theory).
-    log_odds_change : (samples,) log-odds(D⁻¹YC) − log-odds(YC), the scaling step's
-        effect on the log-odds in one layer.
+    Attributes
+    ----------
+    centring_commutator : float
+        max ‖Π(YC) − (ΠY)C‖ / ‖Y‖ (should be round-off).
+    scaling_commutator, scale_spread : array, shape (samples,)
+        ‖[Π, D⁻¹]‖₂ measured, and the population std of the inverse token
+        scales (equal by theory).
+    log_odds_change : array, shape (samples,)
+        log-odds(D⁻¹YC) − log-odds(YC), the scaling step's effect on the
+        log-odds in one layer.
     """
 
     centring_commutator: float

@@ -1,6 +1,6 @@
 """Exact (GF(p)) and float64 evaluation of f = y^{L,i}_p on grids of point pairs.
 
-Fast path (structural lemma, THEORY §1): f = e_pᵀ T_{L−1}⋯T_0 x^i with
+Fast path (structural lemma, docs/theory.md §1): f = e_pᵀ T_{L−1}⋯T_0 x^i with
 ``T_l = ρI + Σ_h B_h M_l A_hᵀ`` and ``M_{l+1} = T_l M_l T_lᵀ``,
 ``M_0 = M_P + M_Q``. T_0 is linear in M_0, so T_0 = ρI + T(M_P) + T(M_Q) is a
 broadcast sum; per pair only d × d products remain. The plain path runs the

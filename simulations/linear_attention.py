@@ -111,7 +111,7 @@ def linear_attention_layer(
     """One float64 linear-attention layer, ``Y' = ρY + Σ_h (Y A_h Yᵀ)(Y B_hᵀ)``.
 
     Row i of ``Y A_h Yᵀ`` holds ⟨W_Q^h y^i, W_K^h y^j⟩ = y^iᵀ A_h y^j, and row j
-    of ``Y B_hᵀ`` is (W_O^h W_V^h y^j)ᵀ (Levine et al. 2020, THEORY §1).
+    of ``Y B_hᵀ`` is (W_O^h W_V^h y^j)ᵀ (Levine et al. 2020, docs/theory.md §1).
 
     Y : (batch, tokens, width); A, B : (batch, heads, width, width).
     """

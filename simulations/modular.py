@@ -95,11 +95,18 @@ def matmul_mod(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:
 def rank_mod(matrix: np.ndarray, prime: int, threads: int | None = None) -> int:
     """Rank over GF(prime) of an integer matrix, by python-flint's ``nmod_mat``.
 
-    matrix : (rows, cols) int64 with entries in [0, prime).
-    threads : FLINT threads for the elimination (default: the available cores;
+    Parameters
+    ----------
+    matrix : array of int64, shape (rows, cols)
+        Entries in [0, prime).
+    prime : int
+    threads : int, optional
+        FLINT threads for the elimination (default: the available cores;
         restored afterwards). Measured on the 2-core bench machine: 2 threads
         take the rank of a 2500² matrix 1.6× faster than FLINT's default of 1.
 
+    Notes
+    -----
     The matrix enters FLINT through ``fmpz_mat`` (about 1.6× faster than
     building an ``nmod_mat`` entry by entry from Python integers, bench/RESULTS.md).
     """

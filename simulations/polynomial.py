@@ -1,4 +1,4 @@
-"""Probes of the analysed linear-attention network as a polynomial (THEORY §1).
+"""Probes of the analysed linear-attention network as a polynomial (docs/theory.md §1).
 
 Measurements, not predictions: the fitted homogeneity degree of f, and how f
 at position i responds to changes of the other positions that keep or break

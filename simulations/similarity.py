@@ -47,7 +47,7 @@ def _squared_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def token_similarity(X: np.ndarray) -> np.ndarray:
-    """t_sim = ‖ΠX‖_F² / ‖X‖_F² (THEORY §3). X : (..., n, d) -> (...)."""
+    """t_sim = ‖ΠX‖_F² / ‖X‖_F² (docs/theory.md §3). X : (..., n, d) -> (...)."""
     mean_part, diversity_part = _squared_norms(X)
     return mean_part / np.maximum(mean_part + diversity_part, TINY)
 
@@ -120,7 +120,7 @@ def invariant_eigenspace_defects(P: np.ndarray) -> tuple[float, float]:
 
 
 def attention_spectra(P: np.ndarray) -> dict[str, np.ndarray]:
-    """Spectral quantities of row-stochastic attention matrices (THEORY §3).
+    """Spectral quantities of row-stochastic attention matrices (docs/theory.md §3).
 
     Returns arrays of shape ``P.shape[:-2]``:
     ``lambda2`` = |λ₂(P)| (second-largest eigenvalue modulus),

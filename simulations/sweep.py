@@ -53,10 +53,22 @@ def run_sweep(spec: SweepSpec, store_path: str | Path, scheduler: str = "local",
               workers: int | None = None, progress: bool | None = None) -> SweepSummary:
     """Run the points missing from the store; write each as it finishes.
 
-    scheduler : ``local`` (process pool), ``dask-local`` (a LocalCluster) or
+    Parameters
+    ----------
+    spec : SweepSpec
+    store_path : str or Path
+        The SQLite store (created if missing; refused if it is not a store).
+    scheduler : str
+        ``local`` (process pool), ``dask-local`` (a LocalCluster) or
         ``tcp://HOST:PORT`` (an existing dask scheduler).
-    workers : worker processes (default: the machine's cores).
-    progress : tqdm bar on stderr; default on only when stderr is a terminal.
+    workers : int, optional
+        Worker processes (default: the machine's cores).
+    progress : bool, optional
+        tqdm bar on stderr; default on only when stderr is a terminal.
+
+    Returns
+    -------
+    SweepSummary
     """
     workers = (os.cpu_count() or 1) if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:

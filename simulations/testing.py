@@ -65,7 +65,9 @@ def doubly_stochastic_matrices(draw, tokens: int | None = None) -> np.ndarray:
 @st.composite
 def symmetric_stochastic_matrices(draw, tokens: int | None = None,
                                   lambda2: float | None = None) -> tuple[np.ndarray, float]:
-    """Symmetric doubly stochastic P with a prescribed |λ₂| (drawn in (0, 1) if None).
+    """Symmetric doubly stochastic P with a prescribed second eigenvalue modulus λ₂.
+
+    λ₂ is drawn in (0, 1) when None.
 
     P = Π + t(S − Π) with S a symmetric doubly stochastic mixture of permutations:
     a convex combination of Π and S, so P ≥ 0, and on 1^⊥ its eigenvalues are

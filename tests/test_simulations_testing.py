@@ -1,4 +1,4 @@
-"""The public strategies, and the rigorous bounds of THEORY §3 on every drawn case."""
+"""The public strategies, and the rigorous bounds of docs/theory.md §3 on every drawn case."""
 
 import numpy as np
 import pytest

@@ -28,7 +28,7 @@ def test_closed_form_is_sympys_solution():
 
 
 def test_hand_checked_numbers():
-    # GPT-3's budget: W0(175e9·0.0555·e^-10.078/6)/0.111 ≈ 80.5 (THEORY §2).
+    # GPT-3's budget: W0(175e9·0.0555·e^-10.078/6)/0.111 ≈ 80.5 (docs/theory.md §2).
     assert optimal_depth(175e9) == pytest.approx(80.51, abs=0.01)
     assert plan_for_budget(1e12).width_opt == pytest.approx(29_657, rel=1e-3)
     assert parameter_count(2, 10, vocabulary=100) == 12 * 2 * 100 + 1000

@@ -1,4 +1,4 @@
-"""Depth-to-width allocation (Levine et al. 2020, §5; THEORY §2).
+"""Depth-to-width allocation (Levine et al. 2020, §5; docs/theory.md §2).
 
 Parameter count (Kaplan et al. 2020, Table 1 convention): a block has
 4d² attention weights and 8d² feed-forward weights (hidden width 4d), so a

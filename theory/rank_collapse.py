@@ -1,9 +1,9 @@
-"""Rank collapse of pure self-attention (Dong, Cordonnier & Loukas 2021; THEORY §4).
+"""Rank collapse of pure self-attention (Dong, Cordonnier & Loukas 2021; docs/theory.md §4).
 
 res(X) = X − 1xᵀ with x = argmin ‖X − 1xᵀ‖. Theorem (their §2.2): one
 attention layer gives ‖res(SA(X))‖_{1,∞} ≤ C·‖res(X)‖³_{1,∞} with
 C = 4γβH/√d_qk, ‖X‖_{1,∞} = √(‖X‖₁‖X‖_∞), β ≥ ‖W_QK‖₁‖W_V‖_{1,∞} and γ a
-constant depending on the attention entries (not given in THEORY: the toolkit
+constant depending on the attention entries (not fixed here: the toolkit
 reports the γ each measured layer requires instead of assuming one).
 """
 

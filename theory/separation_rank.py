@@ -1,4 +1,4 @@
-"""Separation rank of the linear-attention network (Levine et al. 2020, THEORY §1).
+"""Separation rank of the linear-attention network (Levine et al. 2020, docs/theory.md §1).
 
 The analysed model (softmax, LayerNorm and the FFN removed) with width d,
 H heads, depth L and N positions is
@@ -46,7 +46,7 @@ def output_degree(depth: int) -> int:
 def structural_degree(depth: int) -> int:
     """Degree K of ``G_L`` in the entries of ``M = Σ_j x^j x^jᵀ``: ``(3^L − 1)/2``.
 
-    Proof (THEORY §1, structural lemma). ``y^{L,i} = G_L(M_0) x^i`` where
+    Proof (docs/theory.md §1, structural lemma). ``y^{L,i} = G_L(M_0) x^i`` where
     ``G_{l+1} = T_l G_l``, ``T_l = ρI + Σ_h B_h M_l A_hᵀ`` and
     ``M_{l+1} = T_l M_l T_lᵀ``. Write k_l = deg G_l and m_l = deg M_l in M_0:
     m_0 = 1, deg T_l = m_l, m_{l+1} = 3 m_l, so m_l = 3^l and
@@ -160,7 +160,7 @@ def structural_form(
     """``G_L(M)`` of the structural lemma: ``G = T_{L-1} ⋯ T_0`` with
     ``T_l = ρI + Σ_h B_h M_l A_hᵀ``, ``M_{l+1} = T_l M_l T_lᵀ``.
 
-    Then ``y^{L,i} = G_L(M_0) x^i`` for every position i (THEORY §1).
+    Then ``y^{L,i} = G_L(M_0) x^i`` for every position i (docs/theory.md §1).
     M : d × d DomainMatrix over a polynomial ring.
     """
     ring = M.domain
@@ -288,7 +288,7 @@ MAX_LOG_BOUND_DEPTH = 14
 
 @dataclass(frozen=True)
 class SeparationRankBounds:
-    """Upper bounds on sep_(P,Q)(f), each an exact integer (THEORY §1).
+    """Upper bounds on sep_(P,Q)(f), each an exact integer (docs/theory.md §1).
 
     Attributes
     ----------
@@ -500,11 +500,17 @@ def leading_log_sep() -> sp.Expr:
 class RegimeLimits:
     """SymPy limits of the growth of ln sep in the two regimes.
 
-    below_ratio[L] : lim_{d→∞} ln sep(L+1) / ln sep(L) at fixed L (→ 3 as L grows:
-        doubly exponential, the regime 3^L ≪ d²).
-    above_ratio : lim_{L→∞} ln sep(L+1) / ln sep(L) at fixed d (= 1: exponential).
-    below_scale : lim_{d→∞} ln sep / (3^L ln d) (a function of L).
-    above_scale : lim_{L→∞} ln sep / (L d²) (a function of d).
+    Attributes
+    ----------
+    below_ratio : dict of int to sympy.Expr
+        ``below_ratio[L]`` = lim_{d→∞} ln sep(L+1) / ln sep(L) at fixed L (→ 3 as
+        L grows: doubly exponential, the regime 3^L ≪ d²).
+    above_ratio : sympy.Expr
+        lim_{L→∞} ln sep(L+1) / ln sep(L) at fixed d (= 1: exponential).
+    below_scale : sympy.Expr
+        lim_{d→∞} ln sep / (3^L ln d), a function of L.
+    above_scale : sympy.Expr
+        lim_{L→∞} ln sep / (L d²), a function of d.
     """
 
     below_ratio: dict[int, sp.Expr]

@@ -1,4 +1,4 @@
-"""Token similarity under self-attention (Yu & Zhang 2023, THEORY §3).
+"""Token similarity under self-attention (Yu & Zhang 2023, docs/theory.md §3).
 
 Notation: n tokens as the rows of X (n × d); P row-stochastic (P1 = 1);
 Π = 11ᵀ/n; t_sim(X) = ‖ΠX‖_F²/‖X‖_F², t_div = 1 − t_sim.
@@ -61,8 +61,8 @@ def generic_row_stochastic(tokens: int, name: str = "p") -> sp.Matrix:
 def invariant_eigenspace_form(P: sp.Matrix) -> sp.Matrix:
     """QᵀPQ in the basis Q = [1/√n, U], simplified.
 
-    Lemma (Yu & Zhang 2023; THEORY §3). If P1 = 1 then PQe₁ = Qe₁, so the
-    first column of QᵀPQ is e₁: QᵀPQ = [[1, *], [0, UᵀPU]] is block upper
+    Lemma (Yu & Zhang 2023; docs/theory.md §3). If P1 = 1 then PQe₁ = Qe₁, so the
+    first column of QᵀPQ is e₁: QᵀPQ = [[1, ⋆], [0, UᵀPU]] is block upper
     triangular, and (I − Π)PX = (I − Π)P(I − Π)X (the diversity part evolves
     by the compressed matrix UᵀPU alone).
     """
@@ -86,7 +86,7 @@ def check_invariant_eigenspace(tokens: int) -> bool:
 
 
 # --------------------------------------------------------------------------
-# One-step contraction bounds (THEORY §3) for r = ‖(I−Π)X‖_F / ‖ΠX‖_F
+# One-step contraction bounds (docs/theory.md §3) for r = ‖(I−Π)X‖_F / ‖ΠX‖_F
 # --------------------------------------------------------------------------
 
 r_in, sigma2, leakage, kappa = sp.symbols("r sigma_2 ell kappa", nonnegative=True)
@@ -211,7 +211,7 @@ def _mean_factor(placement: str, tau) -> tuple[sp.Expr, sp.Expr]:
 def postln_rate_expression(placement: str = "post-ln", tau=tau_symbol) -> sp.Expr:
     """Expected log-odds slope per layer of a post-LN block with Gaussian W (variance 1/d).
 
-    Derivation (THEORY §3 [derived], one head, W = W_V W_O with entries of
+    Derivation (docs/theory.md §3 [derived], one head, W = W_V W_O with entries of
     variance 1/d, P row-stochastic with negligible leakage; X post-LN so
     each token, hence the mean token m̄, has zero feature mean). Split
     X = ΠX + D. Then PX = ΠX + PD (P fixes 1) and
@@ -229,7 +229,7 @@ def postln_rate_expression(placement: str = "post-ln", tau=tau_symbol) -> sp.Exp
 
         ln(2 − 1/d) − ln(1 + s²(1 − 1/d)) − 6/(8d)  →  ln 2  (d → ∞, s → 0),
 
-    the THEORY statement "tends to ln 2". De-escalation multiplies the
+    the statement "tends to ln 2" (a limit, not the finite-width rate). De-escalation multiplies the
     update's mean by c = 1 − τ: placement (a) LN(X + (I−τΠ)PXW) gives mean
     factor 1 + c²(1 − 1/d); placement (b) LN((I−τΠ)(X + PXW)) scales the whole
     mean, factor c²(2 − 1/d). The diversity factor is unchanged. Valid while

@@ -1,0 +1,59 @@
+"""Pages generated at build time: the claims table (from the registry) and the gallery.
+
+``python docs/generate.py`` writes them without building the site.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def _cell(text: str) -> str:
+    """A Markdown table cell: pipes escaped, one line."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def claims_table() -> str:
+    """Every registered claim: id, statement, source, tolerance, quick verdict inputs."""
+    from attndepth.claims import all_claims
+
+    lines = ["# Claims", "",
+             "Generated from the registry (`attndepth.claims.all_claims`). Run them with",
+             "`attndepth verify`; see where one lives with `attndepth verify --explain ID`.",
+             "The [theory](../theory.md) states and discusses each one.", "",
+             "| claim | statement | source | tolerance | figure |",
+             "|---|---|---|---|---|"]
+    for claim_id, claim in all_claims().items():
+        statement = claim.statement + (" *(conjecture)*" if claim.conjecture else "")
+        lines.append(f"| `{claim_id}` | {_cell(statement)} | {_cell(claim.source)} | "
+                     f"{_cell(claim.tolerance)} | {_cell(claim.figure or '')} |")
+    return "\n".join(lines) + "\n"
+
+
+def gallery(out: Path) -> str:
+    """Draw every registered figure (quick preset, seed 0) and a page showing them."""
+    from attndepth.figures.registry import all_figures, write_figure
+
+    lines = ["# Gallery", "",
+             "Every figure of `attndepth figures` at the quick preset, seed 0, drawn when",
+             "this page was built. Each is also written as PDF and as the CSV of its data.",
+             "Apply the same style to your own figures with",
+             "`plt.style.use(\"attndepth.figures.paper\")`.", ""]
+    for name, module in all_figures().items():
+        write_figure(name, out, "quick", 0)
+        lines += [f"## {name}", "", module.DESCRIPTION + ".", "",
+                  f"![{name}](figures/{name}.png)", ""]
+    return "\n".join(lines)
+
+
+def write_generated(target: Path) -> None:
+    """Write ``claims.md`` and ``gallery.md`` (with its figures) under ``target``."""
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "claims.md").write_text(claims_table())
+    (target / "gallery.md").write_text(gallery(target / "figures"))
+
+
+if __name__ == "__main__":
+    write_generated(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent
+                    / "_generated")
