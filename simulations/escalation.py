@@ -30,6 +30,7 @@ from attndepth.simulations.stacks import (
     softmax_attention,
 )
 from attndepth.simulations.threads import single_threaded_blas
+from attndepth.simulations.validation import check_int
 
 
 @dataclass(frozen=True)
@@ -76,9 +77,26 @@ class EscalationTrace:
     contraction: np.ndarray
 
 
+#: Stacks run at once by :func:`escalation_trace`: bounds its memory (weights grow
+#: as depth·d²·stacks) without changing any number (stack k depends on (seed, k) only).
+TRACE_CHUNK = 16
+
+
 def escalation_trace(config: StackConfig, batch: int, seed: int) -> EscalationTrace:
-    """Run a stack and record log-odds, t_sim and the realised contraction s²."""
-    weights, X0 = draw_stack(config, batch, seed)
+    """Run stacks and record log-odds, t_sim and the realised contraction s².
+
+    Stacks run in chunks of :data:`TRACE_CHUNK`; the result is the same as one batch.
+    """
+    batch = check_int("batch", batch, minimum=1)
+    chunks = [_escalation_chunk(config, min(TRACE_CHUNK, batch - first), seed, first)
+              for first in range(0, batch, TRACE_CHUNK)]
+    return EscalationTrace(*(np.concatenate([getattr(c, name) for c in chunks], axis=1)
+                             for name in ("log_odds", "similarity", "contraction")))
+
+
+def _escalation_chunk(config: StackConfig, batch: int, seed: int,
+                      first: int) -> EscalationTrace:
+    weights, X0 = draw_stack(config, batch, seed, first)
     odds, similarity, contraction = [log_odds(X0)], [token_similarity(X0)], []
     for record in iterate_stack(config, weights, X0):
         D = record.inputs - record.inputs.mean(axis=-2, keepdims=True)

@@ -21,17 +21,24 @@ TOKENS_STREAM = 1
 GRID_STREAM = 2
 
 
-def spawn_generators(seed: int, batch: int, stream: int) -> list[np.random.Generator]:
-    """Return ``batch`` independent generators for one purpose (``stream``)."""
+def spawn_generators(seed: int, batch: int, stream: int,
+                     first: int = 0) -> list[np.random.Generator]:
+    """Return the generators of stacks ``first .. first + batch − 1`` for one purpose.
+
+    Stack k's generator depends on (seed, k, stream) alone, so a batch can be
+    computed in chunks (``first`` = the chunk's first stack) with the same numbers.
+    """
     seed = check_seed("seed", seed)
     batch = check_int("batch", batch, minimum=1, maximum=MAX_BATCH)
+    first = check_int("first", first, minimum=0, maximum=MAX_BATCH)
     return [
         np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k, stream)))
-        for k in range(batch)
+        for k in range(first, first + batch)
     ]
 
 
-def gaussian_tokens(seed: int, batch: int, tokens: int, width: int) -> np.ndarray:
+def gaussian_tokens(seed: int, batch: int, tokens: int, width: int,
+                    first: int = 0) -> np.ndarray:
     """Standard Gaussian token matrices, one stream per stack.
 
     Returns
@@ -40,5 +47,5 @@ def gaussian_tokens(seed: int, batch: int, tokens: int, width: int) -> np.ndarra
     """
     tokens = check_int("tokens", tokens, minimum=1)
     width = check_int("width", width, minimum=1)
-    generators = spawn_generators(seed, batch, TOKENS_STREAM)
+    generators = spawn_generators(seed, batch, TOKENS_STREAM, first)
     return np.stack([g.standard_normal((tokens, width)) for g in generators])

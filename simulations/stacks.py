@@ -184,7 +184,8 @@ class SoftmaxWeights:
 WEIGHTS = WeightCache()
 
 
-def draw_softmax_weights(config: StackConfig, batch: int, seed: int) -> SoftmaxWeights:
+def draw_softmax_weights(config: StackConfig, batch: int, seed: int,
+                         first: int = 0) -> SoftmaxWeights:
     """Draw Gaussian weights (variance 1/fan_in; ReLU input layer 2/fan_in).
 
     Per stack the stream order is q, k, v, o, ffn_in, ffn_out, each (depth, ...)
@@ -194,11 +195,12 @@ def draw_softmax_weights(config: StackConfig, batch: int, seed: int) -> SoftmaxW
     ``weight_cache.WEIGHT_CACHE_BYTES``) are returned again, read-only.
     """
     batch = check_int("batch", batch, minimum=1)
-    key = (config.depth, config.width, config.ffn, batch, check_seed("seed", seed))
-    return WEIGHTS.get_or_draw(key, lambda: _draw_softmax_weights(config, batch, seed))
+    key = (config.depth, config.width, config.ffn, batch, check_seed("seed", seed), first)
+    return WEIGHTS.get_or_draw(key, lambda: _draw_softmax_weights(config, batch, seed, first))
 
 
-def _draw_softmax_weights(config: StackConfig, batch: int, seed: int) -> SoftmaxWeights:
+def _draw_softmax_weights(config: StackConfig, batch: int, seed: int,
+                          first: int = 0) -> SoftmaxWeights:
     d, depth = config.width, config.depth
     per_layer = (4 + (2 * FFN_EXPANSION if config.ffn else 0)) * d * d
     check_size("the stack's weights", batch * depth * per_layer)
@@ -209,7 +211,7 @@ def _draw_softmax_weights(config: StackConfig, batch: int, seed: int) -> Softmax
         arrays.update(ffn_in=np.empty((batch, depth, d, hidden)),
                       ffn_out=np.empty((batch, depth, hidden, d)))
     block = np.empty((depth, d, d))  # the generator writes contiguous blocks only
-    for k, rng in enumerate(spawn_generators(seed, batch, WEIGHTS_STREAM)):
+    for k, rng in enumerate(spawn_generators(seed, batch, WEIGHTS_STREAM, first)):
         for part in range(3):
             rng.standard_normal(out=block)
             projections[k, ..., part * d:(part + 1) * d] = block
@@ -425,12 +427,16 @@ class Trajectory:
     seed: int
 
 
-def draw_stack(config: StackConfig, batch: int, seed: int) -> tuple[SoftmaxWeights, np.ndarray]:
-    """Weights and Gaussian input tokens X0 (batch, tokens, width), in ``config.dtype``."""
+def draw_stack(config: StackConfig, batch: int, seed: int,
+               first: int = 0) -> tuple[SoftmaxWeights, np.ndarray]:
+    """Weights and Gaussian input tokens X0 (batch, tokens, width), in ``config.dtype``.
+
+    ``first``: index of the first stack (chunks of a batch draw the same numbers).
+    """
     from attndepth.simulations.seeding import gaussian_tokens
 
-    weights = draw_softmax_weights(config, batch, seed).astype(config.dtype)
-    X0 = gaussian_tokens(seed, batch, config.tokens, config.width)
+    weights = draw_softmax_weights(config, batch, seed, first).astype(config.dtype)
+    X0 = gaussian_tokens(seed, batch, config.tokens, config.width, first)
     return weights, X0.astype(config.dtype, copy=False)
 
 

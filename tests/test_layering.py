@@ -112,3 +112,16 @@ def test_installed_distribution_owns_one_import_name(tmp_path):
     run = subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["True", "True", "True"]
+    # The editable install (pip install -e) maps the three folders the same way.
+    editable = subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-deps", "-e",
+                               str(source)], capture_output=True, text=True, cwd=tmp_path)
+    assert editable.returncode == 0, editable.stderr
+    probe = (
+        "import importlib.util, attndepth.theory, attndepth.simulations, attndepth.figures\n"
+        f"assert attndepth.theory.__file__.startswith({str(source)!r}), attndepth.theory.__file__\n"
+        "print(*(importlib.util.find_spec(n) is None for n in ('theory', 'simulations', "
+        "'figures')))\n"
+    )
+    run = subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["True", "True", "True"]

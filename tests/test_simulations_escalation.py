@@ -40,3 +40,14 @@ def test_relative_residuals_collapse_for_pure_attention():
                                                temperature=0.25), 4, 0)
     assert residuals["frobenius"].shape == (9, 4)
     assert np.median(residuals["frobenius"][-1]) < 1e-6
+
+
+def test_escalation_trace_in_chunks_equals_one_batch(monkeypatch):
+    from attndepth.simulations import escalation
+
+    config = StackConfig(variant="post-ln", depth=5, tokens=4, width=8)
+    whole = escalation.escalation_trace(config, 7, 3)
+    monkeypatch.setattr(escalation, "TRACE_CHUNK", 3)  # chunks of 3, 3 and 1 stacks
+    chunked = escalation.escalation_trace(config, 7, 3)
+    for name in ("log_odds", "similarity", "contraction"):
+        np.testing.assert_array_equal(getattr(chunked, name), getattr(whole, name))
