@@ -128,3 +128,22 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
         ffn=st.booleans(),
         dtype=st.sampled_from(dtypes),
     )
+
+
+def linear_attention_cases(widths: tuple[int, ...] = (1, 2, 3), max_depth: int = 2,
+                           min_tokens: int = 2, max_tokens: int = 4
+                           ) -> st.SearchStrategy[tuple[int, int, int, int, int]]:
+    """Small linear-attention networks as ``(width, depth, tokens, residual, seed)``.
+
+    Parameters
+    ----------
+    widths : tuple of int
+        Widths to sample from.
+    max_depth : int
+        Depths 0..max_depth.
+    min_tokens, max_tokens : int
+        Positions (at least 2: a partition needs both sides).
+    """
+    return st.tuples(st.sampled_from(widths), st.integers(0, max_depth),
+                     st.integers(min_tokens, max_tokens), st.sampled_from([0, 1]),
+                     st.integers(0, 1000))

@@ -9,14 +9,9 @@ from attndepth.simulations.grid_evaluation import evaluate_plain, evaluate_struc
 from attndepth.simulations.linear_attention import draw_linear_attention_weights
 from attndepth.simulations.modular import DEFAULT_PRIME
 from attndepth.simulations.partitions import make_partition
+from attndepth.simulations.testing import linear_attention_cases
 
-tiny = st.tuples(
-    st.sampled_from([1, 2, 3]),  # width
-    st.integers(0, 2),  # depth
-    st.integers(2, 4),  # tokens
-    st.sampled_from([0, 1]),  # residual
-    st.integers(0, 1000),  # seed
-)
+tiny = linear_attention_cases()  # (width, depth, tokens, residual, seed)
 
 
 @given(tiny, st.sampled_from(["balanced", "interleaved"]))

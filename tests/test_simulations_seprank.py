@@ -16,6 +16,7 @@ from attndepth.simulations.seprank import (
     schwartz_zippel_bound,
     verify_rank,
 )
+from attndepth.simulations.testing import linear_attention_cases
 from attndepth.theory.separation_rank import (
     coefficient_separation_rank,
     random_integer_weights,
@@ -25,13 +26,7 @@ from attndepth.theory.separation_rank import (
 )
 from tests.test_theory_separation_rank import MEASURED_RANKS
 
-tiny = st.tuples(
-    st.sampled_from([1, 2, 3]),  # width
-    st.integers(0, 2),  # depth
-    st.integers(2, 4),  # tokens
-    st.sampled_from([0, 1]),  # residual
-    st.integers(0, 1000),  # seed
-)
+tiny = linear_attention_cases()  # (width, depth, tokens, residual, seed)
 
 
 @settings(max_examples=10)
