@@ -32,8 +32,15 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-Verdict = Literal["holds", "fails", "inconclusive"]
-VERDICTS: tuple[str, ...] = ("holds", "fails", "inconclusive")
+Verdict = Literal["proved", "holds", "fails", "inconclusive", "error"]
+#: How strongly a claim was checked: ``proved`` (a symbolic or exact-integer proof
+#: over the whole stated family), ``holds`` (checked, no counterexample: the note
+#: says how far), ``fails`` (a counterexample, the smallest found, in the note),
+#: ``inconclusive`` (the measurement could not decide; the note says why),
+#: ``error`` (the verify function raised; the message is the note).
+VERDICTS: tuple[str, ...] = ("proved", "holds", "fails", "inconclusive", "error")
+#: Verdicts that make ``attndepth verify`` exit with status 1.
+FAILING_VERDICTS: tuple[str, ...] = ("fails", "error")
 PRESETS: tuple[str, ...] = ("quick", "full")
 
 CLAIM_MODULES: tuple[str, ...] = (
@@ -220,13 +227,21 @@ def get_claim(claim_id: str) -> Claim:
     return claims[claim_id]
 
 
-def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,
-              **overrides: Any) -> ClaimResult:
-    """Run one claim at a preset, with optional parameter overrides."""
+def _check_run(preset: str, seed: int) -> None:
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+
+
+def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,
+              **overrides: Any) -> ClaimResult:
+    """Run one claim at a preset, with optional parameter overrides.
+
+    Exceptions of the verify function propagate (``run_claims`` turns them
+    into the verdict ``error``).
+    """
+    _check_run(preset, seed)
     found = get_claim(claim_id)
     params = {**found.presets[preset], **overrides}
     start = time.perf_counter()
@@ -238,15 +253,31 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,
 
 def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
                seed: int = 0, progress: Callable[[str], None] | None = None) -> list[ClaimResult]:
-    """Run the named claims (all when None) in registry order."""
+    """Run the named claims (all when None) in registry order.
+
+    A claim whose verify function raises gets the verdict ``error`` with the
+    exception's message as its note; the other claims still run. Unknown ids,
+    a bad preset or a bad seed are refused before anything runs.
+    """
     ids = list(all_claims()) if not claim_ids else list(claim_ids)
     for claim_id in ids:
         get_claim(claim_id)  # reject unknown ids before anything runs
+    _check_run(preset, seed)
     results = []
     for claim_id in ids:
         if progress is not None:
             progress(claim_id)
-        results.append(run_claim(claim_id, preset, seed))
+        start = time.perf_counter()
+        try:
+            results.append(run_claim(claim_id, preset, seed))
+        except Exception as error:  # reported as a verdict, never fatal to the run
+            found = get_claim(claim_id)
+            message = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            outcome = Outcome("(not evaluated)", "(raised)", "error", message)
+            results.append(ClaimResult(found.id, found.source, found.statement,
+                                       found.tolerance, preset, seed,
+                                       dict(found.presets[preset]), outcome,
+                                       time.perf_counter() - start))
     return results
 
 

@@ -68,7 +68,7 @@ def _emit(text: str, out: str | None) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from attndepth.claims import all_claims, explain, get_claim, run_claims
+    from attndepth.claims import FAILING_VERDICTS, all_claims, explain, get_claim, run_claims
     from attndepth.report import render
 
     if args.list:
@@ -90,7 +90,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     results = run_claims(args.claim, args.preset, args.seed, progress=progress)
     _emit(render(results, args.format, args.preset, args.seed), args.out)
-    return EXIT_CLAIM_FAILED if any(r.verdict == "fails" for r in results) else EXIT_OK
+    return EXIT_CLAIM_FAILED if any(r.verdict in FAILING_VERDICTS for r in results) else EXIT_OK
 
 
 def cmd_figures(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ import platform
 from typing import Any
 
 from attndepth import __version__
-from attndepth.claims import ClaimResult
+from attndepth.claims import VERDICTS, ClaimResult
 
 FORMATS: tuple[str, ...] = ("table", "json", "markdown", "latex")
 COLUMNS: tuple[str, ...] = ("claim", "source", "predicted", "measured", "verdict", "seconds")
@@ -94,36 +94,55 @@ def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
 
 def summary(results: list[ClaimResult]) -> dict[str, int]:
     """Counts of each verdict."""
-    counts = {"holds": 0, "fails": 0, "inconclusive": 0}
+    counts = dict.fromkeys(VERDICTS, 0)
     for result in results:
         counts[result.verdict] += 1
     return counts
 
 
-def render_table(results: list[ClaimResult]) -> str:
-    """Fixed-width text table, one row per claim, notes below."""
-    rows = [_row(r) for r in results]
-    widths = {c: max([len(c)] + [len(r[c]) for r in rows]) for c in COLUMNS}
-    line = "  ".join(c.ljust(widths[c]) for c in COLUMNS)
-    out = [line, "  ".join("-" * widths[c] for c in COLUMNS)]
-    out += ["  ".join(r[c].ljust(widths[c]) for c in COLUMNS) for r in rows]
+#: Width the table is wrapped to (fits a normal terminal).
+TABLE_WIDTH = 88
+
+
+def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
+    """A narrow text report: one block per claim, wrapped to ``width`` columns.
+
+    Each block gives the verdict, the id, the prediction, the measurement and
+    the tolerance; every verdict other than ``holds``/``proved`` also says why
+    (the note). The full notes of every claim are in the other formats.
+    """
+    import textwrap
+
+    out: list[str] = []
+    for result in results:
+        out.append(f"{result.verdict.upper():<13} {result.id}  ({result.seconds:.2f} s)")
+        lines = [("predicted", result.outcome.predicted), ("measured", result.outcome.measured),
+                 ("tolerance", result.tolerance)]
+        if result.verdict not in ("holds", "proved"):
+            lines.append(("why", result.outcome.note))
+        for label, text in lines:
+            out += textwrap.wrap(text, width, initial_indent=f"    {label:<10} ",
+                                 subsequent_indent=" " * 15) or [f"    {label}"]
     counts = summary(results)
     out.append("")
-    out.append(", ".join(f"{n} {v}" for v, n in counts.items()))
-    notes = [f"  {r.id}: {r.outcome.note}" for r in results if r.outcome.note]
-    if notes:
-        out.append("notes:")
-        out += notes
+    out.append(", ".join(f"{n} {v}" for v, n in counts.items()
+                         if n or v in ("holds", "fails")))
     return "\n".join(out)
 
 
 def render_markdown(results: list[ClaimResult]) -> str:
-    """GitHub-flavoured Markdown table."""
+    """GitHub-flavoured Markdown: a table (pipes escaped, one line per cell), then the notes."""
     def cell(text: str) -> str:
-        return text.replace("|", "\\|")
+        return " ".join(text.split()).replace("|", "\\|")
 
-    out = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    out += ["| " + " | ".join(cell(_row(r)[c]) for c in COLUMNS) + " |" for r in results]
+    columns = (*COLUMNS, "tolerance")
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    out += ["| " + " | ".join(cell({**_row(r), "tolerance": r.tolerance}[c]) for c in columns)
+            + " |" for r in results]
+    notes = [f"- **{r.id}** ({r.verdict}): {cell(r.outcome.note)}" for r in results
+             if r.outcome.note]
+    if notes:
+        out += ["", "Notes:", "", *notes]
     return "\n".join(out)
 
 
@@ -137,11 +156,16 @@ def _latex_escape(text: str) -> str:
 
 
 def render_latex(results: list[ClaimResult]) -> str:
-    """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``; UTF-8 input)."""
+    """A booktabs ``tabular`` and the notes as a list (needs ``booktabs``; UTF-8 input)."""
     out = [r"\begin{tabular}{llllll}", r"\toprule",
            " & ".join(COLUMNS) + r" \\", r"\midrule"]
     out += [" & ".join(_latex_escape(_row(r)[c]) for c in COLUMNS) + r" \\" for r in results]
     out += [r"\bottomrule", r"\end{tabular}"]
+    notes = [rf"\item \texttt{{{_latex_escape(r.id)}}} ({r.verdict}; tolerance: "
+             rf"{_latex_escape(r.tolerance)}): {_latex_escape(r.outcome.note)}"
+             for r in results if r.outcome.note]
+    if notes:
+        out += [r"\begin{itemize}", *notes, r"\end{itemize}"]
     return "\n".join(out)
 
 

@@ -114,3 +114,16 @@ def test_register_refuses_malformed_claims():
         claim("test.bad-wrong", source="s", statement="s", tolerance="t", presets=presets,
               wrong_theory={"NOT_IN_THIS_MODULE": 1})(verify)
     assert "test.bad-wrong" not in all_claims()
+
+
+def test_a_claim_that_raises_is_an_error_and_the_others_still_run(monkeypatch):
+    from attndepth import claims
+
+    def verify(seed):
+        raise RuntimeError("measurement blew up\nsecond line")
+
+    broken = Claim("test.broken", "s", "s", "t", verify, {"quick": {}, "full": {}})
+    monkeypatch.setitem(claims._REGISTRY, "test.broken", broken)
+    results = run_claims(["test.broken", "levine.gpt3-too-deep"])
+    assert [r.verdict for r in results] == ["error", "holds"]
+    assert results[0].outcome.note == "RuntimeError: measurement blew up"

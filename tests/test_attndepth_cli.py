@@ -110,3 +110,16 @@ def test_verify_list_and_explain(capsys):
 def test_figures_list(capsys):
     assert main(["figures", "--list"]) == 0
     assert "postln_rate" in capsys.readouterr().out
+
+
+def test_verify_exits_1_on_an_error_verdict(monkeypatch, capsys):
+    from attndepth import claims
+
+    def verify(seed):
+        raise ZeroDivisionError("no")
+
+    monkeypatch.setitem(claims._REGISTRY, "test.broken",
+                        claims.Claim("test.broken", "s", "s", "t", verify,
+                                     {"quick": {}, "full": {}}))
+    assert main(["verify", "--claim", "test.broken"]) == 1
+    assert "ERROR" in capsys.readouterr().out
