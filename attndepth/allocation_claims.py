@@ -8,6 +8,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from attndepth.claims import Outcome, claim, verdict_from
+from attndepth.families import Family
 from attndepth.theory.depth_width import (
     DEFAULT_FIT,
     AllocationFit,
@@ -43,6 +44,7 @@ def _half_slope_plan(budget: float, fit: AllocationFit = DEFAULT_FIT, right=plan
     test=f"{TESTS}::test_allocation_claims_hold_with_reported_numbers",
     figure="allocation",
     wrong_theory={"plan_for_budget": _half_slope_plan},
+    family=Family(parameters={"budget": (GPT3_PARAMS,)}),  # a statement about one budget
 )
 def verify_gpt3_too_deep(seed: int, budget: float) -> Outcome:
     """L_opt at GPT-3's budget vs its 96 layers (deterministic; seed unused)."""
@@ -68,6 +70,7 @@ def verify_gpt3_too_deep(seed: int, budget: float) -> Outcome:
     test=f"{TESTS}::test_allocation_claims_hold_with_reported_numbers",
     figure="allocation",
     wrong_theory={"plan_for_budget": _half_slope_plan},
+    family=Family(parameters={"budget": (1e12,)}),  # a statement about one budget
 )
 def verify_1t_width(seed: int, budget: float) -> Outcome:
     """d_opt at 1T parameters vs about 30K (deterministic; seed unused)."""
@@ -96,6 +99,9 @@ def verify_1t_width(seed: int, budget: float) -> Outcome:
     simulation=(brentq,),
     test=f"{TESTS}::test_allocation_claims_hold_with_reported_numbers",
     wrong_theory={"optimal_depth": lambda budget, right=optimal_depth: 1.01 * right(budget)},
+    family=Family(parameters={"low_exponent": (4.0, 6.0, 8.0),
+                              "high_exponent": (12.0, 15.0, 18.0)},
+                  beyond={"high_exponent": (21.0, 24.0)}, fixed={"budgets": 50}),
 )
 def verify_fit_consistency(seed: int, budgets: int, low_exponent: float,
                             high_exponent: float) -> Outcome:

@@ -32,6 +32,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from attndepth.families import Family
+
 Verdict = Literal["proved", "holds", "fails", "inconclusive", "error"]
 #: How strongly a claim was checked: ``proved`` (a symbolic or exact-integer proof
 #: over the whole stated family), ``holds`` (checked, no counterexample: the note
@@ -107,6 +109,9 @@ class Claim:
         prediction is false and ``verify`` must say ``fails``.
     conjecture : bool
         The statement is a conjecture of this project, not a theorem.
+    family : Family or None
+        The domain the claim is asserted on (:mod:`attndepth.families`), searched
+        by ``attndepth verify --search``.
     """
 
     id: str
@@ -121,6 +126,7 @@ class Claim:
     figure: str | None = None
     wrong_theory: Mapping[str, Any] = field(default_factory=dict)
     conjecture: bool = False
+    family: Family | None = None
 
     @property
     def module(self) -> str:
@@ -167,6 +173,9 @@ def register(claim: Claim) -> Claim:
         raise TypeError(f"claim {claim.id!r}: verify must be callable")
     if claim.id in _REGISTRY:
         raise ValueError(f"claim id {claim.id!r} is registered twice")
+    if claim.family is not None and not isinstance(claim.family, Family):
+        raise TypeError(f"claim {claim.id!r}: family must be a Family, got "
+                        f"{type(claim.family).__name__}")
     missing = set(PRESETS) - set(claim.presets)
     if missing:
         raise ValueError(f"claim {claim.id!r} lacks presets {sorted(missing)}")
@@ -184,7 +193,8 @@ def claim(id: str, *, source: str, statement: str, tolerance: str,
           theory: tuple[Callable[..., Any], ...] = (),
           simulation: tuple[Callable[..., Any], ...] = (), test: str = "",
           figure: str | None = None, wrong_theory: Mapping[str, Any] | None = None,
-          conjecture: bool = False) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
+          conjecture: bool = False, family: Family | None = None
+          ) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
     """Decorator: register the decorated verify function as claim ``id``.
 
     The keyword arguments are the :class:`Claim` attributes; the decorated
@@ -207,7 +217,7 @@ def claim(id: str, *, source: str, statement: str, tolerance: str,
                        verify=verify, presets=MappingProxyType(dict(presets)),
                        theory=tuple(theory), simulation=tuple(simulation), test=test,
                        figure=figure, wrong_theory=MappingProxyType(dict(wrong_theory or {})),
-                       conjecture=conjecture))
+                       conjecture=conjecture, family=family))
         return verify
     return decorate
 

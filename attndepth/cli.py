@@ -83,6 +83,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
             get_claim(claim_id)  # every id is checked before anything prints
         print("\n\n".join(explain(claim_id) for claim_id in args.explain))
         return EXIT_OK
+    if args.member is not None:
+        return _verify_member(args)
+    if args.search:
+        return _search(args)
 
     def progress(claim_id: str) -> None:
         if sys.stderr.isatty():
@@ -91,6 +95,87 @@ def cmd_verify(args: argparse.Namespace) -> int:
     results = run_claims(args.claim, args.preset, args.seed, progress=progress)
     _emit(render(results, args.format, args.preset, args.seed), args.out)
     return EXIT_CLAIM_FAILED if any(r.verdict in FAILING_VERDICTS for r in results) else EXIT_OK
+
+
+def _verify_member(args: argparse.Namespace) -> int:
+    """``verify --claim ID --member JSON``: one family member (reproduces a counterexample)."""
+    import json
+
+    from attndepth.claims import FAILING_VERDICTS, get_claim, run_claim
+    from attndepth.report import render
+
+    if not args.claim or len(args.claim) != 1:
+        raise ValueError("--member needs exactly one --claim")
+    found = get_claim(args.claim[0])
+    if found.family is None:
+        raise ValueError(f"claim {found.id!r} declares no family")
+    try:
+        member = json.loads(args.member)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"--member must be a JSON object: {error}") from None
+    if not isinstance(member, dict) or set(member) != set(found.family.parameters):
+        raise ValueError(f"--member must be a JSON object with the keys "
+                         f"{', '.join(found.family.parameters)}")
+    if not found.family.contains(member):
+        raise ValueError(f"--member {args.member} is not in the family of {found.id}")
+    result = run_claim(found.id, args.preset, args.seed, **found.family.kwargs(member))
+    _emit(render([result], args.format, args.preset, args.seed), args.out)
+    return EXIT_CLAIM_FAILED if result.verdict in FAILING_VERDICTS else EXIT_OK
+
+
+def _search(args: argparse.Namespace) -> int:
+    """``verify --search``: each claim's family, exhaustively then with hypothesis."""
+    import csv
+    import json
+
+    from attndepth.claims import all_claims, get_claim
+    from attndepth.report import TABLE_WIDTH
+    from attndepth.search import counterexample_rows, search_claim
+
+    ids = args.claim or [c for c, found in all_claims().items() if found.family is not None]
+    for claim_id in ids:
+        if get_claim(claim_id).family is None:
+            raise ValueError(f"claim {claim_id!r} declares no family to search")
+    if args.counterexamples and Path(args.counterexamples).suffix not in (".csv", ".json"):
+        raise ValueError("--counterexamples must name a .csv or .json file")
+    reports = []
+    for claim_id in ids:
+        if sys.stderr.isatty():
+            print(f"searching {claim_id} ...", file=sys.stderr)
+        reports.append(search_claim(claim_id, args.seed, args.draws, args.store,
+                                    args.scheduler, args.workers))
+    if args.format == "json":
+        _emit(json.dumps([r.as_dict() for r in reports], indent=2, ensure_ascii=False,
+                         default=str), args.out)
+    else:
+        lines = []
+        for report in reports:
+            label = " (conjecture)" if report.conjecture else ""
+            lines.append(f"{report.verdict.upper():<13} {report.claim}{label}  "
+                         f"({report.seconds:.1f} s)")
+            blocks = [("family", report.family), ("checked", report.summary())]
+            blocks += [("error", _member_line(r)) for r in report.errors[:3]]
+            for label, text in blocks:
+                lines += textwrap.wrap(text, TABLE_WIDTH, initial_indent=f"    {label:<10} ",
+                                       subsequent_indent=" " * 15)
+        _emit("\n".join(lines), args.out)
+    if args.counterexamples:
+        rows = counterexample_rows(reports)
+        path = Path(args.counterexamples)
+        if path.suffix == ".json":
+            path.write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+        else:
+            keys = list(dict.fromkeys(k for row in rows for k in row)) or ["claim"]
+            with open(path, "w", newline="") as handle:
+                writer = csv.DictWriter(handle, keys)
+                writer.writeheader()
+                writer.writerows(rows)
+    failed = any(r.verdict in ("fails", "error") for r in reports)
+    return EXIT_CLAIM_FAILED if failed else EXIT_OK
+
+
+def _member_line(result) -> str:
+    return ", ".join(f"{k}={v}" for k, v in result.member.items()) + f": {result.note}"
 
 
 def cmd_figures(args: argparse.Namespace) -> int:
@@ -136,8 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "claim fails.",
         epilog=examples("attndepth verify",
                         "attndepth verify --claim yuzhang.linear-rate-postln --preset full",
-                        "attndepth verify --explain levine.threshold",
-                        "attndepth verify --format markdown --out claims.md"))
+                        "attndepth verify --search --claim levine.bound-tightness --store s.sqlite",
+                        "attndepth verify --explain levine.threshold"))
     verify.add_argument("--preset", choices=PRESETS, default="quick",
                         help="parameter set: quick (seconds) or full (publication numbers)")
     verify.add_argument("--claim", action="append", metavar="ID",
@@ -150,6 +235,26 @@ def build_parser() -> argparse.ArgumentParser:
                         help="base seed (integer >= 0) of every random draw")
     verify.add_argument("--list", action="store_true",
                         help="list the claims with their one-sentence statements and exit")
+    verify.add_argument("--search", action="store_true",
+                        help="check each claim on its whole family: every member of the "
+                             "exhaustive part, then hypothesis draws beyond it; report how far "
+                             "and the smallest counterexample")
+    verify.add_argument("--draws", type=_non_negative_int, default=20,
+                        help="with --search: hypothesis draws per claim after the exhaustive "
+                             "part (integer >= 0)")
+    verify.add_argument("--store", metavar="FILE",
+                        help="with --search: SQLite store of the exhaustive part; a rerun "
+                             "resumes it (default: a temporary store)")
+    verify.add_argument("--workers", type=_non_negative_int, default=None, metavar="N",
+                        help="with --search: worker processes (default: all cores)")
+    verify.add_argument("--scheduler", default="local",
+                        help="with --search: local | dask-local | tcp://HOST:PORT")
+    verify.add_argument("--counterexamples", metavar="FILE",
+                        help="with --search: write every counterexample as rows of a .csv "
+                             "or .json file")
+    verify.add_argument("--member", metavar="JSON",
+                        help="run the one --claim on one member of its family, e.g. "
+                             "'{\"width\": 3, \"depth\": 2}' (reproduces a counterexample)")
     verify.add_argument("--explain", action="append", metavar="ID",
                         help="print where claim ID lives (verify function, theory, "
                              "simulation, test, figure, wrong theory, presets) and exit; "

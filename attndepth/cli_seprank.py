@@ -8,14 +8,10 @@ import sys
 import time
 
 from attndepth.report import environment
+from attndepth.separation import measure_rank, rank_with_bounds
 from attndepth.simulations.modular import DEFAULT_PRIME, SECOND_PRIME
-from attndepth.simulations.seprank import (
-    DEFAULT_MARGIN,
-    DEFAULT_MAX_POINTS,
-    SeprankConfig,
-    measure_rank,
-)
-from attndepth.theory.separation_rank import separation_rank_bounds
+from attndepth.simulations.partitions import partitions
+from attndepth.simulations.seprank import DEFAULT_MARGIN, DEFAULT_MAX_POINTS, SeprankConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "partition (P, Q) of the positions, as the rank of a grid evaluation "
                     "matrix over GF(p) (exact) or by SVD (numeric), with every upper bound "
                     "and the reason the rank is certified.",
-        epilog=examples("attndepth seprank --width 2 --depth 3 --tokens 4",
+        epilog=examples("attndepth seprank --width 2 --depth 3 --tokens 4 --partition all",
                         "attndepth seprank --width 3 --depth 2 --tokens 3 --partition 0/1,2 "
                         "--json",
                         "attndepth seprank --width 3 --depth 3 --tokens 6 --verify"))
@@ -42,8 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--tokens", type=int, default=2, metavar="N",
                         help="positions (integer >= 2)")
     parser.add_argument("--partition", default="balanced",
-                        help="balanced | interleaved | explicit P/Q like 0,1/2,3 "
-                             "(output position i = 0 must be in P)")
+                        help="balanced | interleaved | sizes=A/B (A positions in P, B in Q) | all (one "
+                             "partition per size: the rank depends only on the sizes) | "
+                             "explicit P/Q like 0,1/2,3 (output position i = 0 must be in P)")
     parser.add_argument("--residual", action="store_true", help="residual connection ρ = 1")
     parser.add_argument("--method", choices=("exact", "numeric"), default="exact",
                         help="exact: rank over GF(prime), certified; numeric: float64 SVD "
@@ -66,35 +63,47 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise ValueError(f"seed must be >= 0, got {args.seed}")
+    if args.partition == "all":
+        if args.verify:
+            raise ValueError("--verify takes one partition, not --partition all")
+        specs = [split.label() for split in partitions(args.tokens)]
+    else:
+        specs = [args.partition]
+    results, exit_code = [], 0
+    for spec in specs:
+        result, code = _one(args, spec)
+        results.append(result)
+        exit_code = max(exit_code, code)
+    if args.json:
+        document = results[0] if len(results) == 1 else {"partitions": results}
+        print(json.dumps(document, indent=2, default=str))
+    else:
+        print("\n\n".join(_describe(result) for result in results))
+    return exit_code
+
+
+def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
     config = SeprankConfig(width=args.width, depth=args.depth, heads=args.heads,
-                           tokens=args.tokens, partition=args.partition,
+                           tokens=args.tokens, partition=partition,
                            residual=int(args.residual))
-    split = config.split
-    bounds = separation_rank_bounds(args.width, args.depth, len(split.p_positions),
-                                    len(split.q_positions), int(args.residual)).as_dict()
-    options = dict(margin=args.margin, max_points=args.max_points, rank_cap=bounds["best"],
+    options = dict(margin=args.margin, max_points=args.max_points,
                    progress=sys.stderr.isatty())
     start = time.perf_counter()
-    certificate = measure_rank(config, args.seed, args.method, args.prime, **options)
-    result = {**certificate.as_dict(), "bounds": bounds}
+    result = rank_with_bounds(config, args.seed, args.method, prime=args.prime, **options)
     exit_code = 0
     if args.method == "numeric":
         exact = measure_rank(config, args.seed, "exact", args.prime, **options)
         result["exact_rank"] = exact.rank
-        result["agrees_with_exact"] = exact.rank == certificate.rank
+        result["agrees_with_exact"] = exact.rank == result["rank"]
     if args.verify:
         other_prime = SECOND_PRIME if args.prime != SECOND_PRIME else DEFAULT_PRIME
         second = measure_rank(config, args.seed + 1, "exact", other_prime, **options)
         result["verify"] = {"rank": second.rank, "prime": second.prime, "seed": second.seed,
-                            "agrees": second.rank == certificate.rank}
-        exit_code = 0 if second.rank == certificate.rank else 1
+                            "agrees": second.rank == result["rank"]}
+        exit_code = 0 if second.rank == result["rank"] else 1
     result["seconds"] = time.perf_counter() - start
     result["environment"] = environment()
-    if args.json:
-        print(json.dumps(result, indent=2, default=str))
-    else:
-        print(_describe(result))
-    return exit_code
+    return result, exit_code
 
 
 def _describe(result: dict) -> str:
@@ -119,7 +128,11 @@ def _describe(result: dict) -> str:
         lines.append(f"numeric      tolerance {result['tolerance']:.2e}, gap "
                      f"sigma_r/sigma_r+1 = {result['gap']:.3g}; exact rank "
                      f"{result['exact_rank']} ({verdict})")
-    lines.append("bounds       " + ", ".join(f"{k} {v}" for k, v in result["bounds"].items()))
+    lines.append("bounds       " + ", ".join(f"{k} {v}" for k, v in result["bounds"].items())
+                 + f"; rank/best {result['ratio']:.3f}")
+    lines.append(f"tight family {'yes' if result['tight_family'] else 'no'} "
+                 "(conjecture: rank = bound (d) there; attndepth verify --explain "
+                 "levine.bound-tightness)")
     if "verify" in result:
         v = result["verify"]
         lines.append(f"verify       seed {v['seed']}, GF({v['prime']}): rank {v['rank']} "

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import attndepth.separation  # noqa: F401  (registers the seprank observable)
 from attndepth.simulations.store import open_store
 from attndepth.simulations.sweep import load_spec, run_sweep
 

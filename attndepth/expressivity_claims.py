@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from attndepth.claims import Outcome, claim, verdict_from
+from attndepth.families import Family
 from attndepth.simulations.polynomial import measure_homogeneity, measure_structure
 from attndepth.theory.separation_rank import (
     check_structural_lemma,
@@ -24,6 +25,7 @@ INVARIANCE_TOLERANCE = 1e-9
 SENSITIVITY_THRESHOLD = 1e-3
 
 TESTS = "tests/test_claims.py"
+HEADS_DIVIDE_WIDTH = ("heads divide width", lambda m: m["width"] % m["heads"] == 0)
 
 
 @claim(
@@ -40,6 +42,10 @@ TESTS = "tests/test_claims.py"
     simulation=(measure_homogeneity,),
     test=f"{TESTS}::test_levine_degree",
     wrong_theory={"output_degree": lambda depth: 3**depth + 1},
+    family=Family(parameters={"width": (1, 2, 3, 4), "depth": (1, 2, 3), "heads": (1, 2),
+                              "tokens": (1, 2, 3, 4)},
+                  beyond={"width": (6, 8), "depth": (4,), "tokens": (6, 8)},
+                  constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 2, "symbolic_depth": 1}),
 )
 def verify_degree(seed: int, width: int, depth: int, heads: int, tokens: int,
                    batch: int, symbolic_depth: int) -> Outcome:
@@ -82,6 +88,10 @@ def verify_degree(seed: int, width: int, depth: int, heads: int, tokens: int,
     simulation=(measure_structure,),
     test=f"{TESTS}::test_levine_structure",
     wrong_theory={"check_structural_lemma": lambda *args: False},
+    family=Family(parameters={"width": (2, 3, 4), "depth": (1, 2, 3), "heads": (1, 2),
+                              "tokens": (3, 4, 5, 6)},
+                  beyond={"width": (6, 8), "tokens": (8,)},
+                  constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 2, "symbolic_depth": 1}),
 )
 def verify_structure(seed: int, width: int, depth: int, heads: int, tokens: int,
                             batch: int, symbolic_depth: int) -> Outcome:

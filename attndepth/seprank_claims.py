@@ -1,7 +1,9 @@
 """Separation-rank claims of Levine et al. 2020 (theory document §1): exact ranks vs bounds.
 
 Configurations are tuples ``(width, depth, heads, tokens, residual)`` with the
-balanced partition (P = first ⌈N/2⌉ positions, i = 0, coordinate 0).
+balanced partition (P = first ⌈N/2⌉ positions, i = 0, coordinate 0), or
+``(width, depth, heads, tokens, residual, p_size)`` with |P| = p_size (by the
+partition symmetry, the sizes determine the rank).
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from functools import lru_cache
 import numpy as np
 
 from attndepth.claims import Outcome, claim, verdict_from
+from attndepth.families import Family
 from attndepth.simulations import presets
 from attndepth.simulations.fitting import linear_fit, transition_depth
 from attndepth.simulations.modular import DEFAULT_PRIME, SECOND_PRIME
+from attndepth.simulations.partitions import partitions
 from attndepth.simulations.seprank import (
     DEFAULT_MARGIN,
     RankCertificate,
@@ -22,15 +26,18 @@ from attndepth.simulations.seprank import (
     certified_rank,
 )
 from attndepth.theory.separation_rank import (
+    TIGHT_FAMILY_STATEMENT,
     SeparationRankBounds,
+    in_tight_family,
     log_bigraded_bound,
+    partition_invariant,
     separation_rank_bounds,
     threshold_depth,
 )
 
 TESTS = "tests/test_attndepth_seprank_claims.py"
 
-Config = tuple[int, int, int, int, int]
+Config = tuple[int, ...]
 
 #: Threshold slope: L* against log_3 d must have slope within this of 1.
 THRESHOLD_SLOPE_TOLERANCE = 0.25
@@ -38,15 +45,22 @@ THRESHOLD_SLOPE_TOLERANCE = 0.25
 TRANSITION_RATIO = 2.0
 
 
+def _p_size(config: Config) -> int:
+    """|P| of a configuration: its sixth entry, or the balanced ⌈N/2⌉."""
+    return config[5] if len(config) == 6 else (config[3] + 1) // 2
+
+
 def _seprank_config(config: Config) -> SeprankConfig:
-    width, depth, heads, tokens, residual = config
+    width, depth, heads, tokens, residual = config[:5]
+    p_size = _p_size(config)
+    partition = "balanced" if len(config) == 5 else f"sizes={p_size}/{tokens - p_size}"
     return SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
-                         residual=residual)
+                         residual=residual, partition=partition)
 
 
 def _proved_bounds(config: Config) -> SeparationRankBounds:
-    width, depth, _, tokens, residual = config
-    p_size = (tokens + 1) // 2
+    width, depth, _, tokens, residual = config[:5]
+    p_size = _p_size(config)
     return separation_rank_bounds(width, depth, p_size, tokens - p_size, residual)
 
 
@@ -59,6 +73,23 @@ def bounds_of(config: Config) -> SeparationRankBounds:
 def exact_rank(config: Config, seed: int, prime: int = DEFAULT_PRIME) -> RankCertificate:
     """Certified exact rank, measured against the proved bounds (never a claim's prediction)."""
     return certified_rank(_seprank_config(config), seed, _proved_bounds(config).best, prime)
+
+
+def _config_of(member: dict) -> Config:
+    return (member["width"], member["depth"], member["heads"], member["tokens"],
+            member["residual"])
+
+
+#: Small networks, balanced partitions: the family of the bound and genericity claims.
+NETWORKS = Family(
+    parameters={"width": (1, 2, 3, 4), "depth": (1, 2, 3), "heads": (1, 2, 3, 4),
+                "tokens": (2, 3, 4, 5, 6), "residual": (0, 1)},
+    beyond={"width": (5, 6), "tokens": (7, 8)},
+    constraints=(("heads divide width", lambda m: m["width"] % m["heads"] == 0),
+                 ("best bound ≤ 6000 (cost)",
+                  lambda m: _proved_bounds(_config_of(m)).best <= 6000)),
+    adapt=lambda m: {"configs": [_config_of(m)]},
+)
 
 
 def _halved(config: Config) -> SeparationRankBounds:
@@ -93,6 +124,7 @@ def _table(rows: list[str]) -> str:
     simulation=(certified_rank,),
     test=f"{TESTS}::test_seprank_claims_hold_on_small_configs",
     wrong_theory={"bounds_of": _halved},
+    family=NETWORKS,
 )
 def verify_upper_bound(seed: int, configs: list[Config]) -> Outcome:
     """Every certified rank ≤ every bound."""
@@ -129,6 +161,7 @@ def verify_upper_bound(seed: int, configs: list[Config]) -> Outcome:
     # Genericity needs a large field (failure probability ≤ degree/p): over
     # GF(3) the "same rank" statement is false.
     wrong_theory={"SECOND_PRIME": 3},
+    family=NETWORKS,
 )
 def verify_generic_rank(seed: int, configs: list[Config]) -> Outcome:
     """Another seed and another prime give the same rank."""
@@ -149,48 +182,81 @@ def verify_generic_rank(seed: int, configs: list[Config]) -> Outcome:
 
 
 def in_conjectured_family(config: Config) -> bool:
-    """H = 1, ρ = 0 and |P| = 1 or |P| ≥ d (the sizes where bound (d) was found tight)."""
-    width, _, heads, tokens, residual = config
-    p_size = (tokens + 1) // 2
-    return heads == 1 and residual == 0 and (p_size == 1 or p_size >= width)
+    """Whether a configuration is in the restated tight family (:func:`in_tight_family`)."""
+    width, depth, heads, tokens, residual = config[:5]
+    p_size = _p_size(config)
+    return in_tight_family(width, depth, heads, residual, p_size, tokens - p_size)
+
+
+#: The first form of the conjecture, refuted by the exhaustive search.
+REFUTED_STATEMENT = "rank = bound (d) when H = 1, ρ = 0 and |P| = 1 or |P| ≥ d"
+#: Its smallest counterexamples (d, L, H, N, ρ, |P|), found by the exhaustive search: first
+#: in the search order (d, L, N, |P|) — rank 137 < 140 — and the one of smallest bound —
+#: rank 39 < 41.
+REFUTED_BY = ((2, 3, 1, 3, 0, 2), (3, 2, 1, 3, 0, 1))
+#: Largest best bound searched (cost: about 20 s per rank at 5,000 on 2 cores).
+SEARCH_BOUND_LIMIT = 6000
+#: Configurations (d, L, H, N, ρ, |P|) for the presets: every size (|P|, |Q|) of small
+#: networks, inside and outside the tight family (the claim checks those inside).
+TIGHTNESS_QUICK = [(d, L, 1, N, 0, p) for d, L, N in ((2, 3, 4), (3, 2, 4), (4, 2, 5))
+                   for p in range(1, N)]
+TIGHTNESS_FULL = TIGHTNESS_QUICK + [(3, 3, 1, N, 0, p) for N in (4, 5) for p in range(1, N)]
 
 
 @claim(
     "levine.bound-tightness",
     source="[derived]; conjecture of this project",
-    statement="Measured rank over the best bound; bound (d) is exact for H=1, ρ=0, "
-              "|P| = 1 or |P| ≥ d.",
-    tolerance="exact equality inside the family; ratio reported elsewhere",
-    presets={"quick": dict(configs=QUICK_CONFIGS), "full": dict(configs=FULL_CONFIGS)},
-    theory=(separation_rank_bounds,),
+    statement="With one head and no residual the separation rank equals bound (d) exactly on "
+              "the tight family (see in_tight_family).",
+    tolerance="exact equality inside the family; deficits reported outside it",
+    presets={"quick": dict(configs=TIGHTNESS_QUICK), "full": dict(configs=TIGHTNESS_FULL)},
+    theory=(in_tight_family, separation_rank_bounds),
     simulation=(certified_rank,),
     test=f"{TESTS}::test_family_and_proof_reason",
     wrong_theory={"in_conjectured_family": lambda config: True},
     conjecture=True,
+    family=Family(
+        parameters={"width": (1, 2, 3, 4), "depth": (1, 2, 3), "tokens": (2, 3, 4, 5, 6),
+                    "p_size": (1, 2, 3, 4, 5)},
+        beyond={"width": (5, 6), "tokens": (7, 8), "p_size": (6, 7)},
+        constraints=(("|P| < N", lambda m: m["p_size"] < m["tokens"]),
+                     ("in the tight family", lambda m: in_tight_family(
+                         m["width"], m["depth"], 1, 0, m["p_size"], m["tokens"] - m["p_size"])),
+                     (f"best bound ≤ {SEARCH_BOUND_LIMIT} (cost)", lambda m: _proved_bounds(
+                         _tight_config(m)).best <= SEARCH_BOUND_LIMIT)),
+        adapt=lambda m: {"configs": [_tight_config(m)]}),
 )
 def verify_bound_tightness(seed: int, configs: list[Config]) -> Outcome:
-    """Measured rank / best bound per configuration; the conjecture rank = bound (d)."""
-    rows, conjecture_failures, ratios = [], [], []
+    """rank = bound (d) on the tight family; deficits (bound − rank) outside it, reported."""
+    rows, failures, outside = [], [], []
     for config in configs:
-        certificate = exact_rank(tuple(config), seed)
-        bounds = bounds_of(tuple(config))
-        ratio = certificate.rank / bounds.best
-        ratios.append(ratio)
-        member = in_conjectured_family(tuple(config))
-        if member and certificate.rank != bounds.bigraded:
-            conjecture_failures.append(config)
-        rows.append(f"{tuple(config)}: {certificate.rank}/{bounds.best} = {ratio:.3f}"
-                    + (" *" if member else ""))
+        config = tuple(config)
+        certificate = exact_rank(config, seed)
+        bound = bounds_of(config).bigraded
+        member = in_conjectured_family(config)
+        if member and certificate.rank != bound:
+            failures.append(config)
+        if not member:
+            outside.append(bound - certificate.rank)
+        rows.append(f"{config}: {certificate.rank}/{bound}" + (" *" if member else ""))
     members = sum(in_conjectured_family(tuple(c)) for c in configs)
     return Outcome(
-        predicted="conjecture: rank = bigraded bound (d) when H=1, ρ=0, |P|=1 or |P|≥d",
-        measured=(f"{members - len(conjecture_failures)}/{members} family configs equal; "
-                  f"ratio range {min(ratios):.3f}–{max(ratios):.3f}"),
-        verdict=verdict_from(not conjecture_failures),
-        note="(d, L, H, N, ρ): rank/best bound (* = in the conjectured family) — "
-             + _table(rows),
-        values={"ratios": ratios, "conjecture_failures": conjecture_failures},
+        predicted=f"rank = bound (d) on the {members} configurations of the tight family",
+        measured=(f"{members - len(failures)}/{members} equal; outside the family "
+                  f"{sum(d > 0 for d in outside)}/{len(outside)} below bound (d)"),
+        verdict=verdict_from(not failures),
+        note=(f"{TIGHT_FAMILY_STATEMENT}. (d, L, H, N, ρ, |P|): rank/bound (d), * = in the "
+              f"family — " + _table(rows) + f". The first form, {REFUTED_STATEMENT}, is "
+              f"refuted: smallest counterexamples (d, L, H, N, ρ, |P|) {REFUTED_BY[0]}, rank "
+              f"137 < bound 140 (attndepth seprank --width 2 --depth 3 --tokens 3 --partition "
+              f"0,1/2), and {REFUTED_BY[1]}, rank 39 < bound 41 (attndepth seprank --width 3 "
+              f"--depth 2 --tokens 3 --partition 0/1,2)"),
+        values={"failures": failures, "outside_deficits": outside},
     )
+
+
+def _tight_config(member: dict) -> Config:
+    return (member["width"], member["depth"], 1, member["tokens"], 0, member["p_size"])
 
 
 @claim(
@@ -204,6 +270,10 @@ def verify_bound_tightness(seed: int, configs: list[Config]) -> Outcome:
     test=f"{TESTS}::test_heads_claim_reports_each_head_count",
     figure="separation_rank",
     wrong_theory={"bounds_of": _halved},
+    family=Family(parameters={"width": (2, 3, 4, 6), "depth": (1, 2), "tokens": (2, 3, 4)},
+                  beyond={"width": (8,), "tokens": (5, 6)},
+                  adapt=lambda m: {**m, "heads": [h for h in range(1, m["width"] + 1)
+                                                   if m["width"] % h == 0]}),
 )
 def verify_heads(seed: int, width: int, depth: int, tokens: int,
                   heads: list[int]) -> Outcome:
@@ -251,6 +321,11 @@ def _crossing_slope(widths: list[int], side: int | None) -> tuple[list[float], f
     test=f"{TESTS}::test_threshold_claim_reports_measured_crossings_honestly",
     figure="separation_rank",
     wrong_theory={"threshold_depth": lambda width: 5 * math.log(width, 3)},
+    family=Family(parameters={"smallest_width": (4, 9, 16), "ratio": (3, 4)},
+                  beyond={"smallest_width": (25,)},
+                  fixed={"exact_widths": [2, 3], "exact_depths": [1, 2, 3]},
+                  adapt=lambda m: {"conjecture_widths": [m["smallest_width"] * m["ratio"] ** k
+                                                         for k in range(3)]}),
 )
 def verify_threshold(seed: int, exact_widths: list[int], exact_depths: list[int],
                       conjecture_widths: list[int]) -> Outcome:
@@ -296,3 +371,50 @@ def verify_threshold(seed: int, exact_widths: list[int], exact_depths: list[int]
     )
 
 
+
+
+def _largest_bound(member: dict) -> int:
+    width, depth, tokens = member["width"], member["depth"], member["tokens"]
+    return max(separation_rank_bounds(width, depth, p, tokens - p).best
+               for p in range(1, tokens))
+
+
+@claim(
+    "levine.partition-symmetry",
+    source="[derived]: symmetry of the structural lemma in the positions",
+    statement="The separation rank depends on the partition only through (|P|, |Q|).",
+    tolerance="exact equality of certified ranks within each group of partitions",
+    presets={"quick": dict(width=2, depth=2, tokens=5), "full": dict(width=3, depth=2, tokens=6)},
+    theory=(partition_invariant,),
+    simulation=(partitions, certified_rank),
+    test=f"{TESTS}::test_seprank_claims_hold_on_small_configs",
+    wrong_theory={"partition_invariant": lambda p_positions, q_positions:
+                  len(p_positions) + len(q_positions)},
+    family=Family(parameters={"width": (1, 2, 3), "depth": (1, 2, 3), "tokens": (3, 4, 5)},
+                  beyond={"width": (4,), "tokens": (6,)},
+                  constraints=(("largest bound ≤ 1500 (cost)",
+                                lambda m: _largest_bound(m) <= 1500),)),
+)
+def verify_partition_symmetry(seed: int, width: int, depth: int, tokens: int) -> Outcome:
+    """Certified ranks of every partition with i = 0 ∈ P, grouped by the theory's invariant."""
+    groups: dict = {}
+    for split in partitions(tokens, every=True):
+        bound = separation_rank_bounds(width, depth, len(split.p_positions),
+                                       len(split.q_positions)).best
+        config = SeprankConfig(width=width, depth=depth, tokens=tokens,
+                               partition=split.label())
+        rank = certified_rank(config, seed, bound).rank
+        key = partition_invariant(split.p_positions, split.q_positions)
+        groups.setdefault(key, {})[split.label()] = rank
+    split_groups = {str(k): v for k, v in groups.items() if len(set(v.values())) > 1}
+    count = sum(len(v) for v in groups.values())
+    return Outcome(
+        predicted="one rank per (|P|, |Q|)",
+        measured=(f"{count} partitions in {len(groups)} groups; "
+                  f"{len(split_groups)} groups with differing ranks"),
+        verdict=verdict_from(not split_groups),
+        note=(f"d={width}, L={depth}, N={tokens}, H=1, ρ=0, i=0; ranks per group: "
+              + "; ".join(f"{k}: {sorted(set(v.values()))}" for k, v in groups.items())),
+        values={"groups": {str(k): v for k, v in groups.items()},
+                "differing": split_groups},
+    )

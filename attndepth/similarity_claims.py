@@ -13,6 +13,7 @@ import numpy as np
 from scipy.stats import ortho_group
 
 from attndepth.claims import Outcome, claim, verdict_from
+from attndepth.families import Family
 from attndepth.simulations import presets
 from attndepth.simulations.escalation import (
     contraction_samples,
@@ -54,6 +55,7 @@ from attndepth.theory.similarity import (
 )
 
 TESTS = "tests/test_attndepth_similarity_claims.py"
+HEADS_DIVIDE_WIDTH = ("heads divide width", lambda m: m["width"] % m["heads"] == 0)
 
 #: Largest |P1 − 1| or below-diagonal entry of QᵀPQ allowed (float64 round-off).
 EIGENSPACE_TOLERANCE = 1e-12
@@ -72,6 +74,10 @@ EIGENSPACE_TOLERANCE = 1e-12
     simulation=(run_stack, invariant_eigenspace_defects),
     test="tests/test_claims.py::test_yuzhang_invariant_eigenspace",
     wrong_theory={"check_invariant_eigenspace": lambda tokens: False},
+    family=Family(parameters={"tokens": (1, 2, 3, 4, 6), "width": (2, 4, 8), "heads": (1, 2),
+                              "depth": (1, 2, 3)},
+                  beyond={"tokens": (16, 32), "width": (16, 32), "depth": (8,)},
+                  constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 2, "symbolic_tokens": 2}),
 )
 def verify_invariant_eigenspace(seed: int, tokens: int, width: int, heads: int, depth: int,
                                  batch: int, symbolic_tokens: int) -> Outcome:
@@ -146,6 +152,10 @@ def _median_rate(trace, width: int, layers: np.ndarray | None = None,
     test=f"{TESTS}::test_claim_holds_at_small_size",
     figure="similarity_depth",
     wrong_theory={"postln_rate": lambda s, width, placement="post-ln", tau=1.0: -0.5},
+    family=Family(parameters={"depth": (48, 96), "tokens": (4, 8, 16), "width": (16, 32),
+                              "heads": (1, 2)},
+                  beyond={"tokens": (32,), "width": (64,)},
+                  constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 8}),
 )
 def verify_escalation(seed: int, depth: int, tokens: int, width: int, heads: int,
                       batch: int) -> Outcome:
@@ -180,6 +190,10 @@ def verify_escalation(seed: int, depth: int, tokens: int, width: int, heads: int
     test=f"{TESTS}::test_claim_holds_at_small_size",
     figure="fixed_rate",
     wrong_theory={"fixed_matrix_slope": lambda value: math.log(value)},
+    family=Family(parameters={"tokens": (8, 12, 16), "width": (8, 16),
+                              "temperature": (0.5, 1.0)},
+                  beyond={"tokens": (24, 32), "temperature": (0.25,)},
+                  fixed={"depth": 60, "batch": 16, "skip": 5}),
 )
 def verify_linear_rate_fixed(seed: int, tokens: int, width: int, depth: int, batch: int,
                              temperature: float, skip: int) -> Outcome:
@@ -220,6 +234,8 @@ def verify_linear_rate_fixed(seed: int, tokens: int, width: int, depth: int, bat
     test=f"{TESTS}::test_postln_rate_tells_the_derived_rate_from_ln2",
     figure="postln_rate",
     wrong_theory={"postln_rate": lambda s, width, placement="post-ln", tau=1.0: math.log(2)},
+    family=Family(parameters={"width": (64, 128), "tokens": (16, 32)},
+                  fixed={"depth": 96, "batch": 128}),
 )
 def verify_linear_rate_postln(seed: int, depth: int, tokens: int, width: int,
                               batch: int) -> Outcome:
@@ -279,6 +295,9 @@ def _doubly_stochastic_violations(seed: int, samples: int, tokens: int, width: i
     test=f"{TESTS}::test_claim_holds_at_small_size",
     wrong_theory={"multihead_contraction_bound":
                   lambda *args, right=multihead_contraction_bound: 0.5 * right(*args)},
+    family=Family(parameters={"depth": (8, 16), "tokens": (4, 8), "width": (8, 16)},
+                  beyond={"tokens": (16,), "width": (32,)},
+                  fixed={"batch": 4, "doubly_stochastic_samples": 50}),
 )
 def verify_contraction_bound(seed: int, depth: int, tokens: int, width: int, batch: int,
                              doubly_stochastic_samples: int) -> Outcome:
@@ -334,6 +353,8 @@ def verify_contraction_bound(seed: int, depth: int, tokens: int, width: int, bat
     simulation=(layer_norm_effects,),
     test=f"{TESTS}::test_claim_holds_at_small_size",
     wrong_theory={"check_centring_commutes": lambda: False},
+    family=Family(parameters={"depth": (8, 16), "tokens": (4, 8, 16), "width": (8, 16, 32)},
+                  beyond={"width": (64,)}, fixed={"batch": 4}),
 )
 def verify_layernorm(seed: int, depth: int, tokens: int, width: int, batch: int) -> Outcome:
     """LN's centring commutes with Π; its scaling's commutator equals the scale spread."""
@@ -373,6 +394,9 @@ def verify_layernorm(seed: int, depth: int, tokens: int, width: int, batch: int)
     test=f"{TESTS}::test_claim_holds_at_small_size",
     figure="postln_rate",
     wrong_theory={"postln_rate": lambda s, width, placement="post-ln", tau=1.0: 0.5},
+    family=Family(parameters={"width": (32, 64), "tokens": (8, 16)},
+                  beyond={"width": (128,)},
+                  fixed={"depth": 96, "batch": 8, "taus": [1.0, 0.75, 0.5, 0.25]}),
 )
 def verify_deescalation(seed: int, depth: int, tokens: int, width: int, batch: int,
                         taus: list[float]) -> Outcome:
@@ -423,6 +447,8 @@ def verify_deescalation(seed: int, depth: int, tokens: int, width: int, batch: i
     simulation=(escalation_trace, escalation_rate, linear_fit),
     test=f"{TESTS}::test_claim_holds_at_small_size",
     wrong_theory={"PRELN_SLOWER_FRACTION": 0.01},
+    family=Family(parameters={"width": (32, 64), "tokens": (8, 16)},
+                  beyond={"width": (128,)}, fixed={"depth": 96, "batch": 8}),
 )
 def verify_preln(seed: int, depth: int, tokens: int, width: int, batch: int) -> Outcome:
     """Pre-LN escalates far slower than post-LN; fit linear vs power-law shapes."""
@@ -471,6 +497,8 @@ def _orders(variant: str, seed: int, depth: int, tokens: int, width: int, batch:
     test=f"{TESTS}::test_claim_holds_at_small_size",
     figure="dong_collapse",
     wrong_theory={"convergence_order": lambda skip=False: 2},
+    family=Family(parameters={"tokens": (16, 32), "width": (32, 64), "temperature": (0.25, 0.5)},
+                  beyond={"width": (128,)}, fixed={"depth": 10, "batch": 16}),
 )
 def verify_dong_collapse(seed: int, depth: int, tokens: int, width: int, batch: int,
                          temperature: float) -> Outcome:
@@ -519,6 +547,8 @@ def verify_dong_collapse(seed: int, depth: int, tokens: int, width: int, batch: 
     test=f"{TESTS}::test_claim_holds_at_small_size",
     figure="dong_collapse",
     wrong_theory={"convergence_order": lambda skip=False: 3},
+    family=Family(parameters={"tokens": (16, 32), "width": (32, 64), "temperature": (0.25, 0.5)},
+                  beyond={"width": (128,)}, fixed={"depth": 32, "batch": 16}),
 )
 def verify_skip_prevents(seed: int, depth: int, tokens: int, width: int, batch: int,
                          temperature: float) -> Outcome:

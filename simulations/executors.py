@@ -7,6 +7,7 @@ failed result, never a failed sweep.
 
 from __future__ import annotations
 
+import importlib
 import time
 import traceback
 from collections.abc import Iterable
@@ -30,6 +31,8 @@ def _environment() -> dict[str, Any]:
 def run_point(point: SweepPoint) -> PointResult:
     """Compute one point (in a worker); an exception becomes a failed result."""
     start = time.perf_counter()
+    if point.measurement not in observables() and point.module:
+        importlib.import_module(point.module)  # registers it in this worker
     measurement = observables()[point.measurement]
     try:
         metrics, error = measurement.function(seed=point.seed, **point.params), None

@@ -2,8 +2,12 @@
 
 An *observable* is a module-level function ``f(seed=..., **params) -> dict``
 of JSON-serialisable numbers (one store row per call); a spec names it with
-its ``measurement`` key. Built in: ``similarity`` (t_sim and log-odds per
-layer of softmax stacks) and ``seprank`` (certified separation rank).
+its ``measurement`` key. Built in here: ``similarity`` (t_sim and log-odds
+per layer of softmax stacks). ``seprank`` (certified separation rank with
+every bound) needs the theory's bounds and is registered by the front door,
+:mod:`attndepth.separation`; ``claim`` (one family member of a claim) by
+:mod:`attndepth.search`. Each point records the module that registers its
+observable, so dask workers import it themselves.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ class Observable:
     name: str
     function: Callable[..., dict[str, Any]]
     parameters: dict[str, Parameter]
+
+    @property
+    def module(self) -> str:
+        """The module defining the function (imported by workers that lack it)."""
+        return self.function.__module__
 
 
 _OBSERVABLES: dict[str, Observable] = {}
@@ -68,29 +77,9 @@ def observe_similarity(seed: int, variant: str, depth: int, tokens: int, width: 
             "t_sim": similarity.tolist(), "log_odds": odds.tolist()}
 
 
-def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, tokens: int = 2,
-                            residual: int = 0, partition: str = "balanced",
-                            method: str = "exact", max_points: int = 2048) -> dict[str, Any]:
-    """Certified (or numeric) separation rank of the analysed network."""
-    from attndepth.simulations.seprank import SeprankConfig, measure_rank
-
-    config = SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
-                           residual=residual, partition=partition)
-    certificate = measure_rank(config, seed, method, max_points=max_points)
-    return {"rank": certificate.rank, "saturated": certificate.saturated,
-            "reason": certificate.reason, "grid": certificate.grid_p,
-            "failure_probability": certificate.failure_probability}
-
-
 register_observable("similarity", observe_similarity, {
     "variant": Parameter(str), "depth": Parameter(int), "tokens": Parameter(int),
     "width": Parameter(int), "heads": Parameter(int, 1), "tau": Parameter(float, 1.0),
     "temperature": Parameter(float, 1.0), "batch": Parameter(int, 4),
     "dtype": Parameter(str, "float64"),
-})
-register_observable("seprank", observe_separation_rank, {
-    "width": Parameter(int), "depth": Parameter(int), "heads": Parameter(int, 1),
-    "tokens": Parameter(int, 2), "residual": Parameter(int, 0),
-    "partition": Parameter(str, "balanced"), "method": Parameter(str, "exact"),
-    "max_points": Parameter(int, 2048),
 })

@@ -3,10 +3,20 @@
 The separation rank of f = y^{L,i}_p is measured with respect to such a
 partition (Levine et al. 2020, §4): P holds the output position and the
 positions f is separated from are Q.
+
+Symmetry [derived]: f = e_pᵀ G(M_P + M_Q) x^i depends on the positions other
+than i only through the sums M_P and M_Q, so a permutation of the positions
+that fixes i maps f to f∘σ, with the same separation rank for the permuted
+partition. Any two partitions with the same sizes (|P|, |Q|) are related by
+such a permutation: the rank depends on the partition only through its sizes
+(checked as the claim ``levine.partition-symmetry``). :func:`partitions`
+therefore enumerates one partition per size, or every partition.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from attndepth.simulations.validation import check_int
@@ -30,11 +40,12 @@ class Partition:
 
 
 def make_partition(spec: str, tokens: int, position: int = 0) -> Partition:
-    """Parse ``balanced``, ``interleaved`` or an explicit ``"0,1/2,3"``.
+    """Parse ``balanced``, ``interleaved``, ``sizes=A/B`` or an explicit ``"0,1/2,3"``.
 
     ``balanced``: P = the first ⌈N/2⌉ positions; ``interleaved``: P = even
-    positions. Raises ``ValueError`` unless P and Q are disjoint, non-empty,
-    cover 0..N−1 and i ∈ P.
+    positions; ``sizes=A/B``: |P| = A, |Q| = B (A + B = N), P = i and the
+    lowest other positions. Raises ``ValueError`` unless P and Q are disjoint,
+    non-empty, cover 0..N−1 and i ∈ P.
     """
     tokens = check_int("tokens", tokens, minimum=2, maximum=MAX_TOKENS)
     position = check_int("position", position, minimum=0, maximum=tokens - 1)
@@ -44,6 +55,9 @@ def make_partition(spec: str, tokens: int, position: int = 0) -> Partition:
         p_side = tuple(range((tokens + 1) // 2))
     elif spec == "interleaved":
         p_side = tuple(range(0, tokens, 2))
+    elif spec.startswith("sizes="):
+        p_size = _sizes(spec, tokens)
+        p_side = (position, *[j for j in range(tokens) if j != position][:p_size - 1])
     else:
         halves = spec.split("/")
         if len(halves) != 2:
@@ -73,3 +87,43 @@ def _checked_partition(p_side: tuple[int, ...], q_side: tuple[int, ...], tokens:
     return Partition(tuple(sorted(p_side)), tuple(sorted(q_side)), position)
 
 
+
+
+def _sizes(spec: str, tokens: int) -> int:
+    """|P| of a ``sizes=A/B`` spec, checked against ``tokens``."""
+    try:
+        p_size, q_size = (int(x) for x in spec.removeprefix("sizes=").split("/"))
+    except ValueError:
+        raise ValueError(f"partition sizes must look like sizes=2/3, got {spec!r}") from None
+    if p_size < 1 or q_size < 1 or p_size + q_size != tokens:
+        raise ValueError(f"partition sizes {p_size}/{q_size} must be >= 1 and add up to "
+                         f"tokens={tokens}")
+    return p_size
+
+
+def partitions(tokens: int, position: int = 0, every: bool = False) -> Iterator[Partition]:
+    """Partitions of ``tokens`` positions with ``position`` in P, smallest |P| first.
+
+    Parameters
+    ----------
+    tokens : int
+        N ≥ 2.
+    position : int
+        The output position i.
+    every : bool
+        All 2^(N−1) − 1 partitions; default: one per size (|P|, |Q|), which
+        suffices for the separation rank by the symmetry in the module docstring.
+
+    Yields
+    ------
+    Partition
+    """
+    tokens = check_int("tokens", tokens, minimum=2, maximum=MAX_TOKENS)
+    position = check_int("position", position, minimum=0, maximum=tokens - 1)
+    others = [j for j in range(tokens) if j != position]
+    for p_size in range(1, tokens):
+        chosen = itertools.combinations(others, p_size - 1) if every else [others[:p_size - 1]]
+        for rest in chosen:
+            p_side = (position, *rest)
+            q_side = tuple(j for j in range(tokens) if j not in p_side)
+            yield _checked_partition(p_side, q_side, tokens, position)

@@ -26,11 +26,16 @@ except PackageNotFoundError:  # a source tree without install
 
 @dataclass(frozen=True)
 class SweepPoint:
-    """One point: measurement, full parameters, seed, and its stable hash."""
+    """One point: measurement, full parameters, seed, and its stable hash.
+
+    ``module`` (not part of the hash) names a module that registers the
+    observable, for workers that have not imported it (dask).
+    """
 
     measurement: str
     params: dict[str, Any]
     seed: int
+    module: str | None = None
 
     @property
     def hash(self) -> str:
@@ -115,7 +120,8 @@ def parse_spec(document: dict[str, Any]) -> SweepSpec:
     for combination in itertools.product(*typed_grid.values()):
         params = {**base, **dict(zip(typed_grid, combination, strict=True))}
         params = {key: params[key] for key in measurement.parameters}
-        points.extend(SweepPoint(name, params, seed) for seed in seeds)
+        points.extend(SweepPoint(name, params, seed, module=measurement.module)
+                      for seed in seeds)
     return SweepSpec(name, tuple(points))
 
 

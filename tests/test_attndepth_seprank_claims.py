@@ -1,5 +1,5 @@
 from attndepth.claims import run_claim
-from attndepth.seprank_claims import exact_rank, in_conjectured_family
+from attndepth.seprank_claims import bounds_of, exact_rank, in_conjectured_family
 
 
 def test_seprank_claims_hold_on_small_configs():
@@ -23,5 +23,13 @@ def test_threshold_claim_reports_measured_crossings_honestly():
 
 
 def test_family_and_proof_reason():
-    assert in_conjectured_family((3, 2, 1, 6, 0)) and not in_conjectured_family((3, 2, 1, 4, 0))
+    # (d, L, H, N, ρ[, |P|]); balanced when |P| is left out
+    assert in_conjectured_family((3, 2, 1, 6, 0))                 # |P| = 3 ≥ d, |Q| = 3
+    assert not in_conjectured_family((3, 2, 1, 3, 0, 1))          # |P| = 1, |Q| = 2, d = 3
+    assert not in_conjectured_family((2, 3, 1, 3, 0, 2))          # |Q| = 1, L = 3
+    assert not in_conjectured_family((3, 2, 2, 6, 0))             # two heads: not asserted
+    tight = exact_rank((3, 2, 1, 3, 0, 2), 0)                     # |P| = 2, |Q| = 1, L = 2
+    assert tight.rank == bounds_of((3, 2, 1, 3, 0, 2)).bigraded and tight.reason == "upper-bound"
+    below = exact_rank((3, 2, 1, 3, 0, 1), 0)
+    assert below.rank == 39 and below.reason == "margin"
     assert exact_rank((2, 2, 1, 2, 0), 0).reason == "upper-bound"

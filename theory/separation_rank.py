@@ -366,6 +366,86 @@ def separation_rank_bounds(width: int, depth: int, p_size: int, q_size: int,
     )
 
 
+def partition_invariant(p_positions: tuple[int, ...], q_positions: tuple[int, ...]) -> tuple:
+    """What the separation rank of f = y^{L,i}_p depends on, of a partition: (|P|, |Q|).
+
+    [derived] By the structural lemma, f = e_pᵀ G(M_P + M_Q) x^i with
+    M_P = Σ_{j∈P} x^j x^jᵀ and M_Q likewise (:func:`structural_form`); both
+    are symmetric in the positions they sum over. Let σ be a permutation of
+    the positions fixing i. Relabelling the inputs by σ maps f to f∘σ, which
+    is again the output of the same network (self-attention treats positions
+    alike), and maps a decomposition f = Σ_r g_r(x_P) h_r(x_Q) to one of f∘σ
+    with respect to (σ(P), σ(Q)) with the same number of terms. So
+    sep_(P,Q)(f) = sep_(σP,σQ)(f), and any two partitions with i ∈ P and the
+    same sizes are related by such a σ. Checked as ``levine.partition-symmetry``.
+
+    Parameters
+    ----------
+    p_positions, q_positions : tuple of int
+        The two sides (i ∈ P).
+
+    Returns
+    -------
+    tuple of int
+        ``(|P|, |Q|)``.
+    """
+    return (len(p_positions), len(q_positions))
+
+
+#: The restated tightness conjecture (``levine.bound-tightness``), in words.
+TIGHT_FAMILY_STATEMENT = (
+    "conjecture: with H = 1 and ρ = 0 the separation rank equals bound (d) exactly when "
+    "d = 1, or L = 1, or |P| = |Q| = 1, or |P| ≥ d and |Q| ≥ 2, or d ≤ 2 and |P| = 1, "
+    "or L = 2 and |P| ≥ 2"
+)
+
+
+def in_tight_family(width: int, depth: int, heads: int, residual: int, p_size: int,
+                    q_size: int) -> bool:
+    """Whether a configuration lies where the rank is conjectured to equal bound (d).
+
+    [conjecture] Stated from an exhaustive search of certified ranks (this
+    project's ``attndepth verify --search``): for H = 1, ρ = 0, every
+    d ≤ 4, L ≤ 3, N ≤ 6 and every partition size (|P|, |Q|) — 174
+    configurations, all but six of d = 4, L = 3 with |P|, |Q| ≥ 2 (bounds above
+    23,000, beyond this machine's reach so far) — the rank equals bound (d)
+    *exactly* on the set below, and is smaller everywhere else. The first
+    form of the conjecture (|P| = 1 or |P| ≥ d) was refuted by the same
+    search: d = 3, L = 2, |P| = 1, |Q| = 2 has rank 39 against bound 41.
+
+    The cases: d = 1 (scalars); L = 1 (one layer, degree 3); |P| = |Q| = 1;
+    |P| ≥ d and |Q| ≥ 2 (M_P can be any symmetric matrix and M_Q has rank ≥ 2);
+    d ≤ 2 and |P| = 1; L = 2 and |P| ≥ 2. Outside them the measured deficits
+    (bound − rank) are: |P| = 1, |Q| ≥ 2, d ≥ 3: 2 (d = 3, L = 2), 10 (d = 4,
+    L = 2), 18 (d = 3, L = 3), 307–333 (d = 4, L = 3); |Q| = 1, |P| ≥ 2,
+    L = 3: 3 (d = 2), 85 (d = 3), 934–957 (d = 4); 1 < |P| < d, |Q| ≥ 2, L = 3:
+    168 (d = 3), where bound (d) uses an upper bound of the P-side dimension.
+
+    Parameters
+    ----------
+    width, depth, heads, residual : int
+        d, L, H and ρ.
+    p_size, q_size : int
+        |P| ≥ 1 and |Q| ≥ 1.
+
+    Returns
+    -------
+    bool
+        False whenever H ≠ 1 or ρ ≠ 0 (the conjecture says nothing there).
+    """
+    for name, value in (("width", width), ("depth", depth), ("heads", heads),
+                        ("p_size", p_size), ("q_size", q_size)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    if residual not in (0, 1) or isinstance(residual, bool):
+        raise ValueError(f"residual must be 0 or 1, got {residual!r}")
+    if heads != 1 or residual != 0:
+        return False
+    d, L, p, q = width, depth, p_size, q_size
+    return (d == 1 or L == 1 or (p == 1 and q == 1) or (p >= d and q >= 2)
+            or (d <= 2 and p == 1) or (L == 2 and p >= 2))
+
+
 def coefficient_separation_rank(poly: sp.Poly, p_variables: tuple[sp.Symbol, ...],
                                 q_variables: tuple[sp.Symbol, ...]) -> int:
     """sep_(P,Q) of a polynomial, exactly: the rank over ℚ of its coefficient matrix.

@@ -1,0 +1,98 @@
+"""Separation ranks with their bounds: the theory and the measurement joined.
+
+:func:`attndepth.simulations.seprank.measure_rank` measures; it knows no
+bound unless given one. This module supplies the proved bounds of
+:mod:`attndepth.theory.separation_rank`, so that a rank meeting a bound is
+reported as proved (reason ``upper-bound``) whatever the caller passed, and
+records every bound, the rank/bound ratio and whether the configuration lies
+in the conjectured tight family. The ``seprank`` sweep observable and the
+``attndepth seprank`` command both go through :func:`rank_with_bounds`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attndepth.simulations.observables import Parameter, register_observable
+from attndepth.simulations.seprank import (
+    DEFAULT_MAX_POINTS,
+    RankCertificate,
+    SeprankConfig,
+)
+from attndepth.simulations.seprank import measure_rank as _measure
+from attndepth.theory.separation_rank import (
+    TIGHT_FAMILY_STATEMENT,
+    SeparationRankBounds,
+    in_tight_family,
+    separation_rank_bounds,
+)
+
+
+def bounds_for(config: SeprankConfig) -> SeparationRankBounds:
+    """Every proved upper bound of ``config``'s separation rank (its partition's sizes)."""
+    split = config.split
+    return separation_rank_bounds(config.width, config.depth, len(split.p_positions),
+                                  len(split.q_positions), config.residual)
+
+
+def measure_rank(config: SeprankConfig, seed: int = 0, method: str = "exact",
+                 *args: Any, rank_cap: int | None = None, **kwargs: Any) -> RankCertificate:
+    """:func:`attndepth.simulations.seprank.measure_rank` with the proved bound as cap.
+
+    Parameters
+    ----------
+    config, seed, method, *args, **kwargs
+        As for the simulation's ``measure_rank``.
+    rank_cap : int, optional
+        An upper bound known to the caller; default: the best proved bound
+        (:func:`bounds_for`), so a rank that meets it is reported as proved.
+        A cap above the best bound is lowered to it.
+
+    Returns
+    -------
+    RankCertificate
+    """
+    best = bounds_for(config).best
+    cap = best if rank_cap is None else min(rank_cap, best)
+    return _measure(config, seed, method, *args, rank_cap=cap, **kwargs)
+
+
+def tight_fields(config: SeprankConfig) -> dict[str, Any]:
+    """``tight_family`` (bool) and ``conjecture`` (the statement) for a configuration."""
+    split = config.split
+    member = in_tight_family(config.width, config.depth, config.heads, config.residual,
+                             len(split.p_positions), len(split.q_positions))
+    return {"tight_family": member, "conjecture": TIGHT_FAMILY_STATEMENT}
+
+
+def rank_with_bounds(config: SeprankConfig, seed: int = 0, method: str = "exact",
+                     **options: Any) -> dict[str, Any]:
+    """The certificate as a dict with ``bounds``, ``ratio`` (rank / best bound) and the
+    tight-family fields."""
+    certificate = measure_rank(config, seed, method, **options)
+    bounds = bounds_for(config).as_dict()
+    return {**certificate.as_dict(), "bounds": bounds,
+            "ratio": certificate.rank / bounds["best"], **tight_fields(config)}
+
+
+def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, tokens: int = 2,
+                            residual: int = 0, partition: str = "balanced",
+                            method: str = "exact",
+                            max_points: int = DEFAULT_MAX_POINTS) -> dict[str, Any]:
+    """Sweep observable ``seprank``: certified (or numeric) rank, every bound, the ratio."""
+    config = SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
+                           residual=residual, partition=partition)
+    result = rank_with_bounds(config, seed, method, max_points=max_points)
+    return {"rank": result["rank"], "saturated": result["saturated"],
+            "reason": result["reason"], "grid": result["grid_p"],
+            "failure_probability": result["failure_probability"],
+            **{f"bound_{name}": value for name, value in result["bounds"].items()},
+            "ratio": result["ratio"], "tight_family": result["tight_family"]}
+
+
+register_observable("seprank", observe_separation_rank, {
+    "width": Parameter(int), "depth": Parameter(int), "heads": Parameter(int, 1),
+    "tokens": Parameter(int, 2), "residual": Parameter(int, 0),
+    "partition": Parameter(str, "balanced"), "method": Parameter(str, "exact"),
+    "max_points": Parameter(int, DEFAULT_MAX_POINTS),
+})
