@@ -38,8 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--tokens", type=int, default=2, metavar="N",
                         help="positions (integer >= 2)")
     parser.add_argument("--partition", default="balanced",
-                        help="balanced | interleaved | sizes=A/B (A positions in P, B in Q) | all (one "
-                             "partition per size: the rank depends only on the sizes) | "
+                        help="balanced | interleaved | sizes=A/B (A positions in P, B in Q) | "
+                             "all (one partition per size: the rank depends only on the sizes) | "
                              "explicit P/Q like 0,1/2,3 (output position i = 0 must be in P)")
     parser.add_argument("--residual", action="store_true", help="residual connection ρ = 1")
     parser.add_argument("--method", choices=("exact", "numeric"), default="exact",
