@@ -222,11 +222,87 @@ def claim(id: str, *, source: str, statement: str, tolerance: str,
     return decorate
 
 
+#: Entry-point group through which installed packages register claims: each entry
+#: point names a module whose import registers them (``[project.entry-points]``).
+ENTRY_POINT_GROUP = "attndepth.claims"
+_entry_points_loaded = False
+
+
 def all_claims() -> dict[str, Claim]:
-    """Every registered claim, by id, in registration order."""
+    """Every registered claim, by id, in registration order.
+
+    The built-in claims come first, then those of installed packages that
+    declare the entry-point group :data:`ENTRY_POINT_GROUP`, then any loaded
+    with :func:`load_claims`.
+    """
+    global _entry_points_loaded
     for module in CLAIM_MODULES:
         importlib.import_module(module)
+    if not _entry_points_loaded:
+        _entry_points_loaded = True
+        from importlib.metadata import entry_points
+
+        for entry in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                entry.load()
+            except Exception as error:  # a broken plug-in must not break the toolkit
+                raise ValueError(f"claims entry point {entry.name!r} ({entry.value}) failed "
+                                 f"to load: {type(error).__name__}: {error}") from None
     return dict(_REGISTRY)
+
+
+def load_claims(source: str) -> list[str]:
+    """Import a user's claims from a ``.py`` file or an importable module.
+
+    Parameters
+    ----------
+    source : str
+        A path to a Python file, or a dotted module name. Importing it must
+        register claims (with :func:`claim` or :func:`register`).
+
+    Returns
+    -------
+    list of str
+        The ids the source registered (in order).
+
+    Raises
+    ------
+    ValueError
+        The file does not exist, the module cannot be imported, importing it
+        raised, or it registered no claim.
+    """
+    import hashlib
+    import importlib.util
+    import sys
+
+    all_claims()  # built-ins and plug-ins first
+    path = Path(source)
+    is_file = source.endswith(".py") or path.exists()
+    if is_file and not path.is_file():
+        raise ValueError(f"claims file {source} does not exist")
+    name = (f"attndepth_user_claims_"
+            f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
+            if is_file else source)
+    try:
+        if is_file and name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
+        elif not is_file:
+            importlib.import_module(source)
+    except Exception as error:
+        raise ValueError(f"loading claims from {source} failed: {type(error).__name__}: "
+                         f"{error}") from None
+    ids = [found.id for found in _REGISTRY.values() if found.verify.__module__ == name]
+    if not ids:
+        raise ValueError(f"{source} registered no claim (decorate a function with "
+                         f"attndepth.claim)")
+    return ids
 
 
 def get_claim(claim_id: str) -> Claim:

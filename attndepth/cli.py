@@ -68,8 +68,19 @@ def _emit(text: str, out: str | None) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from attndepth.claims import FAILING_VERDICTS, all_claims, explain, get_claim, run_claims
+    from attndepth.claims import (
+        FAILING_VERDICTS,
+        all_claims,
+        explain,
+        get_claim,
+        load_claims,
+        run_claims,
+    )
     from attndepth.report import render
+
+    loaded = [claim_id for source in args.claims or [] for claim_id in load_claims(source)]
+    if loaded and not args.claim:
+        args.claim = loaded  # --claims FILE alone runs the claims of FILE
 
     if args.list:
         claims = all_claims()
@@ -157,7 +168,8 @@ def _search(args: argparse.Namespace) -> int:
             blocks += [("error", _member_line(r)) for r in report.errors[:3]]
             for label, text in blocks:
                 lines += textwrap.wrap(text, TABLE_WIDTH, initial_indent=f"    {label:<10} ",
-                                       subsequent_indent=" " * 15)
+                                       subsequent_indent=" " * 15, break_on_hyphens=False,
+                                       break_long_words=False)
         _emit("\n".join(lines), args.out)
     if args.counterexamples:
         rows = counterexample_rows(reports)
@@ -220,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "prediction, measurement, tolerance and verdict. Exit code 1 when a "
                     "claim fails.",
         epilog=examples("attndepth verify",
-                        "attndepth verify --claim yuzhang.linear-rate-postln --preset full",
+                        "attndepth verify --claims my_claims.py --search",
                         "attndepth verify --search --claim levine.bound-tightness --store s.sqlite",
                         "attndepth verify --explain levine.threshold"))
     verify.add_argument("--preset", choices=PRESETS, default="quick",
@@ -233,6 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "standard output")
     verify.add_argument("--seed", type=_non_negative_int, default=0,
                         help="base seed (integer >= 0) of every random draw")
+    verify.add_argument("--claims", action="append", metavar="PATH_OR_MODULE",
+                        help="load your own claims from a .py file or an importable module "
+                             "(repeatable); without --claim, run only those")
     verify.add_argument("--list", action="store_true",
                         help="list the claims with their one-sentence statements and exit")
     verify.add_argument("--search", action="store_true",

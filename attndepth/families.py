@@ -94,7 +94,7 @@ class Family:
         for name, values in self.parameters.items():
             text = f"{name} ∈ {_span(values)}"
             if name in self.beyond:
-                text += f" (draws to {_span(self.values(name))})"
+                text += f" (draws also {_span(self.beyond[name])})"
             parts.append(text)
         parts += [description for description, _ in self.constraints]
         return "; ".join(parts)

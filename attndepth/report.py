@@ -122,7 +122,8 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
             lines.append(("why", result.outcome.note))
         for label, text in lines:
             out += textwrap.wrap(text, width, initial_indent=f"    {label:<10} ",
-                                 subsequent_indent=" " * 15) or [f"    {label}"]
+                                 subsequent_indent=" " * 15, break_on_hyphens=False,
+                                 break_long_words=False) or [f"    {label}"]
     counts = summary(results)
     out.append("")
     out.append(", ".join(f"{n} {v}" for v, n in counts.items()

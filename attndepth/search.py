@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -124,8 +125,18 @@ def _key(member: Member) -> str:
 
 
 def reproduce_command(claim_id: str, member: Member, seed: int) -> str:
-    """The command line that runs one member again (``attndepth verify --member``)."""
-    return (f"attndepth verify --claim {claim_id} --seed {seed} "
+    """The command line that runs one member again (``attndepth verify --member``).
+
+    A claim defined outside attndepth gets the ``--claims`` option that loads it.
+    """
+    module_name = get_claim(claim_id).verify.__module__
+    source = ""
+    if not module_name.startswith("attndepth."):
+        module = sys.modules.get(module_name)
+        path = getattr(module, "__file__", None)
+        from_file = module_name.startswith("attndepth_user_claims_") and path
+        source = f" --claims {path if from_file else module_name}"
+    return (f"attndepth verify{source} --claim {claim_id} --seed {seed} "
             f"--member '{json.dumps(member, sort_keys=True)}'")
 
 

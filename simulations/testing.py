@@ -110,24 +110,69 @@ def token_matrices(draw, tokens: int | None = None, width: int | None = None,
 
 
 def stack_configs(max_depth: int = 6, max_tokens: int = 8,
-                  dtypes: tuple[str, ...] = ("float64",)) -> st.SearchStrategy[StackConfig]:
-    """Small valid :class:`~attndepth.simulations.stacks.StackConfig` values, every variant.
+                  dtypes: tuple[str, ...] = ("float64",), *,
+                  variants: tuple[str, ...] = VARIANTS,
+                  widths: tuple[int, ...] = (2, 4, 8),
+                  heads: tuple[int, ...] = (1, 2),
+                  depths: tuple[int, ...] | None = None,
+                  tokens: tuple[int, ...] | None = None,
+                  temperatures: tuple[float, float] = (0.1, 4.0),
+                  taus: tuple[float, float] = (0.0, 1.0),
+                  causal: bool | None = None, ffn: bool | None = None,
+                  ) -> st.SearchStrategy[StackConfig]:
+    """Small valid :class:`~attndepth.simulations.stacks.StackConfig` values.
 
-    ``dtypes=DTYPES`` also draws float32 stacks (then check at float32 tolerances).
+    Every argument pins or narrows one field; the defaults draw every variant.
+
+    Parameters
+    ----------
+    max_depth, max_tokens : int
+        Upper ends of the depth (from 0) and token (from 1) ranges, used when
+        ``depths`` / ``tokens`` are not given.
+    dtypes : tuple of str
+        ``DTYPES`` also draws float32 stacks (then check at float32 tolerances).
+    variants, widths, heads, depths, tokens : tuple
+        Values to sample from; heads that do not divide the drawn width are
+        replaced by 1.
+    temperatures, taus : (low, high)
+        Ranges of the softmax temperature and the de-escalation strength.
+    causal, ffn : bool or None
+        Pin the mask or the feed-forward sublayer (None: both drawn).
     """
-    return st.builds(
-        StackConfig,
-        variant=st.sampled_from(VARIANTS),
-        depth=st.integers(0, max_depth),
-        tokens=st.integers(1, max_tokens),
-        width=st.sampled_from([2, 4, 8]),
-        heads=st.sampled_from([1, 2]),
-        tau=st.floats(0.0, 1.0),
-        temperature=st.floats(0.1, 4.0),
-        causal=st.booleans(),
-        ffn=st.booleans(),
-        dtype=st.sampled_from(dtypes),
-    )
+    depth_values = st.sampled_from(depths) if depths else st.integers(0, max_depth)
+    token_values = st.sampled_from(tokens) if tokens else st.integers(1, max_tokens)
+
+    @st.composite
+    def build(draw) -> StackConfig:
+        width = draw(st.sampled_from(widths))
+        head = draw(st.sampled_from(heads))
+        return StackConfig(
+            variant=draw(st.sampled_from(variants)), depth=draw(depth_values),
+            tokens=draw(token_values), width=width, heads=head if width % head == 0 else 1,
+            tau=draw(st.floats(*taus)), temperature=draw(st.floats(*temperatures)),
+            causal=draw(st.booleans()) if causal is None else causal,
+            ffn=draw(st.booleans()) if ffn is None else ffn,
+            dtype=draw(st.sampled_from(dtypes)))
+
+    return build()
+
+
+def partition_sizes(max_tokens: int = 6) -> st.SearchStrategy[tuple[int, int]]:
+    """Sizes (|P|, |Q|) of a partition with both sides non-empty and N ≤ ``max_tokens``."""
+    return st.integers(2, max_tokens).flatmap(
+        lambda n: st.integers(1, n - 1).map(lambda p: (p, n - p)))
+
+
+def partition_specs(max_tokens: int = 6) -> st.SearchStrategy[tuple[int, str]]:
+    """``(tokens, spec)`` with an explicit ``"P/Q"`` spec, output position 0 in P."""
+    @st.composite
+    def build(draw) -> tuple[int, str]:
+        n = draw(st.integers(2, max_tokens))
+        rest = draw(st.permutations(range(1, n)))
+        cut = draw(st.integers(0, n - 2))
+        p_side, q_side = sorted([0, *rest[:cut]]), sorted(rest[cut:])
+        return n, ",".join(map(str, p_side)) + "/" + ",".join(map(str, q_side))
+    return build()
 
 
 def linear_attention_cases(widths: tuple[int, ...] = (1, 2, 3), max_depth: int = 2,

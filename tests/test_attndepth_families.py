@@ -22,7 +22,7 @@ def test_values_size_kwargs_and_description():
     assert SMALL.values("width") == (1, 2, 4, 8)
     assert SMALL.size({"width": 8, "heads": 1}) > SMALL.size({"width": 4, "heads": 2})
     assert SMALL.kwargs({"width": 2, "heads": 1}) == {"batch": 3, "config": (2, 1)}
-    assert SMALL.describe() == ("width ∈ {1, 2, 4} (draws to {1, 2, 4, 8}); heads ∈ {1, 2}; "
+    assert SMALL.describe() == ("width ∈ {1, 2, 4} (draws also {8}); heads ∈ {1, 2}; "
                                 "heads divide width")
 
 

@@ -5,11 +5,14 @@ import pytest
 from hypothesis import find, given
 from hypothesis import strategies as st
 
+from attndepth.simulations.partitions import make_partition
 from attndepth.simulations.similarity import attention_spectra, invariant_eigenspace_defects
 from attndepth.simulations.stacks import DTYPES, VARIANTS, remove_token_mean, run_stack
 from attndepth.simulations.testing import (
     doubly_stochastic_matrices,
     orthogonal_matrices,
+    partition_sizes,
+    partition_specs,
     row_stochastic_matrices,
     stack_configs,
     symmetric_stochastic_matrices,
@@ -104,3 +107,23 @@ def test_row_stochastic_bound_with_leakage_and_condition_number(data):
 def test_deescalation_with_tau_one_zeroes_the_mean_exactly(X):
     removed = remove_token_mean(X[None], 1.0)[0]
     assert np.abs(removed.mean(axis=0)).max() <= 1e-15 * max(1.0, np.abs(X).max())
+
+
+@given(stack_configs(variants=("post-ln",), widths=(16,), depths=(3,), tokens=(5,),
+                     temperatures=(0.5, 0.5), causal=True, ffn=False))
+def test_stack_configs_can_be_pinned(config):
+    assert (config.variant, config.width, config.depth, config.tokens) == ("post-ln", 16, 3, 5)
+    assert config.temperature == 0.5 and config.causal and not config.ffn
+
+
+@given(partition_sizes(5))
+def test_partition_sizes(sizes):
+    p_size, q_size = sizes
+    assert p_size >= 1 and q_size >= 1 and p_size + q_size <= 5
+
+
+@given(partition_specs(6))
+def test_partition_specs_parse(case):
+    tokens, spec = case
+    split = make_partition(spec, tokens)
+    assert 0 in split.p_positions and split.q_positions
