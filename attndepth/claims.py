@@ -147,6 +147,7 @@ class ClaimResult:
     params: dict[str, Any]
     outcome: Outcome
     seconds: float
+    conjecture: bool = False
 
     @property
     def verdict(self) -> str:
@@ -334,7 +335,7 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,
     outcome = found.verify(seed=seed, **params)
     seconds = time.perf_counter() - start
     return ClaimResult(found.id, found.source, found.statement, found.tolerance,
-                       preset, seed, params, outcome, seconds)
+                       preset, seed, params, outcome, seconds, found.conjecture)
 
 
 def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",

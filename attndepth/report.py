@@ -47,7 +47,7 @@ def environment() -> dict[str, Any]:
 
 def _row(result: ClaimResult) -> dict[str, str]:
     return {
-        "claim": result.id,
+        "claim": result.id + (" (conjecture)" if result.conjecture else ""),
         "source": result.source,
         "predicted": result.outcome.predicted,
         "measured": result.outcome.measured,
@@ -78,8 +78,10 @@ def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
         "claims": [
             {
                 **_row(result),
+                "claim": result.id,
                 "seconds": round(result.seconds, 4),
                 "statement": result.statement,
+                "conjecture": result.conjecture,
                 "tolerance": result.tolerance,
                 "note": result.outcome.note,
                 "params": result.params,
@@ -115,7 +117,8 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
 
     out: list[str] = []
     for result in results:
-        out.append(f"{result.verdict.upper():<13} {result.id}  ({result.seconds:.2f} s)")
+        label = " (conjecture)" if result.conjecture else ""
+        out.append(f"{result.verdict.upper():<13} {result.id}{label}  ({result.seconds:.2f} s)")
         lines = [("predicted", result.outcome.predicted), ("measured", result.outcome.measured),
                  ("tolerance", result.tolerance)]
         if result.verdict not in ("holds", "proved"):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from attndepth.simulations.observables import Parameter, register_observable
+from attndepth.simulations.partitions import partitions
 from attndepth.simulations.seprank import (
     DEFAULT_MAX_POINTS,
     RankCertificate,
@@ -90,9 +91,16 @@ def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, t
             "ratio": result["ratio"], "tight_family": result["tight_family"]}
 
 
+def _expand_partitions(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """``partition = "all"``: one point per partition size of the point's ``tokens``."""
+    if params["partition"] != "all":
+        return [params]
+    return [{**params, "partition": split.label()} for split in partitions(params["tokens"])]
+
+
 register_observable("seprank", observe_separation_rank, {
     "width": Parameter(int), "depth": Parameter(int), "heads": Parameter(int, 1),
     "tokens": Parameter(int, 2), "residual": Parameter(int, 0),
     "partition": Parameter(str, "balanced"), "method": Parameter(str, "exact"),
     "max_points": Parameter(int, DEFAULT_MAX_POINTS),
-})
+}, expand=_expand_partitions)

@@ -34,6 +34,11 @@ class Observable:
     name: str
     function: Callable[..., dict[str, Any]]
     parameters: dict[str, Parameter]
+    expand: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
+
+    def expand_params(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """The points one spec combination stands for (itself, unless ``expand`` says more)."""
+        return [params] if self.expand is None else self.expand(params)
 
     @property
     def module(self) -> str:
@@ -45,13 +50,15 @@ _OBSERVABLES: dict[str, Observable] = {}
 
 
 def register_observable(name: str, function: Callable[..., dict[str, Any]],
-                        parameters: dict[str, Parameter]) -> Observable:
+                        parameters: dict[str, Parameter],
+                        expand: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
+                        ) -> Observable:
     """Make ``function`` available to sweeps under ``name``.
 
     ``function`` must be importable by worker processes (a module-level
     function) and return a dict of JSON-serialisable metrics.
     """
-    observable = Observable(name, function, parameters)
+    observable = Observable(name, function, parameters, expand)
     _OBSERVABLES[name] = observable
     return observable
 

@@ -77,8 +77,15 @@ def _seeds(raw: Any) -> list[int]:
 
 
 def parse_spec(document: dict[str, Any]) -> SweepSpec:
-    """Validate a spec (already parsed from TOML) before anything runs."""
-    unknown = set(document) - {"measurement", "grid", "fixed", "seeds"}
+    """Validate a spec (already parsed from TOML) before anything runs.
+
+    Sections: ``grid`` (lists; every combination), ``zip`` (lists of one
+    length that vary together, combined with the grid), ``fixed`` (values).
+    An observable may expand a point into several (``Observable.expand``),
+    e.g. ``partition = "all"`` of ``seprank`` becomes one point per partition
+    size of each ``tokens``.
+    """
+    unknown = set(document) - {"measurement", "grid", "zip", "fixed", "seeds"}
     if unknown:
         raise ValueError(f"unknown spec key(s): {', '.join(sorted(unknown))}")
     name = document.get("measurement")
@@ -87,41 +94,53 @@ def parse_spec(document: dict[str, Any]) -> SweepSpec:
         raise ValueError(f"spec key 'measurement' must be one of "
                          f"{', '.join(known)}; got {name!r}")
     measurement = known[name]
-    grid, fixed = document.get("grid", {}), document.get("fixed", {})
-    for section, table in (("grid", grid), ("fixed", fixed)):
+    grid, zipped = document.get("grid", {}), document.get("zip", {})
+    fixed = document.get("fixed", {})
+    for section, table in (("grid", grid), ("zip", zipped), ("fixed", fixed)):
         if not isinstance(table, dict):
             raise ValueError(f"spec key {section!r} must be a table")
         for key in table:
             if key not in measurement.parameters:
                 raise ValueError(f"spec key '{section}.{key}' is not a parameter of {name} "
                                  f"(known: {', '.join(measurement.parameters)})")
-    both = set(grid) & set(fixed)
-    if both:
-        raise ValueError(f"spec keys {sorted(both)} appear in both grid and fixed")
-    for key, values in grid.items():
-        if not isinstance(values, list):
-            raise ValueError(f"spec key 'grid.{key}' must be a list, got {values!r}")
-        if not values:
-            raise ValueError(f"spec key 'grid.{key}' is an empty list: the grid has no points")
-    typed_grid = {key: [_typed(f"grid.{key}", v, measurement.parameters[key].kind)
-                        for v in values] for key, values in grid.items()}
+    for first, second in (("grid", "fixed"), ("grid", "zip"), ("zip", "fixed")):
+        both = set(document.get(first, {})) & set(document.get(second, {}))
+        if both:
+            raise ValueError(f"spec keys {sorted(both)} appear in both {first} and {second}")
+    for section, table in (("grid", grid), ("zip", zipped)):
+        for key, values in table.items():
+            if not isinstance(values, list):
+                raise ValueError(f"spec key '{section}.{key}' must be a list, got {values!r}")
+            if not values:
+                raise ValueError(f"spec key '{section}.{key}' is an empty list: the sweep has "
+                                 f"no points")
+    lengths = {len(values) for values in zipped.values()}
+    if len(lengths) > 1:
+        raise ValueError(f"spec key 'zip' needs lists of one length, got lengths "
+                         f"{sorted(lengths)}")
+    typed = {section: {key: [_typed(f"{section}.{key}", v, measurement.parameters[key].kind)
+                             for v in values] for key, values in table.items()}
+             for section, table in (("grid", grid), ("zip", zipped))}
     base: dict[str, Any] = {}
     for key, parameter in measurement.parameters.items():
         if key in fixed:
             base[key] = _typed(f"fixed.{key}", fixed[key], parameter.kind)
-        elif key not in grid:
+        elif key not in grid and key not in zipped:
             if parameter.default is None:
-                raise ValueError(f"spec needs parameter {key!r} of {name} (in grid or fixed)")
+                raise ValueError(f"spec needs parameter {key!r} of {name} "
+                                 f"(in grid, zip or fixed)")
             base[key] = parameter.default
-    typed_grid = {key: [_typed(f"grid.{key}", v, measurement.parameters[key].kind)
-                        for v in values] for key, values in grid.items()}
+    zip_rows = ([dict(zip(typed["zip"], row, strict=True))
+                 for row in zip(*typed["zip"].values(), strict=True)] if zipped else [{}])
     seeds = _seeds(document.get("seeds", [0]))
     points = []
-    for combination in itertools.product(*typed_grid.values()):
-        params = {**base, **dict(zip(typed_grid, combination, strict=True))}
-        params = {key: params[key] for key in measurement.parameters}
-        points.extend(SweepPoint(name, params, seed, module=measurement.module)
-                      for seed in seeds)
+    for combination in itertools.product(*typed["grid"].values()):
+        for zip_row in zip_rows:
+            params = {**base, **dict(zip(typed["grid"], combination, strict=True)), **zip_row}
+            for expanded in measurement.expand_params(params):
+                expanded = {key: expanded[key] for key in measurement.parameters}
+                points.extend(SweepPoint(name, expanded, seed, module=measurement.module)
+                              for seed in seeds)
     return SweepSpec(name, tuple(points))
 
 

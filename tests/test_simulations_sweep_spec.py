@@ -28,6 +28,8 @@ def test_spec_points_and_stable_hashes():
     ({**SPEC, "seeds": [-1]}, "seeds"),
     ({**SPEC, "extra": 1}, "unknown spec key"),
     ({"measurement": "similarity", "fixed": {"depth": 2}}, "variant"),
+    ({**SPEC, "zip": {"heads": [1, 2], "tau": [1.0]}}, "one length"),
+    ({**SPEC, "zip": {"depth": [4]}}, "both grid and zip"),
 ])
 def test_bad_specs_rejected_before_running(document, match):
     with pytest.raises(ValueError, match=match):
@@ -39,3 +41,11 @@ def test_bad_toml(tmp_path):
     path.write_text("measurement = ")
     with pytest.raises(ValueError, match="TOML"):
         load_spec(path)
+
+
+def test_zip_varies_parameters_together():
+    spec = parse_spec({"measurement": "similarity", "seeds": [0],
+                       "grid": {"variant": ["post-ln", "pre-ln"]},
+                       "zip": {"depth": [4, 8], "width": [8, 16]}, "fixed": {"tokens": 4}})
+    pairs = {(p.params["variant"], p.params["depth"], p.params["width"]) for p in spec.points}
+    assert pairs == {(v, d, w) for v in ("post-ln", "pre-ln") for d, w in ((4, 8), (8, 16))}

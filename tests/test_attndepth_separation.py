@@ -1,0 +1,38 @@
+"""Ranks with their bounds: proved whenever a bound is met, ratio and tight-family fields,
+and the seprank sweep observable (partition "all" expands to one point per size)."""
+
+from attndepth import measure_rank
+from attndepth.separation import bounds_for, rank_with_bounds, tight_fields
+from attndepth.simulations.seprank import SeprankConfig
+from attndepth.simulations.seprank import measure_rank as measure_without_bounds
+from attndepth.simulations.store import open_store
+from attndepth.simulations.sweep import parse_spec, run_sweep
+
+
+def test_a_rank_that_meets_a_bound_is_proved_without_a_cap_from_the_caller():
+    config = SeprankConfig(width=2, depth=2, tokens=2)
+    assert measure_rank(config, 0).reason == "upper-bound"
+    assert measure_without_bounds(config, 0).reason != "upper-bound"  # knows no bound
+    capped = measure_rank(config, 0, rank_cap=10**6)  # lowered to the best proved bound
+    assert capped.reason == "upper-bound" and capped.rank == bounds_for(config).best
+
+
+def test_rank_with_bounds_fields():
+    below = rank_with_bounds(SeprankConfig(width=3, depth=2, tokens=3, partition="0/1,2"))
+    assert below["rank"] == 39 and below["bounds"]["bigraded"] == 41
+    assert below["ratio"] == 39 / 41 and below["tight_family"] is False
+    assert "conjecture" in below["conjecture"]
+    assert tight_fields(SeprankConfig(width=3, depth=2, tokens=4,
+                                      partition="sizes=3/1"))["tight_family"]
+
+
+def test_seprank_sweep_expands_partitions_and_records_bounds(tmp_path):
+    spec = parse_spec({"measurement": "seprank", "zip": {"width": [2, 3], "depth": [2, 1]},
+                       "fixed": {"tokens": 3, "partition": "all"}})
+    assert len(spec.points) == 4  # two zipped networks × two partition sizes
+    assert {p.params["partition"] for p in spec.points} == {"0/1,2", "0,1/2"}
+    run_sweep(spec, tmp_path / "s.sqlite", workers=1, progress=False)
+    rows = open_store(tmp_path / "s.sqlite").rows()
+    assert all({"bound_best", "bound_bigraded", "ratio", "tight_family"} <= set(r["metrics"])
+               for r in rows)
+    assert all(0 < r["metrics"]["ratio"] <= 1 for r in rows)
