@@ -127,3 +127,27 @@ def test_a_claim_that_raises_is_an_error_and_the_others_still_run(monkeypatch):
     results = run_claims(["test.broken", "levine.gpt3-too-deep"])
     assert [r.verdict for r in results] == ["error", "holds"]
     assert results[0].outcome.note == "RuntimeError: measurement blew up"
+
+
+def test_installed_packages_register_claims_through_the_entry_point_group(monkeypatch,
+                                                                        tmp_path):
+    import importlib.metadata
+    import sys
+
+    from attndepth import claims
+
+    (tmp_path / "plugin_claims.py").write_text(
+        "from attndepth import Outcome, claim, verdict_from\n"
+        "@claim('plugin.one', source='s', statement='s', tolerance='t',\n"
+        "       presets={'quick': {}, 'full': {}})\n"
+        "def verify_one(seed):\n"
+        "    return Outcome('1', '1', verdict_from(True))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = importlib.metadata.EntryPoint("plugin", "plugin_claims", claims.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group=None: [entry] if group == claims.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(claims, "_entry_points_loaded", False)
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims._REGISTRY))
+    monkeypatch.delitem(sys.modules, "plugin_claims", raising=False)
+    assert "plugin.one" in all_claims()
+    assert run_claim("plugin.one").verdict == "holds"
