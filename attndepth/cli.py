@@ -309,6 +309,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "attndepth.cli_seprank",
     "attndepth.cli_similarity",
     "attndepth.cli_sweep",
+    "attndepth.cli_store",
 )
 
 

@@ -38,15 +38,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+
+
 def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     store = Path(args.store) if args.store else Path(args.spec).with_suffix(".sqlite")
+    if args.export:
+        export = Path(args.export)
+        guarded = [store, *(store.with_name(store.name + suffix)
+                            for suffix in ("-wal", "-shm", "-journal")), Path(args.spec)]
+        if any(_same_file(export, path) for path in guarded):
+            raise ValueError(f"--export {export} would overwrite the store or the spec: "
+                             f"choose another file")
     progress = False if args.quiet else None
     summary = run_sweep(spec, store, args.scheduler, args.workers, progress)
     print(f"{spec.measurement}: {summary.total} points — {summary.computed} computed, "
           f"{summary.reused} reused, {summary.failed} failed; store {store}", file=sys.stderr)
     if args.export:
-        with open_store(store) as opened:
+        with open_store(store, readonly=True) as opened:
             rows = opened.export_csv(args.export)
         print(f"exported {rows} rows to {args.export}", file=sys.stderr)
     return 0

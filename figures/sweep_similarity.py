@@ -30,7 +30,7 @@ def compute_from_store(path: str | Path) -> dict[str, list]:
     """
     if not Path(path).is_file():
         raise ValueError(f"store {path} does not exist")
-    with open_store(path) as store:
+    with open_store(path, readonly=True) as store:
         rows = [r for r in store.rows("similarity") if r["status"] == "ok"]
     if not rows:
         raise ValueError(f"store {path} holds no finished similarity points")

@@ -1,17 +1,32 @@
 """The SQLite results store of sweeps: one row per point, committed as it finishes.
 
 A store is a SQLite file (stdlib ``sqlite3``, WAL journal) with a ``meta``
-table that marks it as an attndepth store and a ``points`` table keyed by the
-point's config hash. Each point is written in its own transaction, so a sweep
-killed at any moment (SIGINT or SIGKILL) keeps every row it committed, and a
-rerun skips them. A file that is not an attndepth store is refused with a
-``ValueError`` and never modified.
+table that marks it as an attndepth store (format and schema version) and a
+``points`` table keyed by the point's config hash. Each point is written in
+its own transaction, so a sweep killed at any moment (SIGINT or SIGKILL)
+keeps every row it committed, and a rerun skips them.
+
+Guarantees, each tested by fault injection (tests/test_simulations_store_faults.py):
+
+* **Creation is atomic.** A new store is built in a temporary file beside the
+  target and linked into place complete; a killed creation leaves either
+  nothing at the path or a complete store, and concurrent creators all end up
+  with the same store.
+* **Refused files stay untouched.** An existing file is examined through an
+  immutable read-only connection (no journal, WAL or lock file is created or
+  checkpointed) and refused, byte for byte unchanged, unless it is an
+  attndepth store of this schema version with the expected table layout.
+* **Damage is reported, not raised.** A store SQLite cannot read gives one
+  line naming the file and the command that copies every readable row into a
+  new store (:func:`recover_store`, ``attndepth store recover``).
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
+import secrets
 import socket
 import sqlite3
 from collections.abc import Iterator
@@ -167,42 +182,194 @@ def _is_sqlite(path: Path) -> bool:
         return handle.read(16) == b"SQLite format 3\x00"
 
 
-def open_store(path: str | Path) -> ResultStore:
-    """Open (or create) a store. Refuses any existing file that is not an attndepth store."""
+def _recover_hint(path: Path) -> str:
+    return f"copy its readable rows with: attndepth store recover {path} --to NEW.sqlite"
+
+
+def _probe(path: Path) -> None:
+    """Examine an existing file without changing it; ValueError unless it is our store."""
+    if not _is_sqlite(path):
+        raise ValueError(f"store {path} is not an attndepth store (not a SQLite file); "
+                         f"it was left untouched")
+    uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+    try:
+        with closing(sqlite3.connect(uri, uri=True)) as probe:
+            tables = {row[0] for row in probe.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            meta = (dict(probe.execute("SELECT key, value FROM meta").fetchall())
+                    if "meta" in tables else {})
+            if meta.get("format") != STORE_FORMAT:
+                raise ValueError(f"store {path} is a SQLite file but not an attndepth store; "
+                                 f"it was left untouched")
+            schema = meta.get("schema", "")
+            if schema != str(SCHEMA_VERSION):
+                newer = schema.isdigit() and int(schema) > SCHEMA_VERSION
+                raise ValueError(
+                    f"store {path} has schema version {schema or 'none'}, this attndepth "
+                    f"reads version {SCHEMA_VERSION}"
+                    + ("; it was written by a newer attndepth: upgrade" if newer else "")
+                    + "; it was left untouched")
+            columns = tuple(row[1] for row in probe.execute("PRAGMA table_info(points)"))
+            if columns != COLUMNS:
+                raise ValueError(f"store {path} has the attndepth marker but its points table "
+                                 f"has columns {list(columns)}, not {list(COLUMNS)}; it was "
+                                 f"left untouched")
+    except sqlite3.DatabaseError as error:
+        raise ValueError(f"store {path} is damaged ({error}); {_recover_hint(path)}") from None
+
+
+def _create(path: Path) -> None:
+    """Build a complete, empty store in a temporary file and link it into place."""
+    temporary = path.with_name(f".{path.name}.creating-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        with closing(sqlite3.connect(temporary)) as connection:
+            with connection:
+                connection.executescript(_SCHEMA)
+                connection.execute("INSERT INTO meta VALUES ('format', ?)", (STORE_FORMAT,))
+                connection.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        try:
+            os.link(temporary, path)  # fails if another creator was first: theirs is complete
+        except FileExistsError:
+            if path.stat().st_size == 0:  # an empty placeholder file: replace it
+                os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _check_pages(connection: sqlite3.Connection, path: Path) -> None:
+    """Known to be ours: check every page, with the write-ahead log applied."""
+    problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
+    if problems != ["ok"]:
+        connection.close()
+        raise ValueError(f"store {path} is damaged ({problems[0]}); {_recover_hint(path)}")
+
+
+def open_store(path: str | Path, readonly: bool = False) -> ResultStore:
+    """Open (or create) a store.
+
+    Parameters
+    ----------
+    path : str or Path
+    readonly : bool
+        Open an existing store for reading only (figures, exports): nothing is
+        created, and a store on a read-only file system or with read-only
+        permissions can still be read.
+
+    Raises
+    ------
+    ValueError
+        The path is a directory or not a regular file, an existing file is not
+        an attndepth store of this schema version (it is left untouched), or
+        the store is damaged (the message says how to recover its rows).
+    """
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"store {path} is a directory, not an attndepth store file")
-    exists = path.exists() and path.stat().st_size > 0
-    if exists and not _is_sqlite(path):
-        raise ValueError(f"store {path} is not an attndepth store (not a SQLite file); "
-                         f"it was left untouched")
+    if path.exists() and not path.is_file():
+        raise ValueError(f"store {path} is not a regular file; it was left untouched")
+    if readonly and not (path.is_file() and path.stat().st_size > 0):
+        raise ValueError(f"store {path} does not exist")
+    if path.exists() and path.stat().st_size > 0:
+        _probe(path)
+        if readonly:
+            try:
+                uri = f"{path.resolve().as_uri()}?mode=ro"
+                connection = sqlite3.connect(uri, uri=True, timeout=30)
+                _check_pages(connection, path)
+                return ResultStore(connection, path)
+            except sqlite3.DatabaseError as error:
+                raise ValueError(f"store {path} cannot be read ({error}); "
+                                 f"{_recover_hint(path)}") from None
+    else:
+        try:
+            _create(path)
+        except OSError as error:
+            raise ValueError(f"cannot create store {path}: {error.strerror or error}") from None
     try:
         connection = sqlite3.connect(path, timeout=30)
-    except sqlite3.Error as error:
-        raise ValueError(f"cannot open store {path}: {error}") from None
-    try:
-        if exists:
-            tables = {row[0] for row in connection.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
-            marker = (connection.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-                      if "meta" in tables else None)
-            if marker is None or marker[0] != STORE_FORMAT or "points" not in tables:
-                raise ValueError(f"store {path} is a SQLite file but not an attndepth store; "
-                                 f"it was left untouched")
+        connection.execute("PRAGMA busy_timeout = 30000")
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
-        with connection:
-            connection.executescript(_SCHEMA)
-            connection.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (STORE_FORMAT,))
-            connection.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
-                               (str(SCHEMA_VERSION),))
+        _check_pages(connection, path)
     except sqlite3.DatabaseError as error:
-        connection.close()
-        raise ValueError(f"store {path} is not a readable attndepth store: {error}") from None
-    except ValueError:
-        connection.close()
-        raise
+        if "readonly" in str(error) or "read-only" in str(error):
+            raise ValueError(f"store {path} is read-only: a sweep needs to write to it "
+                             f"(copy it, or check its permissions)") from None
+        raise ValueError(f"store {path} is damaged ({error}); {_recover_hint(path)}") from None
     return ResultStore(connection, path)
+
+
+def check_store(path: str | Path) -> dict[str, Any]:
+    """What SQLite's integrity check says of a store, without changing it.
+
+    Returns
+    -------
+    dict
+        ``path``, ``ok`` (bool), ``problems`` (list of str), ``rows`` (int or
+        None when unreadable), ``schema``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"store {path} does not exist or is not a regular file")
+    if not _is_sqlite(path):
+        raise ValueError(f"{path} is not a SQLite file, so not an attndepth store")
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    report: dict[str, Any] = {"path": str(path), "ok": False, "problems": [], "rows": None,
+                              "schema": None}
+    try:
+        with closing(sqlite3.connect(uri, uri=True)) as connection:
+            meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+            report["schema"] = meta.get("schema")
+            if meta.get("format") != STORE_FORMAT:
+                report["problems"].append("no attndepth store marker")
+            report["problems"] += [r[0] for r in connection.execute("PRAGMA integrity_check")
+                                   if r[0] != "ok"]
+            report["rows"] = connection.execute("SELECT count(*) FROM points").fetchone()[0]
+    except sqlite3.DatabaseError as error:
+        report["problems"].append(str(error))
+    report["ok"] = not report["problems"]
+    return report
+
+
+def recover_store(source: str | Path, target: str | Path) -> dict[str, int]:
+    """Copy every row SQLite can still read from ``source`` into a new store ``target``.
+
+    Rows are read one rowid at a time, so a damaged page loses only the rows
+    stored on it. ``source`` is opened read-only and never changed.
+
+    Returns
+    -------
+    dict
+        ``recovered`` and ``unreadable`` row counts.
+    """
+    source, target = Path(source), Path(target)
+    if not source.is_file() or not _is_sqlite(source):
+        raise ValueError(f"{source} is not a SQLite file")
+    if target.exists():
+        raise ValueError(f"{target} exists: recover into a new file")
+    uri = f"{source.resolve().as_uri()}?mode=ro"
+    recovered = unreadable = 0
+    with closing(sqlite3.connect(uri, uri=True)) as connection, open_store(target) as store:
+        try:
+            last = connection.execute("SELECT max(rowid) FROM points").fetchone()[0] or 0
+        except sqlite3.DatabaseError:
+            page_count = connection.execute("PRAGMA page_count").fetchone()[0]
+            last = page_count * 64  # rowids are dense: at most a few rows per 4 KiB page
+        for rowid in range(1, last + 1):
+            try:
+                row = connection.execute(f"SELECT {', '.join(COLUMNS)} FROM points "
+                                         f"WHERE rowid = ?", (rowid,)).fetchone()
+            except sqlite3.DatabaseError:
+                unreadable += 1
+                continue
+            if row is None:
+                continue
+            with store._connection:
+                store._connection.execute(
+                    f"INSERT OR REPLACE INTO points ({', '.join(COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * len(COLUMNS))})", row)
+            recovered += 1
+    return {"recovered": recovered, "unreadable": unreadable}
 
 
 @contextmanager

@@ -1,0 +1,168 @@
+"""Fault injection on the store: kills during creation, damaged pages, foreign and crafted
+files, concurrent creators. No committed row is lost, no store is stranded, no foreign file
+changes (seeded: the same trials every run)."""
+
+import hashlib
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from attndepth.cli import main
+from attndepth.simulations.store import (
+    COLUMNS,
+    SCHEMA_VERSION,
+    STORE_FORMAT,
+    PointResult,
+    check_store,
+    open_store,
+    recover_store,
+)
+
+CREATE_MANY = ("import sys; from attndepth.simulations.store import open_store\n"
+               "for k in range(100000): open_store(f'{sys.argv[1]}/s{k}.sqlite').close()\n")
+
+
+def _result(k: int) -> PointResult:
+    return PointResult(hashlib.sha256(str(k).encode()).hexdigest(), "similarity",
+                       {"k": k, "pad": "x" * 200}, {"value": k}, None, k, "0", {}, 0.1)
+
+
+def _digest(*paths: Path) -> dict[str, str | None]:
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() if p.exists() else None
+            for p in paths}
+
+
+def test_killed_creation_leaves_nothing_or_a_complete_store(tmp_path):
+    # A process creates stores one after another; SIGKILL lands at a random moment,
+    # usually inside some creation. Every path that exists must be a complete store.
+    rng = random.Random(20261130)
+    checked = 0
+    for trial in range(6):
+        folder = tmp_path / f"trial{trial}"
+        folder.mkdir()
+        process = subprocess.Popen([sys.executable, "-c", CREATE_MANY, str(folder)])
+        deadline = time.time() + 30
+        while not list(folder.glob("s*.sqlite")) and time.time() < deadline:
+            time.sleep(0.01)  # wait until creations are under way
+        time.sleep(rng.uniform(0.0, 0.3))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        for path in folder.glob("s*.sqlite"):
+            with open_store(path) as store:  # never "not an attndepth store"
+                assert store.hashes(None) == set()
+            checked += 1
+    assert checked >= 6
+
+
+@pytest.mark.parametrize("trial", range(3))
+def test_concurrent_creators_share_one_store(tmp_path, trial):
+    path = tmp_path / "shared.sqlite"
+    code = ("import sys; from attndepth.simulations.store import open_store\n"
+            "from tests.test_simulations_store_faults import _result\n"
+            "with open_store(sys.argv[1]) as s: s.record(_result(int(sys.argv[2])))\n")
+    root = Path(__file__).resolve().parent.parent
+    processes = [subprocess.Popen([sys.executable, "-c", code, str(path), str(k)], cwd=root,
+                                  stderr=subprocess.PIPE, text=True) for k in range(6)]
+    errors = [p.communicate()[1] for p in processes]
+    assert all(p.returncode == 0 for p in processes), errors
+    with open_store(path) as store:
+        assert len(store.hashes()) == 6
+    assert not list(tmp_path.glob(".shared.sqlite.creating-*"))
+
+
+def _store_with_rows(path: Path, rows: int) -> None:
+    with open_store(path) as store:
+        for k in range(rows):
+            store.record(_result(k))
+    with sqlite3.connect(path) as connection:  # fold the log into the file
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def test_damaged_pages_give_one_line_and_recover_keeps_the_readable_rows(tmp_path, capsys):
+    path = tmp_path / "damaged.sqlite"
+    _store_with_rows(path, 400)
+    data = bytearray(path.read_bytes())
+    page = 4096
+    pages = len(data) // page
+    rng = random.Random(7)
+    for index in rng.sample(range(pages // 2, pages - 1), 2):  # two leaf pages of rows
+        data[index * page: index * page + 64] = bytes(rng.randrange(256) for _ in range(64))
+    path.write_bytes(bytes(data))
+    before = _digest(path)
+    with pytest.raises(ValueError, match="damaged.*attndepth store recover"):
+        open_store(path)
+    assert main(["figures", "--store", str(path), "--out", str(tmp_path / "f")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "recover" in error[0]
+    assert not check_store(path)["ok"]
+    assert main(["store", "check", str(path)]) == 1
+    counts = recover_store(path, tmp_path / "rescued.sqlite")
+    assert counts["recovered"] >= 300 and counts["recovered"] + counts["unreadable"] <= 400 + 64
+    with open_store(tmp_path / "rescued.sqlite") as rescued:
+        assert len(rescued.hashes()) == counts["recovered"]
+    assert _digest(path) == before  # the damaged store itself is never changed
+
+
+def test_foreign_wal_database_is_refused_byte_for_byte_untouched(tmp_path):
+    path = tmp_path / "app.sqlite"
+    keeper = sqlite3.connect(path)  # another application, still running, in WAL mode
+    keeper.execute("PRAGMA journal_mode=WAL")
+    keeper.execute("CREATE TABLE t (x)")
+    keeper.execute("INSERT INTO t VALUES (1)")
+    keeper.commit()
+    files = [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
+    before = _digest(*files)
+    assert all(before.values())
+    with pytest.raises(ValueError, match="not an attndepth store"):
+        open_store(path)
+    assert _digest(*files) == before
+    keeper.close()
+
+
+def test_dev_null_and_other_special_files_are_refused():
+    with pytest.raises(ValueError, match="not a regular file"):
+        open_store("/dev/null")
+    assert not os.path.exists("/dev/null-journal")
+
+
+def _crafted(path: Path, schema: str, columns: str) -> None:
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        connection.execute("INSERT INTO meta VALUES ('format', ?)", (STORE_FORMAT,))
+        connection.execute("INSERT INTO meta VALUES ('schema', ?)", (schema,))
+        connection.execute(f"CREATE TABLE points ({columns})")
+
+
+@pytest.mark.parametrize("schema, columns, match", [
+    (str(SCHEMA_VERSION + 1), ", ".join(COLUMNS), "newer attndepth"),
+    ("0", ", ".join(COLUMNS), "schema version 0"),
+    (str(SCHEMA_VERSION), "hash, value", "columns"),
+])
+def test_crafted_stores_are_refused_untouched(tmp_path, schema, columns, match):
+    path = tmp_path / "crafted.sqlite"
+    _crafted(path, schema, columns)
+    before = _digest(path)
+    with pytest.raises(ValueError, match=match):
+        open_store(path)
+    assert _digest(path) == before
+
+
+def test_export_onto_the_store_is_refused(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text('measurement = "similarity"\n[fixed]\nvariant = "pure"\ndepth = 2\n'
+                    'tokens = 3\nwidth = 4\n')
+    store = tmp_path / "s.sqlite"
+    assert main(["sweep", str(spec), "--store", str(store), "--quiet"]) == 0
+    before = _digest(store)
+    for target in (store, Path(f"{store}-wal"), spec):
+        assert main(["sweep", str(spec), "--store", str(store), "--export", str(target),
+                     "--quiet"]) == 2
+        assert "would overwrite" in capsys.readouterr().err
+    assert _digest(store) == before and open_store(store).hashes() != set()
