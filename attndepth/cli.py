@@ -1,6 +1,7 @@
 """The ``attndepth`` command line.
 
 Exit codes: 0 success, 1 a claim failed, 2 bad input (one line on stderr),
+3 a sweep worker died (the committed rows are kept; rerun to continue),
 130 interrupted (Ctrl-C).
 """
 
@@ -13,7 +14,9 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+from attndepth.simulations.sweep import WorkerDied
+
+EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_WORKER_DIED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 class BadInput(Exception):
@@ -49,11 +52,21 @@ def examples(*lines: str) -> str:
     return "examples:\n" + "\n".join(f"  {line}" for line in lines)
 
 
+def integer(text: str) -> int:
+    """An integer argument: ASCII digits with an optional sign, nothing else.
+
+    Python's ``int()`` also accepts ``'٣'``, ``'４'`` and ``'4_0'``; a command
+    line that means a number should spell it plainly, so these are refused.
+    """
+    body = text.strip()
+    digits = body[1:] if body[:1] in "+-" else body
+    if not (digits.isascii() and digits.isdigit()):
+        raise argparse.ArgumentTypeError(f"expected an integer (ASCII digits), got {text!r}")
+    return int(body)
+
+
 def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    value = integer(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
     return value
@@ -137,10 +150,9 @@ def _verify_member(args: argparse.Namespace) -> int:
 def _search(args: argparse.Namespace) -> int:
     """``verify --search``: each claim's family, exhaustively then with hypothesis."""
     import csv
-    import json
 
     from attndepth.claims import all_claims, get_claim
-    from attndepth.report import TABLE_WIDTH
+    from attndepth.report import TABLE_WIDTH, dumps
     from attndepth.search import counterexample_rows, search_claim
 
     ids = args.claim or [c for c, found in all_claims().items() if found.family is not None]
@@ -156,8 +168,7 @@ def _search(args: argparse.Namespace) -> int:
         reports.append(search_claim(claim_id, args.seed, args.draws, args.store,
                                     args.scheduler, args.workers))
     if args.format == "json":
-        _emit(json.dumps([r.as_dict() for r in reports], indent=2, ensure_ascii=False,
-                         default=str), args.out)
+        _emit(dumps([r.as_dict() for r in reports]), args.out)
     else:
         lines = []
         for report in reports:
@@ -175,7 +186,7 @@ def _search(args: argparse.Namespace) -> int:
         rows = counterexample_rows(reports)
         path = Path(args.counterexamples)
         if path.suffix == ".json":
-            path.write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+            path.write_text(dumps(rows) + "\n")
         else:
             keys = list(dict.fromkeys(k for row in rows for k in row)) or ["claim"]
             with open(path, "w", newline="") as handle:
@@ -328,6 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         print(f"attndepth: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except WorkerDied as error:
+        print(f"attndepth: {error}", file=sys.stderr)
+        return EXIT_WORKER_DIED
     except KeyboardInterrupt:
         print("attndepth: interrupted (results a sweep committed are kept)", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
-from attndepth.report import environment
+from attndepth.report import dumps, environment
 from attndepth.theory.depth_width import (
     FIT_INTERCEPT,
     FIT_SLOPE,
@@ -19,6 +18,8 @@ from attndepth.theory.depth_width import (
 
 
 def _float(text: str) -> float:
+    if not text.isascii() or "_" in text:
+        raise argparse.ArgumentTypeError(f"expected a number (ASCII), got {text!r}")
     try:
         value = float(text)
     except ValueError:
@@ -117,9 +118,9 @@ def run(args: argparse.Namespace) -> int:
 
         rows = zoo_verdicts(fit)
         if args.json:
-            print(json.dumps([{"model": m.name, "layers": m.layers, "width": m.width,
-                               "published_params": m.params, "source": m.source,
-                               **p.as_dict()} for m, p in rows], indent=2))
+            print(dumps([{"model": m.name, "layers": m.layers, "width": m.width,
+                          "published_params": m.params, "source": m.source,
+                          **p.as_dict()} for m, p in rows]))
         else:
             print(_zoo_table(rows))
         return 0
@@ -130,9 +131,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         plan = judge_shape(args.depth, args.width, fit)
     if args.json:
-        print(json.dumps({**plan.as_dict(), "fit": {"intercept": fit.intercept,
-                                                    "slope": fit.slope},
-                          "environment": environment()}, indent=2))
+        print(dumps({**plan.as_dict(), "fit": {"intercept": fit.intercept, "slope": fit.slope},
+                     "environment": environment()}))
     else:
         print(_describe(plan))
     return 0

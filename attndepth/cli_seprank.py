@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
-from attndepth.report import environment
+from attndepth.report import dumps, environment
 from attndepth.separation import measure_rank, rank_with_bounds
 from attndepth.simulations.modular import DEFAULT_PRIME, SECOND_PRIME
 from attndepth.simulations.partitions import partitions
@@ -16,7 +15,7 @@ from attndepth.simulations.seprank import DEFAULT_MARGIN, DEFAULT_MAX_POINTS, Se
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``seprank`` subcommand."""
-    from attndepth.cli import examples
+    from attndepth.cli import examples, integer
 
     parser = sub.add_parser(
         "seprank", help="certified separation rank of f = y^{L,i}_p",
@@ -29,13 +28,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "attndepth seprank --width 3 --depth 2 --tokens 3 --partition 0/1,2 "
                         "--json",
                         "attndepth seprank --width 3 --depth 3 --tokens 6 --verify"))
-    parser.add_argument("--width", type=int, required=True, metavar="D",
+    parser.add_argument("--width", type=integer, required=True, metavar="D",
                         help="width d (integer >= 1)")
-    parser.add_argument("--depth", type=int, required=True, metavar="L",
+    parser.add_argument("--depth", type=integer, required=True, metavar="L",
                         help="layers (integer >= 1)")
-    parser.add_argument("--heads", type=int, default=1, metavar="H",
+    parser.add_argument("--heads", type=integer, default=1, metavar="H",
                         help="heads (integer >= 1 dividing d)")
-    parser.add_argument("--tokens", type=int, default=2, metavar="N",
+    parser.add_argument("--tokens", type=integer, default=2, metavar="N",
                         help="positions (integer >= 2)")
     parser.add_argument("--partition", default="balanced",
                         help="balanced | interleaved | sizes=A/B (A positions in P, B in Q) | "
@@ -45,13 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--method", choices=("exact", "numeric"), default="exact",
                         help="exact: rank over GF(prime), certified; numeric: float64 SVD "
                              "rank with a tolerance")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
+    parser.add_argument("--seed", type=integer, default=0, metavar="S",
                         help="seed (integer >= 0) of the weights and grid points")
-    parser.add_argument("--prime", type=int, default=DEFAULT_PRIME, metavar="P",
+    parser.add_argument("--prime", type=integer, default=DEFAULT_PRIME, metavar="P",
                         help="prime of the field (exact method)")
-    parser.add_argument("--margin", type=int, default=DEFAULT_MARGIN,
+    parser.add_argument("--margin", type=integer, default=DEFAULT_MARGIN,
                         help="saturation: rank <= grid size - margin (integer >= 1)")
-    parser.add_argument("--max-points", type=int, default=DEFAULT_MAX_POINTS,
+    parser.add_argument("--max-points", type=integer, default=DEFAULT_MAX_POINTS,
                         help="largest grid per side; beyond it the rank is a lower bound")
     parser.add_argument("--verify", action="store_true",
                         help=f"repeat with prime {SECOND_PRIME} and the next seed; exit 1 "
@@ -63,6 +62,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise ValueError(f"seed must be >= 0, got {args.seed}")
+    if args.verify and args.seed >= 2**63 - 1:
+        raise ValueError(f"--verify repeats with seed + 1: seed must be < 2^63 - 1 = "
+                         f"{2**63 - 1}, got {args.seed}")
     if args.partition == "all":
         if args.verify:
             raise ValueError("--verify takes one partition, not --partition all")
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         exit_code = max(exit_code, code)
     if args.json:
         document = results[0] if len(results) == 1 else {"partitions": results}
-        print(json.dumps(document, indent=2, default=str))
+        print(dumps(document))
     else:
         print("\n\n".join(_describe(result) for result in results))
     return exit_code

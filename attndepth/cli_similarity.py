@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
 
-from attndepth.report import environment
+from attndepth.report import dumps, environment
 from attndepth.simulations.fitting import ESCALATION_WINDOW, escalation_rate
 from attndepth.simulations.similarity import (
     attention_spectra,
@@ -21,10 +20,13 @@ from attndepth.simulations.similarity import (
 )
 from attndepth.simulations.stacks import DTYPES, VARIANTS, StackConfig, run_stack
 
+#: Largest n for --spectra: one eigendecomposition of a 2048² matrix takes about 10 s here.
+MAX_SPECTRA_TOKENS = 2048
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``similarity`` subcommand."""
-    from attndepth.cli import examples
+    from attndepth.cli import examples, integer
 
     parser = sub.add_parser(
         "similarity", help="t_sim, log-odds, cosine per layer and the escalation rate",
@@ -38,21 +40,21 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--width 32 --json",
             "attndepth similarity --variant pure --depth 8 --tokens 8 --width 16 --spectra"))
     parser.add_argument("--variant", choices=VARIANTS, required=True, help="block variant")
-    parser.add_argument("--depth", type=int, required=True, metavar="L",
+    parser.add_argument("--depth", type=integer, required=True, metavar="L",
                         help="number of blocks (integer >= 0)")
-    parser.add_argument("--tokens", type=int, required=True, metavar="n",
+    parser.add_argument("--tokens", type=integer, required=True, metavar="n",
                         help="tokens per sequence (integer >= 1)")
-    parser.add_argument("--width", type=int, required=True, metavar="d",
+    parser.add_argument("--width", type=integer, required=True, metavar="d",
                         help="model width (integer >= 1, divisible by --heads)")
-    parser.add_argument("--heads", type=int, default=1, metavar="H",
+    parser.add_argument("--heads", type=integer, default=1, metavar="H",
                         help="attention heads (integer >= 1 dividing d)")
     parser.add_argument("--tau", type=float, default=1.0, metavar="T",
                         help="de-escalation strength in [0, 1] (deesc variants only)")
     parser.add_argument("--temperature", type=float, default=1.0, metavar="B",
                         help="softmax temperature (number > 0)")
-    parser.add_argument("--seeds", type=int, default=8, metavar="K",
+    parser.add_argument("--seeds", type=integer, default=8, metavar="K",
                         help="independent stacks (integer >= 1)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
+    parser.add_argument("--seed", type=integer, default=0, metavar="S",
                         help="base seed (integer >= 0); stack k uses child k of it")
     parser.add_argument("--causal", action="store_true", help="causal (lower-triangular) mask")
     parser.add_argument("--ffn", action="store_true",
@@ -82,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
                          temperature=args.temperature, causal=args.causal, ffn=args.ffn,
                          dtype=args.dtype)
     start = time.perf_counter()
+    if args.spectra and args.tokens > MAX_SPECTRA_TOKENS:
+        raise ValueError(f"--spectra takes the eigenvalues of every n × n attention matrix "
+                         f"(O(n³) each): tokens must be <= {MAX_SPECTRA_TOKENS}, got "
+                         f"{args.tokens}")
     trajectory = run_stack(config, args.seeds, args.seed, keep_attention=args.spectra)
     states = trajectory.states
     metrics = {
@@ -108,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
               "layers": layers, "fit": fit, "fit_window_log_odds": list(ESCALATION_WINDOW),
               "seconds": time.perf_counter() - start}
     result["environment"] = environment()
-    print(json.dumps(result, indent=2) if args.json else _describe(result))
+    print(dumps(result) if args.json else _describe(result))
     return 0
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 
+from attndepth.report import dumps
 from attndepth.simulations.store import check_store, recover_store
 
 
@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_check(args: argparse.Namespace) -> int:
     report = check_store(args.file)
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(dumps(report))
     else:
         state = "ok" if report["ok"] else "DAMAGED"
         rows = "unreadable" if report["rows"] is None else report["rows"]

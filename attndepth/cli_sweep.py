@@ -13,7 +13,7 @@ from attndepth.simulations.sweep import load_spec, run_sweep
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``sweep`` subcommand."""
-    from attndepth.cli import examples
+    from attndepth.cli import examples, integer
 
     parser = sub.add_parser(
         "sweep", help="run a parameter sweep; reruns compute only what is missing",
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--scheduler", default="local",
                         help="local (process pool) | dask-local | tcp://HOST:PORT of a "
                              "running dask scheduler")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
+    parser.add_argument("--workers", type=integer, default=None, metavar="N",
                         help="worker processes (integer >= 1; default: all cores)")
     parser.add_argument("--store", default=None, metavar="FILE",
                         help="SQLite store (default: SPEC with the suffix .sqlite)")

@@ -64,9 +64,18 @@ def _json_safe(value: Any) -> Any:
         return [_json_safe(v) for v in value]
     if hasattr(value, "item") and not isinstance(value, str):
         value = value.item()
+    elif not isinstance(value, str | int | float | bool | type(None)):
+        return _json_safe(value.__dict__) if hasattr(value, "__dict__") else str(value)
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     return value
+
+
+def dumps(document: Any) -> str:
+    """Strict JSON for every ``--json`` output: NaN and ±inf become the strings "nan",
+    "inf", "-inf" (strict parsers reject the bare tokens), anything else unknown a string."""
+    return json.dumps(_json_safe(document), indent=2, ensure_ascii=False, allow_nan=False,
+                      default=str)
 
 
 def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
@@ -91,7 +100,7 @@ def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
         ],
         "summary": summary(results),
     }
-    return json.dumps(_json_safe(document), indent=2, ensure_ascii=False)
+    return dumps(document)
 
 
 def summary(results: list[ClaimResult]) -> dict[str, int]:

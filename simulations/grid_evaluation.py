@@ -26,7 +26,7 @@ from attndepth.simulations.modular import (
 )
 from attndepth.simulations.partitions import Partition
 from attndepth.simulations.threads import available_cores, single_threaded_blas
-from attndepth.simulations.validation import check_int
+from attndepth.simulations.validation import check_int, check_size
 
 #: Pairs (row point, column point) evaluated per chunk, bounding memory.
 CHUNK_PAIRS = 1 << 14
@@ -70,11 +70,19 @@ def _kronecker(weights: LinearAttentionWeights, arith) -> np.ndarray:
     """
     A, B = weights.bilinear[0], weights.value_output[0]
     depth, heads, d, _ = A.shape
-    K = np.einsum("lhac,lhbd->labcd", B.astype(object), A.astype(object))
-    K = K.reshape(depth, d * d, d * d)
+    # Three d⁴ arrays live at once (the result, one head's product, its remainder).
+    check_size("the Kronecker transfer matrices", 3 * depth * d**4)
     if weights.prime is None:
-        return K.astype(np.float64)
-    return (K % weights.prime).astype(np.int64)
+        return np.einsum("lhac,lhbd->labcd", B, A).reshape(depth, d * d, d * d)
+    # Exact in int64: residues are < p < 2^31, so a product is < 2^62 and a sum of two
+    # reduced terms < 2^32; reduce after every head.
+    prime = weights.prime
+    K = np.zeros((depth, d, d, d, d), dtype=np.int64)
+    for h in range(heads):
+        term = np.einsum("lac,lbd->labcd", B[:, h].astype(np.int64), A[:, h].astype(np.int64))
+        K += term % prime
+        K %= prime
+    return K.reshape(depth, d * d, d * d)
 
 
 def _transfer(kron: np.ndarray, M: np.ndarray, arith, residual: int) -> np.ndarray:

@@ -209,8 +209,21 @@ def measure_rank(
     weights : a given network (its ``prime`` must match the method); default:
         drawn from ``seed``.
     """
+    if not isinstance(config, SeprankConfig):
+        raise TypeError(f"config must be a SeprankConfig, got {type(config).__name__}")
     if method not in ("exact", "numeric"):
         raise ValueError(f"method must be exact or numeric, got {method!r}")
+    if weights is not None and not isinstance(weights, LinearAttentionWeights):
+        raise TypeError(f"weights must be LinearAttentionWeights or None, got "
+                        f"{type(weights).__name__}")
+    if tolerance is not None:
+        if isinstance(tolerance, bool) or not isinstance(tolerance, int | float):
+            raise TypeError(f"tolerance must be a number or None, got {type(tolerance).__name__}")
+        if not 0 < tolerance < math.inf:
+            raise ValueError(f"tolerance must be a finite singular-value threshold > 0, "
+                             f"got {tolerance!r}")
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False, got {progress!r}")
     margin = check_int("margin", margin, minimum=1)
     max_points = check_int("max_points", max_points, minimum=2)
     if rank_cap is not None:
@@ -253,6 +266,10 @@ def measure_rank(
             bottom = evaluator(weights, partition, new_p, np.concatenate([XQ, new_q]),
                                config.coordinate)
             F = np.concatenate([np.concatenate([F, right], axis=1), bottom], axis=0)
+            if not exact and not np.isfinite(F).all():
+                raise ValueError(f"the numeric evaluation overflowed float64 at depth "
+                                 f"{config.depth} (f grows like |x|^(3^L)); use the exact "
+                                 f"method")
             XP, XQ = np.concatenate([XP, new_p]), np.concatenate([XQ, new_q])
             eval_seconds += time.perf_counter() - start
             start = time.perf_counter()

@@ -391,7 +391,7 @@ def check_finite_states(Y: np.ndarray, depth: int, model: str) -> None:
     with np.errstate(over="ignore", invalid="ignore"):
         total = Y.sum()
     if not np.isfinite(total) and not np.all(np.isfinite(Y)):
-        raise ValueError(f"{model} states overflowed float64 at depth {depth}; "
+        raise ValueError(f"{model} states overflowed {Y.dtype} at depth {depth}; "
                          f"use fewer layers or smaller inputs")
 
 
@@ -435,6 +435,11 @@ def draw_stack(config: StackConfig, batch: int, seed: int,
     """
     from attndepth.simulations.seeding import gaussian_tokens
 
+    if config.dtype != "float64":  # the float64 draw and its rounded copy live at once
+        d = config.width
+        per_layer = (4 + (2 * FFN_EXPANSION if config.ffn else 0)) * d * d
+        check_size("the stack's weights and their float32 copy",
+                   batch * config.depth * per_layer * 3 // 2)
     weights = draw_softmax_weights(config, batch, seed, first).astype(config.dtype)
     X0 = gaussian_tokens(seed, batch, config.tokens, config.width, first)
     return weights, X0.astype(config.dtype, copy=False)
@@ -454,7 +459,12 @@ def run_stack(
     if keep_attention:
         check_size("the attention matrices", config.depth * batch * config.heads * n * n)
     weights, drawn = draw_stack(config, batch, seed)
-    X0 = drawn if X0 is None else X0
+    if X0 is None:
+        X0 = drawn
+    elif not (isinstance(X0, np.ndarray | list | tuple)
+              and np.asarray(X0).dtype.kind in "iuf"):
+        raise TypeError(f"X0 must be a real array of shape (batch, tokens, width), got "
+                        f"{type(X0).__name__} of dtype {getattr(np.asarray(X0), 'dtype', '?')}")
     states = [np.asarray(X0, dtype=config.dtype)]
     attention = []
     for record in iterate_stack(config, weights, X0):

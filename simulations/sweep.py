@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,8 +36,17 @@ from tqdm import tqdm
 from attndepth.simulations.executors import dask_results, local_results
 from attndepth.simulations.store import open_store
 from attndepth.simulations.sweep_spec import SweepSpec, load_spec, parse_spec
+from attndepth.simulations.threads import available_cores
 
-__all__ = ["SweepSummary", "load_spec", "parse_spec", "run_sweep"]
+__all__ = ["MAX_WORKERS", "SweepSummary", "WorkerDied", "load_spec", "parse_spec", "run_sweep"]
+
+
+class WorkerDied(RuntimeError):
+    """A worker process died (killed, or out of memory); the committed rows are kept."""
+
+#: Most worker processes: each holds its own interpreter and NumPy (about 60 MiB), so
+#: beyond a few per core they only cost memory.
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -71,8 +81,11 @@ def run_sweep(spec: SweepSpec, store_path: str | Path, scheduler: str = "local",
     SweepSummary
     """
     workers = (os.cpu_count() or 1) if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1 \
+            or workers > MAX_WORKERS:
+        raise ValueError(f"workers must be an integer from 1 to {MAX_WORKERS} (each worker is "
+                         f"a process with its own NumPy), got {workers!r}")
+    available_cores()  # a bad ATTNDEPTH_THREADS is refused here, not inside every worker
     if scheduler not in ("local", "dask-local") and not scheduler.startswith("tcp://"):
         raise ValueError(f"scheduler must be local, dask-local or tcp://HOST:PORT; "
                          f"got {scheduler!r}")
@@ -94,6 +107,11 @@ def run_sweep(spec: SweepSpec, store_path: str | Path, scheduler: str = "local",
                 computed += 1
                 failed += result.error is not None
                 bar.update(1)
+        except BrokenProcessPool:
+            raise WorkerDied(f"a worker process died (killed, or out of memory) after "
+                             f"{computed} of {len(missing)} points; every row committed to "
+                             f"{store_path} is kept: rerun the same command to continue"
+                             ) from None
         finally:
             bar.close()
     return SweepSummary(total=len(unique), computed=computed, reused=reused, failed=failed)

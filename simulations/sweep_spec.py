@@ -61,6 +61,13 @@ def _typed(key: str, value: Any, kind: type) -> Any:
     return value
 
 
+#: Most points one sweep may have: a store row and a scheduling task each (about 1 KiB
+#: and 1 ms of overhead per point); split larger studies into several specs.
+MAX_POINTS = 1_000_000
+#: Largest seed a point can carry: the store keeps seeds as SQLite 64-bit integers.
+MAX_SEED = 2**63 - 1
+
+
 def _seeds(raw: Any) -> list[int]:
     if isinstance(raw, list):
         seeds = raw
@@ -68,11 +75,20 @@ def _seeds(raw: Any) -> list[int]:
         base, count = raw.get("base", 0), raw["count"]
         if not isinstance(base, int) or not isinstance(count, int) or count < 1 or base < 0:
             raise ValueError(f"spec key 'seeds' needs non-negative base and count >= 1, got {raw}")
+        if count > MAX_POINTS:
+            raise ValueError(f"spec key 'seeds' asks for {count} seeds; a sweep holds at most "
+                             f"{MAX_POINTS} points (split it into several specs)")
+        if base + count - 1 > MAX_SEED:
+            raise ValueError(f"spec key 'seeds' reaches seed {base + count - 1}; seeds must be "
+                             f"<= 2^63 - 1 = {MAX_SEED} (the store keeps 64-bit integers)")
         seeds = list(range(base, base + count))
     else:
         raise ValueError(f"spec key 'seeds' must be a list or {{base, count}}, got {raw!r}")
     if not seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds):
         raise ValueError(f"spec key 'seeds' must hold non-negative integers, got {raw!r}")
+    if max(seeds) > MAX_SEED:
+        raise ValueError(f"spec key 'seeds' holds {max(seeds)}; seeds must be <= 2^63 - 1 = "
+                         f"{MAX_SEED} (the store keeps 64-bit integers)")
     return seeds
 
 
@@ -133,6 +149,12 @@ def parse_spec(document: dict[str, Any]) -> SweepSpec:
     zip_rows = ([dict(zip(typed["zip"], row, strict=True))
                  for row in zip(*typed["zip"].values(), strict=True)] if zipped else [{}])
     seeds = _seeds(document.get("seeds", [0]))
+    size = len(seeds) * len(zip_rows)
+    for values in typed["grid"].values():
+        size *= len(values)
+    if size > MAX_POINTS:
+        raise ValueError(f"the spec has {size:.3g} points (grid × zip × seeds); a sweep holds at "
+                         f"most {MAX_POINTS} (split it into several specs)")
     points = []
     for combination in itertools.product(*typed["grid"].values()):
         for zip_row in zip_rows:

@@ -11,6 +11,8 @@ from threadpoolctl import ThreadpoolController
 #: Environment variable that caps the threads attndepth starts (exact evaluation,
 #: FLINT); sweep workers set it to their share of the cores.
 THREADS_VARIABLE = "ATTNDEPTH_THREADS"
+#: Most threads: FLINT refuses more than 64 (an assertion inside python-flint).
+MAX_THREADS = 64
 
 
 def available_cores() -> int:
@@ -18,9 +20,12 @@ def available_cores() -> int:
     process may run on (its affinity mask where the OS has one)."""
     setting = os.environ.get(THREADS_VARIABLE)
     if setting is not None:
-        if not setting.strip().isdigit() or int(setting) < 1:
-            raise ValueError(f"{THREADS_VARIABLE} must be a positive integer, got {setting!r}")
-        return int(setting)
+        text = setting.strip()
+        # ASCII digits only: str.isdigit() also accepts '٣' and '²'
+        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_THREADS:
+            raise ValueError(f"{THREADS_VARIABLE} must be an integer from 1 to {MAX_THREADS}, "
+                             f"got {setting!r}")
+        return int(text)
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # macOS, Windows
@@ -29,10 +34,28 @@ def available_cores() -> int:
 
 def share_cores(workers: int) -> None:
     """In one of ``workers`` worker processes on this machine: use a 1/workers share of
-    the cores for attndepth's threads and for BLAS, for the rest of the process."""
+    the cores for attndepth's threads and for BLAS, for the rest of the process.
+
+    On Linux the worker also asks to be killed when its parent (the sweep's
+    driver) dies, so a killed driver leaves no orphaned workers.
+    """
+    _die_with_parent()
     share = max(1, available_cores() // max(1, workers))
     os.environ[THREADS_VARIABLE] = str(share)
     _controller().limit(limits=share, user_api="blas")
+
+
+def _die_with_parent() -> None:
+    """prctl(PR_SET_PDEATHSIG, SIGKILL) where the C library has it (Linux); else nothing."""
+    import ctypes
+    import ctypes.util
+    import signal
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 @cache

@@ -1,6 +1,8 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attndepth.cli import main
 
@@ -123,3 +125,31 @@ def test_verify_exits_1_on_an_error_verdict(monkeypatch, capsys):
                                      {"quick": {}, "full": {}}))
     assert main(["verify", "--claim", "test.broken"]) == 1
     assert "ERROR" in capsys.readouterr().out
+
+
+
+NON_ASCII_DIGITS = st.text(st.characters(categories=["Nd"]).filter(lambda c: not c.isascii()),
+                           min_size=1, max_size=3)
+
+
+@given(st.one_of(NON_ASCII_DIGITS, st.sampled_from(["4_0", "1_000", "٣", "４"])))
+def test_integers_and_numbers_are_ascii_only(text):
+    for argv in (["seprank", "--width", text, "--depth", "1"],
+                 ["similarity", "--variant", "pure", "--depth", text, "--tokens", "2",
+                  "--width", "2"],
+                 ["verify", "--seed", text], ["plan", "--params", text]):
+        assert main(argv) == 2
+
+
+@settings(max_examples=10)
+@given(st.integers(65, 10**6).map(str) | st.sampled_from(["0", "-3", "two", "٣", " "]))
+def test_bad_thread_settings_are_one_line(setting):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ATTNDEPTH_THREADS": setting}
+    run = subprocess.run([sys.executable, "-m", "attndepth.cli", "seprank", "--width", "2",
+                          "--depth", "1"], capture_output=True, text=True, env=env)
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
+    assert "ATTNDEPTH_THREADS" in run.stderr

@@ -19,6 +19,13 @@ def _without_timings(value):
     return value
 
 
+def _strict(text: str):
+    """json.loads that refuses NaN and Infinity, as strict parsers do."""
+    def refuse(token):
+        raise ValueError(f"non-standard JSON token {token}")
+    return json.loads(text, parse_constant=refuse)
+
+
 def _run(argv: list[str]) -> str:
     run = subprocess.run([sys.executable, "-m", "attndepth.cli", *argv], capture_output=True,
                          text=True, timeout=300)
@@ -36,7 +43,7 @@ def _run(argv: list[str]) -> str:
     ["plan", "--params", "3e11", "--json"],
 ])
 def test_same_seed_same_bytes_in_separate_processes(argv):
-    first, second = (json.loads(_run(argv)) for _ in range(2))
+    first, second = (_strict(_run(argv)) for _ in range(2))
     assert isinstance(first["environment"], dict) and first["environment"]["attndepth"]
     as_bytes = [json.dumps(_without_timings(d), sort_keys=True) for d in (first, second)]
     assert as_bytes[0] == as_bytes[1]
@@ -46,12 +53,12 @@ def test_another_seed_gives_other_numbers():
     # The comparison above is not vacuous: the seed reaches the numbers.
     argv = ["similarity", "--variant", "post-ln", "--depth", "6", "--tokens", "6", "--width",
             "8", "--json", "--seed"]
-    first, other = (json.loads(_run([*argv, seed]))["layers"] for seed in ("1", "2"))
+    first, other = (_strict(_run([*argv, seed]))["layers"] for seed in ("1", "2"))
     assert first != other
 
 
 def test_json_records_seed_config_and_versions():
-    document = json.loads(_run(["verify", "--claim", "levine.degree", "--format", "json",
+    document = _strict(_run(["verify", "--claim", "levine.degree", "--format", "json",
                                 "--seed", "2"]))
     assert document["seed"] == 2
     environment = document["environment"]

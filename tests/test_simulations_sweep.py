@@ -1,5 +1,6 @@
 """Sweeps: resume after a kill, failed points recorded, nothing computed twice."""
 
+import os
 import signal
 import subprocess
 import sys
@@ -77,3 +78,55 @@ def test_sigkill_then_resume_has_every_point_exactly_once(tmp_path):
     rows = open_store(store).rows()
     assert len(rows) == 24 and len({r["hash"] for r in rows}) == 24
     assert all(r["status"] == "ok" for r in rows)
+
+
+def test_a_killed_pool_worker_is_one_line_and_the_rows_are_kept(tmp_path):
+    spec_path = tmp_path / "kill.toml"
+    spec_path.write_text(KILL_SPEC)
+    store = tmp_path / "kill.sqlite"
+    command = [sys.executable, "-m", "attndepth.cli", "sweep", str(spec_path), "--store",
+               str(store), "--workers", "2", "--quiet"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    killed, deadline = False, time.time() + 60
+    time.sleep(1.0)  # let the pool start and commit a few rows
+    while not killed and time.time() < deadline:
+        listed = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
+                                text=True).stdout.split()
+        for pid in map(int, listed):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed = True
+                break
+            except ProcessLookupError:  # a short-lived helper that already left
+                continue
+        time.sleep(0.1)
+    assert killed, "no worker to kill"
+    stderr = process.communicate(timeout=120)[1]
+    assert process.returncode == 3, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "worker process died" in lines[0] and "rerun" in lines[0]
+    kept = len(open_store(store).hashes())
+    subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
+    assert len(open_store(store).hashes()) == 24 >= kept
+
+
+def test_a_killed_driver_takes_its_workers_with_it(tmp_path):
+    spec_path = tmp_path / "kill.toml"
+    spec_path.write_text(KILL_SPEC)
+    command = [sys.executable, "-m", "attndepth.cli", "sweep", str(spec_path), "--store",
+               str(tmp_path / "kill.sqlite"), "--workers", "2", "--quiet"]
+    process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+    workers, deadline = [], time.time() + 60
+    while len(workers) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+        workers = [int(pid) for pid in subprocess.run(
+            ["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()]
+    assert workers, "the pool never started"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(os.path.exists(f"/proc/{pid}") for pid in workers):
+        time.sleep(0.1)
+    alive = [pid for pid in workers if os.path.exists(f"/proc/{pid}")
+             and "Z" not in open(f"/proc/{pid}/stat").read().split()[2]]
+    assert not alive, f"orphaned workers {alive}"

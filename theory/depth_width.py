@@ -61,6 +61,10 @@ def _exp(what: str, exponent: float) -> float:
     return math.exp(exponent)
 
 
+#: |ln d| beyond which a width leaves float64 (e^709.8 overflows, e^-745 underflows).
+MAX_LOG_WIDTH = 700
+
+
 @dataclass(frozen=True)
 class AllocationFit:
     """The empirical fit ``ln d_opt = intercept + slope·L``; override to test alternatives."""
@@ -71,6 +75,10 @@ class AllocationFit:
     def __post_init__(self) -> None:
         _positive_finite("intercept", self.intercept, allow_zero=True, allow_negative=True)
         _positive_finite("slope", self.slope)
+        if not -MAX_LOG_WIDTH < self.intercept < MAX_LOG_WIDTH:
+            raise ValueError(f"intercept must lie in (-{MAX_LOG_WIDTH}, {MAX_LOG_WIDTH}): "
+                             f"e^intercept is the optimal width at depth 0 and leaves float64 "
+                             f"(0 or inf) outside it; got {self.intercept!r}")
 
 
 DEFAULT_FIT = AllocationFit()
