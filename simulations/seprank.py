@@ -262,9 +262,10 @@ def measure_rank(
             new_p = _draw_points(generator, grown, len(partition.p_positions), config.width, prime)
             new_q = _draw_points(generator, grown, len(partition.q_positions), config.width, prime)
             start = time.perf_counter()
-            right = evaluator(weights, partition, XP, new_q, config.coordinate)
-            bottom = evaluator(weights, partition, new_p, np.concatenate([XQ, new_q]),
-                               config.coordinate)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+                right = evaluator(weights, partition, XP, new_q, config.coordinate)
+                bottom = evaluator(weights, partition, new_p, np.concatenate([XQ, new_q]),
+                                   config.coordinate)
             F = np.concatenate([np.concatenate([F, right], axis=1), bottom], axis=0)
             if not exact and not np.isfinite(F).all():
                 raise ValueError(f"the numeric evaluation overflowed float64 at depth "

@@ -156,3 +156,14 @@ def test_recorded_ranks_are_what_the_measurement_gives(config, rank):
     measured = certified_rank(SeprankConfig(width=width, depth=depth, tokens=p_size + q_size,
                                             residual=residual), 0, rank)
     assert (measured.rank, measured.reason) == (rank, "upper-bound")
+
+
+@settings(max_examples=5)
+@given(st.integers(40, 400))
+def test_numeric_overflow_is_one_error_naming_the_depth(depth):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning may escape on the way
+        with pytest.raises(ValueError, match=f"overflowed float64 at depth {depth}"):
+            measure_rank(SeprankConfig(width=2, depth=depth), 0, "numeric", max_points=32)
