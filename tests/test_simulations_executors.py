@@ -5,9 +5,13 @@ import signal
 import threading
 import time
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from attndepth.simulations.observables import Parameter, register_observable
 from attndepth.simulations.store import open_store
-from attndepth.simulations.sweep import parse_spec, run_sweep
+from attndepth.simulations.sweep import MAX_WORKERS, parse_spec, run_sweep
 
 SPEC = {"measurement": "similarity", "seeds": {"base": 0, "count": 2},
         "grid": {"variant": ["post-ln", "pre-ln"], "depth": [4, 8]},
@@ -66,3 +70,10 @@ def test_dask_worker_killed_mid_sweep_still_completes(tmp_path):
     rows = open_store(store).rows()
     assert len(rows) == 24 and all(r["status"] == "ok" for r in rows)
     assert outcome["summary"].computed == 24 and outcome["summary"].failed == 0
+
+
+@settings(max_examples=10)
+@given(st.integers(MAX_WORKERS + 1, 10**6) | st.integers(-10, 0))
+def test_worker_counts_are_bounded(workers):
+    with pytest.raises(ValueError, match="workers must be an integer from 1"):
+        run_sweep(parse_spec(SPEC), "/nonexistent/never-created.sqlite", workers=workers)

@@ -82,3 +82,11 @@ def test_structured_evaluation_rejects_bad_thread_counts(bad):
     X = np.ones((2, 1, 2), dtype=np.int64)
     with pytest.raises(ValueError, match="threads"):
         evaluate_structured(weights, make_partition("balanced", 2), X, X, 0, threads=bad)
+
+
+@pytest.mark.parametrize("width", [112, 128])
+def test_the_kronecker_set_up_is_size_checked_before_it_is_built(width):
+    from attndepth.simulations.seprank import SeprankConfig, measure_rank
+
+    with pytest.raises(ValueError, match="Kronecker transfer matrices needs"):
+        measure_rank(SeprankConfig(width=width, depth=1), 0, max_points=16)

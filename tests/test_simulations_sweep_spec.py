@@ -1,6 +1,8 @@
 """Sweep specs: points, stable hashes, and every malformed spec refused before running."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attndepth.simulations.sweep_spec import load_spec, parse_spec
 
@@ -49,3 +51,28 @@ def test_zip_varies_parameters_together():
                        "zip": {"depth": [4, 8], "width": [8, 16]}, "fixed": {"tokens": 4}})
     pairs = {(p.params["variant"], p.params["depth"], p.params["width"]) for p in spec.points}
     assert pairs == {(v, d, w) for v in ("post-ln", "pre-ln") for d, w in ((4, 8), (8, 16))}
+
+
+@settings(max_examples=10)
+@given(st.integers(1_000_001, 10**12))
+def test_oversized_sweeps_are_refused_before_running(count):
+    with pytest.raises(ValueError, match="at most"):
+        parse_spec({**SPEC, "seeds": {"base": 0, "count": count}})
+
+
+@settings(max_examples=10)
+@given(st.integers(2**63 - 10, 2**70))
+def test_seeds_beyond_64_bits_are_refused(base):
+    document = {**SPEC, "seeds": {"base": base, "count": 20}}
+    if base + 19 <= 2**63 - 1:
+        assert parse_spec(document).points
+    else:
+        with pytest.raises(ValueError, match=r"2\^63"):
+            parse_spec(document)
+
+
+def test_a_grid_of_a_billion_points_is_refused_up_front():
+    grid = {"depth": list(range(1, 1001)), "tokens": list(range(1, 1001)),
+            "width": list(range(1, 1001))}
+    with pytest.raises(ValueError, match=r"1e\+09 points"):
+        parse_spec({"measurement": "similarity", "grid": grid, "fixed": {"variant": "pure"}})
