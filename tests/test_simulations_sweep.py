@@ -54,12 +54,17 @@ KILL_SPEC = textwrap.dedent("""
 """)
 
 
-def test_sigkill_then_resume_has_every_point_exactly_once(tmp_path):
+def _sweep_command(tmp_path, workers: int):
+    """The CLI command of a 24-point sweep (a few seconds) and its store."""
     spec_path = tmp_path / "kill.toml"
     spec_path.write_text(KILL_SPEC)
     store = tmp_path / "kill.sqlite"
-    command = [sys.executable, "-m", "attndepth.cli", "sweep", str(spec_path), "--store",
-               str(store), "--workers", "1", "--quiet"]
+    return [sys.executable, "-m", "attndepth.cli", "sweep", str(spec_path), "--store",
+            str(store), "--workers", str(workers), "--quiet"], store
+
+
+def test_sigkill_then_resume_has_every_point_exactly_once(tmp_path):
+    command, store = _sweep_command(tmp_path, 1)
     process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -81,11 +86,7 @@ def test_sigkill_then_resume_has_every_point_exactly_once(tmp_path):
 
 
 def test_a_killed_pool_worker_is_one_line_and_the_rows_are_kept(tmp_path):
-    spec_path = tmp_path / "kill.toml"
-    spec_path.write_text(KILL_SPEC)
-    store = tmp_path / "kill.sqlite"
-    command = [sys.executable, "-m", "attndepth.cli", "sweep", str(spec_path), "--store",
-               str(store), "--workers", "2", "--quiet"]
+    command, store = _sweep_command(tmp_path, 2)
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     killed, deadline = False, time.time() + 60
     time.sleep(1.0)  # let the pool start and commit a few rows
@@ -111,10 +112,7 @@ def test_a_killed_pool_worker_is_one_line_and_the_rows_are_kept(tmp_path):
 
 
 def test_a_killed_driver_takes_its_workers_with_it(tmp_path):
-    spec_path = tmp_path / "kill.toml"
-    spec_path.write_text(KILL_SPEC)
-    command = [sys.executable, "-m", "attndepth.cli", "sweep", str(spec_path), "--store",
-               str(tmp_path / "kill.sqlite"), "--workers", "2", "--quiet"]
+    command, _ = _sweep_command(tmp_path, 2)
     process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
     workers, deadline = [], time.time() + 60
     while len(workers) < 2 and time.time() < deadline:
