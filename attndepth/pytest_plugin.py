@@ -47,6 +47,7 @@ class ClaimItem(pytest.Item):
         self.claim_id = claim_id
 
     def runtest(self) -> None:
+        """Run the claim (or search its family); raise :class:`ClaimFailed` unless it passes."""
         config = self.config
         strict = config.getoption("attndepth_strict")
         draws = config.getoption("attndepth_search")
@@ -66,12 +67,14 @@ class ClaimItem(pytest.Item):
                               f"measured {result.outcome.measured}; tolerance "
                               f"{result.tolerance}; {result.outcome.note}")
 
-    def repr_failure(self, excinfo, style=None):  # noqa: D102 - pytest hook
+    def repr_failure(self, excinfo, style=None):
+        """The claim's verdict and numbers (or its counterexample) instead of a traceback."""
         if isinstance(excinfo.value, ClaimFailed):
             return f"claim {self.claim_id} {excinfo.value}"
         return super().repr_failure(excinfo, style)
 
-    def reportinfo(self):  # noqa: D102 - pytest hook
+    def reportinfo(self):
+        """Where pytest says the test lives: the claim's id."""
         return self.path, None, f"claim {self.claim_id}"
 
 

@@ -47,10 +47,40 @@ def gallery(out: Path) -> str:
     return "\n".join(lines)
 
 
+#: Sections of the API page: package, title.
+API_SECTIONS = (
+    ("attndepth.theory", "Theory (SymPy)"),
+    ("attndepth.simulations", "Simulations (NumPy, python-flint)"),
+    ("attndepth.figures", "Figures (matplotlib)"),
+    ("attndepth", "Front door: claims, search, report, command line"),
+)
+
+
+def api_page() -> str:
+    """An automodule entry for every module of every layer (nothing can go missing)."""
+    import importlib
+    import pkgutil
+
+    lines = ["API reference", "=============", "",
+             "Every module, from its numpydoc docstrings. The names in ``attndepth.__all__``",
+             "are the stable public API; everything else may move between releases.", "",
+             ".. automodule:: attndepth", "   :no-members:", ""]
+    for package, title in API_SECTIONS:
+        lines += [title, "-" * len(title), ""]
+        path = importlib.import_module(package).__path__
+        for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
+            if info.ispkg or info.name.startswith("_") or info.name in ("theory", "simulations",
+                                                                        "figures"):
+                continue
+            lines += [f".. automodule:: {package}.{info.name}", ""]
+    return "\n".join(lines)
+
+
 def write_generated(target: Path) -> None:
-    """Write ``claims.md`` and ``gallery.md`` (with its figures) under ``target``."""
+    """Write ``claims.md``, ``api.rst`` and ``gallery.md`` (with its figures) under ``target``."""
     target.mkdir(parents=True, exist_ok=True)
     (target / "claims.md").write_text(claims_table())
+    (target / "api.rst").write_text(api_page())
     (target / "gallery.md").write_text(gallery(target / "figures"))
 
 
