@@ -50,6 +50,7 @@ CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.seprank_claims",
     "attndepth.allocation_claims",
     "attndepth.similarity_claims",
+    "attndepth.clustering_claims",
 )
 
 

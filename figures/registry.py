@@ -16,6 +16,7 @@ FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.fixed_rate",
     "attndepth.figures.postln_rate",
     "attndepth.figures.dong_collapse",
+    "attndepth.figures.geshkovski_orthogonal",
 )
 PRESETS: tuple[str, ...] = ("quick", "full")
 

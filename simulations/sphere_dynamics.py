@@ -1,0 +1,131 @@
+"""Tokens as particles on the unit sphere under continuous-time self-attention.
+
+The flow of Geshkovski et al. 2023, §2 (Q = K = V = I, softmax-normalised):
+ẋ_i = (I − x_i x_iᵀ) Σ_j softmax_j(β⟨x_i, x_j⟩) x_j, integrated with SciPy's
+``solve_ivp`` (DOP853) at stated tolerances. Nothing here knows a prediction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from attndepth.simulations.seeding import spawn_generators
+from attndepth.simulations.validation import check_int, check_real, check_seed
+
+#: Relative and absolute tolerances of the integration (DOP853, error per step).
+RTOL, ATOL = 1e-11, 1e-13
+
+
+def attention_velocity(X: np.ndarray, beta: float) -> np.ndarray:
+    """The velocity field at X.
+
+    Parameters
+    ----------
+    X : array, shape (n, d)
+        Tokens on the unit sphere (rows).
+    beta : float
+        Inverse temperature ≥ 0.
+
+    Returns
+    -------
+    array, shape (n, d)
+        (I − x_i x_iᵀ) Σ_j softmax_j(β⟨x_i, x_j⟩) x_j for every i.
+    """
+    scores = beta * (X @ X.T)
+    scores -= scores.max(axis=1, keepdims=True)
+    weights = np.exp(scores)
+    weights /= weights.sum(axis=1, keepdims=True)
+    mean = weights @ X
+    return mean - np.sum(mean * X, axis=1, keepdims=True) * X
+
+
+def integrate_tokens(X0: np.ndarray, beta: float, times: np.ndarray) -> np.ndarray:
+    """Token positions at ``times``.
+
+    Parameters
+    ----------
+    X0 : array, shape (n, d)
+        Start on the unit sphere (rows of norm 1 within 1e-12).
+    beta : float
+        Inverse temperature ≥ 0.
+    times : array, shape (k,)
+        Increasing times ≥ 0, the first 0.
+
+    Returns
+    -------
+    array, shape (k, n, d)
+    """
+    X0 = np.asarray(X0, dtype=float)
+    if X0.ndim != 2 or not np.all(np.isfinite(X0)):
+        raise ValueError(f"X0 must be a finite (tokens, width) array, got shape {X0.shape}")
+    if np.max(np.abs(np.linalg.norm(X0, axis=1) - 1)) > 1e-12:
+        raise ValueError("X0's rows must lie on the unit sphere")
+    beta = check_real("beta", beta, minimum=0.0)
+    times = np.asarray(times, dtype=float)
+    if times.ndim != 1 or times.size < 1 or times[0] != 0 or np.any(np.diff(times) <= 0):
+        raise ValueError("times must be increasing and start at 0")
+    n, d = X0.shape
+
+    def velocity(_, flat):
+        return attention_velocity(flat.reshape(n, d), beta).ravel()
+
+    solution = solve_ivp(velocity, (0.0, float(times[-1])), X0.ravel(), method="DOP853",
+                         t_eval=times, rtol=RTOL, atol=ATOL)
+    if not solution.success:
+        raise ValueError(f"the integration failed: {solution.message}")
+    return solution.y.T.reshape(times.size, n, d)
+
+
+def orthonormal_tokens(tokens: int, width: int, seed: int) -> np.ndarray:
+    """``tokens`` pairwise orthogonal unit vectors in R^width (a random orthonormal frame).
+
+    Returns
+    -------
+    array, shape (tokens, width)
+    """
+    tokens = check_int("tokens", tokens, minimum=1)
+    width = check_int("width", width, minimum=tokens)
+    generator = spawn_generators(check_seed("seed", seed), 1, 1)[0]
+    q, r = np.linalg.qr(generator.standard_normal((width, tokens)))
+    return (q * np.sign(np.diag(r))).T
+
+
+def off_diagonal_inner_products(X: np.ndarray) -> np.ndarray:
+    """⟨x_i, x_j⟩ for i < j.
+
+    Parameters
+    ----------
+    X : array, shape (..., n, d)
+
+    Returns
+    -------
+    array, shape (..., n(n−1)/2)
+    """
+    gram = X @ np.swapaxes(X, -1, -2)
+    upper = np.triu_indices(X.shape[-2], k=1)
+    return gram[..., upper[0], upper[1]]
+
+
+def integrate_scalar(rate, times: np.ndarray, start: float = 0.0) -> np.ndarray:
+    """Solve y′ = rate(y), y(0) = start, at ``times``, at the tolerances of the token flow.
+
+    Parameters
+    ----------
+    rate : callable
+        ``rate(y: float) -> float`` (a theory's right-hand side).
+    times : array, shape (k,)
+        Increasing, starting at 0.
+
+    Returns
+    -------
+    array, shape (k,)
+    """
+    times = np.asarray(times, dtype=float)
+    if times.ndim != 1 or times.size < 1 or times[0] != 0 or np.any(np.diff(times) <= 0):
+        raise ValueError("times must be increasing and start at 0")
+    solution = solve_ivp(lambda _, y: [rate(float(y[0]))], (0.0, float(times[-1])), [start],
+                         method="DOP853", t_eval=times, rtol=RTOL, atol=ATOL)
+    if not solution.success:
+        raise ValueError(f"the integration failed: {solution.message}")
+    return solution.y[0]

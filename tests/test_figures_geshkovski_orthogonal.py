@@ -1,0 +1,14 @@
+"""The figure's markers (token flow) lie on its lines (ODE) and on the β = 0 closed form."""
+
+import numpy as np
+
+from attndepth.clustering_claims import GAMMA_TOLERANCE
+from attndepth.figures import geshkovski_orthogonal
+
+
+def test_drawn_prediction_agrees_with_the_drawn_data():
+    data = {k: np.array(v) for k, v in geshkovski_orthogonal.compute("quick", 0).items()}
+    assert np.max(np.abs(data["measured"] - data["ode"])) <= GAMMA_TOLERANCE
+    closed = np.isfinite(data["beta_zero"])
+    assert closed.any()
+    assert np.max(np.abs(data["beta_zero"][closed] - data["measured"][closed])) <= 1e-8
