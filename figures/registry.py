@@ -17,6 +17,7 @@ FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.postln_rate",
     "attndepth.figures.dong_collapse",
     "attndepth.figures.geshkovski_orthogonal",
+    "attndepth.figures.geshkovski_cluster",
 )
 PRESETS: tuple[str, ...] = ("quick", "full")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.integrate import solve_ivp
+from scipy.optimize import linprog
 
 from attndepth.simulations.seeding import spawn_generators
 from attndepth.simulations.validation import check_int, check_real, check_seed
@@ -129,3 +130,67 @@ def integrate_scalar(rate, times: np.ndarray, start: float = 0.0) -> np.ndarray:
     if not solution.success:
         raise ValueError(f"the integration failed: {solution.message}")
     return solution.y[0]
+
+
+def in_open_hemisphere(X: np.ndarray) -> bool:
+    """Whether the rows of X lie in one open hemisphere: ∃ v with ⟨v, x_i⟩ > 0 for all i.
+
+    Decided by a linear program (SciPy's HiGHS): maximise s subject to
+    ⟨v, x_i⟩ ≥ s and −1 ≤ v ≤ 1; the points lie in an open hemisphere iff the
+    optimum s is positive (beyond 1e-9, far below the margin of random points).
+
+    Parameters
+    ----------
+    X : array, shape (n, d)
+    """
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    objective = np.zeros(d + 1)
+    objective[-1] = -1.0  # maximise s
+    constraints = np.hstack([-X, np.ones((n, 1))])  # s − ⟨v, x_i⟩ ≤ 0
+    result = linprog(objective, A_ub=constraints, b_ub=np.zeros(n),
+                     bounds=[(-1, 1)] * d + [(None, 1)], method="highs")
+    if result.status != 0:
+        raise ValueError(f"the hemisphere test's linear program failed: {result.message}")
+    return bool(-result.fun > 1e-9)
+
+
+def uniform_sphere_points(tokens: int, dimension: int, generator: np.random.Generator
+                          ) -> np.ndarray:
+    """``tokens`` independent uniform points on S^{dimension−1}, shape (tokens, dimension)."""
+    X = generator.standard_normal((tokens, dimension))
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def hemisphere_fraction(tokens: int, dimension: int, trials: int, seed: int) -> int:
+    """How many of ``trials`` uniform draws of ``tokens`` points lie in one open hemisphere."""
+    tokens = check_int("tokens", tokens, minimum=1)
+    dimension = check_int("dimension", dimension, minimum=1)
+    trials = check_int("trials", trials, minimum=1, maximum=10**6)
+    generator = spawn_generators(check_seed("seed", seed), 1, 1)[0]
+    return sum(in_open_hemisphere(uniform_sphere_points(tokens, dimension, generator))
+               for _ in range(trials))
+
+
+def hemisphere_tokens(tokens: int, dimension: int, seed: int) -> np.ndarray:
+    """Uniform points of the open hemisphere ⟨x, e_1⟩ > 0, shape (tokens, dimension)."""
+    generator = spawn_generators(check_seed("seed", seed), 1, 1)[0]
+    X = uniform_sphere_points(check_int("tokens", tokens, minimum=1),
+                              check_int("dimension", dimension, minimum=2), generator)
+    X[:, 0] = np.abs(X[:, 0])
+    return X
+
+
+def cluster_diameter(path: np.ndarray) -> np.ndarray:
+    """Largest pairwise distance ‖x_i − x_j‖ at each time.
+
+    Parameters
+    ----------
+    path : array, shape (k, n, d)
+
+    Returns
+    -------
+    array, shape (k,)
+    """
+    differences = path[:, :, None, :] - path[:, None, :, :]
+    return np.sqrt(np.max(np.sum(differences * differences, axis=-1), axis=(1, 2)))

@@ -49,3 +49,19 @@ def test_two_orthogonal_tokens_at_beta_zero_follow_tanh():
 def test_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         integrate_tokens(**kwargs)
+
+
+def test_hemisphere_test_and_fraction():
+    from attndepth.simulations.sphere_dynamics import (
+        cluster_diameter,
+        hemisphere_fraction,
+        in_open_hemisphere,
+    )
+
+    assert in_open_hemisphere(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    assert not in_open_hemisphere(np.array([[1.0, 0.0], [-1.0, 0.0]]))  # antipodal: no
+    angles = 2 * np.pi * np.arange(3) / 3  # three points 120° apart on a circle: no
+    assert not in_open_hemisphere(np.column_stack([np.cos(angles), np.sin(angles)]))
+    assert hemisphere_fraction(2, 2, 50, 0) == 50  # n ≤ d: always
+    path = np.array([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 0.0]]])
+    np.testing.assert_allclose(cluster_diameter(path), [2**0.5, 0.0])

@@ -3,6 +3,7 @@
 import math
 
 import pytest
+import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -43,3 +44,13 @@ def test_fixed_points_and_bad_input():
     assert orthogonal_start_rate(1.0, 4, 2.0) == 0.0  # one cluster is at rest
     with pytest.raises(ValueError, match="tokens"):
         orthogonal_start_rate(0.0, 1, 1.0)
+
+
+def test_wendel_probability_values_and_identities():
+    from attndepth.theory.clustering import check_wendel_identities, wendel_probability
+
+    assert wendel_probability(3, 2) == sp.Rational(3, 4)  # n points on a circle: n/2^(n−1)
+    assert wendel_probability(2, 1) == sp.Rational(1, 2)
+    assert check_wendel_identities(10)
+    with pytest.raises(ValueError, match="dimension"):
+        wendel_probability(3, 0)

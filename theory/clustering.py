@@ -26,6 +26,12 @@ G_ii = 1, G_ij = γ,
 For β = 0 the equation is γ′ = 2(1 − γ)(1 + (n − 1)γ)/n, solved by
 γ(t) = (1 − e^{−2t}) / (1 + (n − 1) e^{−2t}) (n = 2: γ = tanh t), checked
 by :func:`check_beta_zero_solution`.
+
+One hemisphere [paper]: tokens that start in one open hemisphere converge to
+a single point. How often does that happen for random tokens? Wendel (1962):
+n independent uniform points on S^{d−1} lie in one open hemisphere with
+probability 2^{−(n−1)} Σ_{k=0}^{d−1} C(n−1, k) (:func:`wendel_probability`,
+exact rational), which is 1 for n ≤ d.
 """
 
 from __future__ import annotations
@@ -113,6 +119,43 @@ def _rate_function(tokens: int):
     expression = orthogonal_start_rate_expression(tokens)
     function = sp.lambdify((gamma_symbol, beta_symbol), expression, modules="math")
     return lambda gamma, beta: float(function(gamma, beta))
+
+
+def wendel_probability(tokens: int, dimension: int) -> sp.Rational:
+    """P(n uniform points on S^{d−1} lie in one open hemisphere) (Wendel 1962), exactly.
+
+    Parameters
+    ----------
+    tokens : int
+        n ≥ 1.
+    dimension : int
+        d ≥ 1 (the sphere S^{d−1} ⊂ R^d).
+
+    Returns
+    -------
+    sympy.Rational
+        2^{−(n−1)} Σ_{k=0}^{d−1} C(n−1, k).
+    """
+    for name, value in (("tokens", tokens), ("dimension", dimension)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return sp.Rational(sum(math.comb(tokens - 1, k) for k in range(dimension)),
+                       2 ** (tokens - 1))
+
+
+def check_wendel_identities(max_tokens: int = 12) -> bool:
+    """Exact checks of :func:`wendel_probability`: 1 for n ≤ d, ½ for n = 2d (symmetry of
+    the binomial sum), and the recursion P(n+1, d) = (P(n, d) + P(n, d−1))/2."""
+    for n in range(1, max_tokens + 1):
+        for d in range(1, max_tokens + 1):
+            p = wendel_probability(n, d)
+            if n <= d and p != 1:
+                return False
+            if n == 2 * d and p != sp.Rational(1, 2):
+                return False
+            if d > 1 and wendel_probability(n + 1, d) != (p + wendel_probability(n, d - 1)) / 2:
+                return False
+    return True
 
 
 def beta_zero_gamma(time: float, tokens: int) -> float:

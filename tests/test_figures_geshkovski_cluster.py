@@ -1,0 +1,20 @@
+"""The hemisphere figure: Wendel's curve passes through every drawn Monte Carlo interval,
+and every drawn flow ends in one cluster."""
+
+import numpy as np
+
+from attndepth.figures import geshkovski_cluster
+
+
+def test_drawn_prediction_agrees_with_the_drawn_data():
+    data = geshkovski_cluster.compute("quick", 0)
+    panel, series = np.array(data["panel"]), np.array(data["series"])
+    x, value = np.array(data["x"]), np.array(data["value"])
+    low, high = np.array(data["low"]), np.array(data["high"])
+    for name in set(series[panel == "wendel"]):
+        wendel = value[(panel == "wendel") & (series == name)]
+        dots = (panel == "monte-carlo") & (series == name)
+        assert np.all((low[dots] <= wendel) & (wendel <= high[dots])), name
+    for name in set(series[panel == "diameter"]):
+        assert value[(panel == "diameter") & (series == name)][-1] <= 1e-6, name
+    assert len(set(x[panel == "wendel"])) > 5
