@@ -170,6 +170,9 @@ def _exhaustive(found: Claim, seed: int, store: Path, scheduler: str,
 def _random_phase(found: Claim, seed: int, draws: int,
                   known: dict[str, MemberResult]) -> tuple[list[MemberResult], int]:
     """Hypothesis draws over the whole family; returns the results and the draws beyond."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "attndepth"
+    # hypothesis keeps its own files under the current directory unless told otherwise
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(cache / "hypothesis-storage"))
     try:
         from hypothesis import HealthCheck, Phase, find, settings
         from hypothesis import strategies as st
@@ -202,7 +205,6 @@ def _random_phase(found: Claim, seed: int, draws: int,
                                              f"{type(error).__name__}: {error}", "drawn")
         return seen[key].verdict == "fails"
 
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "attndepth"
     config = settings(max_examples=draws, deadline=None, database=DirectoryBasedExampleDatabase(
         str(cache / "hypothesis")), suppress_health_check=list(HealthCheck),
         phases=[Phase.reuse, Phase.generate, Phase.shrink])
