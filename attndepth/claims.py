@@ -281,7 +281,7 @@ def load_claims(source: str) -> list[str]:
     path = Path(source)
     is_file = source.endswith(".py") or path.exists()
     if is_file and not path.is_file():
-        raise ValueError(f"claims file {source} does not exist")
+        raise ValueError(f"claims file {source} does not exist or is not a file")
     name = (f"attndepth_user_claims_"
             f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
             if is_file else source)

@@ -29,7 +29,7 @@ def compute_from_store(path: str | Path) -> dict[str, list]:
     configurations (empty when only the variant varies).
     """
     if not Path(path).is_file():
-        raise ValueError(f"store {path} does not exist")
+        raise ValueError(f"store {path} does not exist or is not a file")
     with open_store(path, readonly=True) as store:
         rows = [r for r in store.rows("similarity") if r["status"] == "ok"]
     if not rows:

@@ -268,7 +268,7 @@ def open_store(path: str | Path, readonly: bool = False) -> ResultStore:
     if path.exists() and not path.is_file():
         raise ValueError(f"store {path} is not a regular file; it was left untouched")
     if readonly and not (path.is_file() and path.stat().st_size > 0):
-        raise ValueError(f"store {path} does not exist")
+        raise ValueError(f"store {path} does not exist or is not a file")
     if path.exists() and path.stat().st_size > 0:
         _probe(path)
         if readonly:
@@ -281,10 +281,14 @@ def open_store(path: str | Path, readonly: bool = False) -> ResultStore:
                 raise ValueError(f"store {path} cannot be read ({error}); "
                                  f"{_recover_hint(path)}") from None
     else:
+        if not path.parent.is_dir():
+            raise ValueError(f"cannot create store {path}: its folder {path.parent} does not "
+                             f"exist (or is not a folder)")
         try:
             _create(path)
-        except OSError as error:
-            raise ValueError(f"cannot create store {path}: {error.strerror or error}") from None
+        except (OSError, sqlite3.Error) as error:
+            reason = getattr(error, "strerror", None) or str(error)
+            raise ValueError(f"cannot create store {path}: {reason}") from None
     try:
         connection = sqlite3.connect(path, timeout=30)
         connection.execute("PRAGMA busy_timeout = 30000")

@@ -166,3 +166,15 @@ def test_export_onto_the_store_is_refused(tmp_path, capsys):
                      "--quiet"]) == 2
         assert "would overwrite" in capsys.readouterr().err
     assert _digest(store) == before and open_store(store).hashes() != set()
+
+
+@pytest.mark.parametrize("where", ["missing/x.sqlite", "file.txt/x.sqlite"])
+def test_a_store_that_cannot_be_created_is_one_line(tmp_path, capsys, where):
+    (tmp_path / "file.txt").write_text("not a folder")
+    with pytest.raises(ValueError, match="cannot create store"):
+        open_store(tmp_path / where)
+    spec = tmp_path / "spec.toml"
+    spec.write_text('measurement = "similarity"\n[fixed]\nvariant = "pure"\ndepth = 1\n'
+                    'tokens = 2\nwidth = 2\n')
+    assert main(["sweep", str(spec), "--store", str(tmp_path / where), "--quiet"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
