@@ -371,8 +371,6 @@ def verify_threshold(seed: int, exact_widths: list[int], exact_depths: list[int]
     )
 
 
-
-
 def _largest_bound(member: dict) -> int:
     width, depth, tokens = member["width"], member["depth"], member["tokens"]
     return max(separation_rank_bounds(width, depth, p, tokens - p).best

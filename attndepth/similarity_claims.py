@@ -478,6 +478,12 @@ def verify_preln(seed: int, depth: int, tokens: int, width: int, batch: int) -> 
     )
 
 
+def _dong_family(depth: int) -> Family:
+    """Low-temperature stacks of both Dong claims; depth is fixed by what each one fits."""
+    return Family(parameters={"tokens": (16, 32), "width": (32, 64), "temperature": (0.25, 0.5)},
+                  beyond={"width": (128,)}, fixed={"depth": depth, "batch": 16})
+
+
 def _orders(variant: str, seed: int, depth: int, tokens: int, width: int, batch: int,
             temperature: float) -> tuple[np.ndarray, dict]:
     config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
@@ -497,8 +503,7 @@ def _orders(variant: str, seed: int, depth: int, tokens: int, width: int, batch:
     test=f"{TESTS}::test_claim_holds_at_small_size",
     figure="dong_collapse",
     wrong_theory={"convergence_order": lambda skip=False: 2},
-    family=Family(parameters={"tokens": (16, 32), "width": (32, 64), "temperature": (0.25, 0.5)},
-                  beyond={"width": (128,)}, fixed={"depth": 10, "batch": 16}),
+    family=_dong_family(depth=10),
 )
 def verify_dong_collapse(seed: int, depth: int, tokens: int, width: int, batch: int,
                          temperature: float) -> Outcome:
@@ -547,8 +552,7 @@ def verify_dong_collapse(seed: int, depth: int, tokens: int, width: int, batch: 
     test=f"{TESTS}::test_claim_holds_at_small_size",
     figure="dong_collapse",
     wrong_theory={"convergence_order": lambda skip=False: 3},
-    family=Family(parameters={"tokens": (16, 32), "width": (32, 64), "temperature": (0.25, 0.5)},
-                  beyond={"width": (128,)}, fixed={"depth": 32, "batch": 16}),
+    family=_dong_family(depth=32),
 )
 def verify_skip_prevents(seed: int, depth: int, tokens: int, width: int, batch: int,
                          temperature: float) -> Outcome:

@@ -32,8 +32,6 @@ from attndepth.simulations.validation import check_int, check_size
 CHUNK_PAIRS = 1 << 14
 
 
-
-
 class _Exact:
     """Arithmetic modulo a prime on int64 residues."""
 

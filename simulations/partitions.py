@@ -87,8 +87,6 @@ def _checked_partition(p_side: tuple[int, ...], q_side: tuple[int, ...], tokens:
     return Partition(tuple(sorted(p_side)), tuple(sorted(q_side)), position)
 
 
-
-
 def _sizes(spec: str, tokens: int) -> int:
     """|P| of a ``sizes=A/B`` spec, checked against ``tokens``."""
     try:

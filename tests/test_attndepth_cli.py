@@ -127,7 +127,6 @@ def test_verify_exits_1_on_an_error_verdict(monkeypatch, capsys):
     assert "ERROR" in capsys.readouterr().out
 
 
-
 NON_ASCII_DIGITS = st.text(st.characters(categories=["Nd"]).filter(lambda c: not c.isascii()),
                            min_size=1, max_size=3)
 

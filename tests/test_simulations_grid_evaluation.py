@@ -74,8 +74,6 @@ def test_multihead_structured_equals_plain():
                                   evaluate_plain(weights, partition, XP, XQ, 2))
 
 
-
-
 @pytest.mark.parametrize("bad", [0, "two"])
 def test_structured_evaluation_rejects_bad_thread_counts(bad):
     weights = draw_linear_attention_weights(2, 1, 1, 0, 1, 0, prime=DEFAULT_PRIME)

@@ -74,7 +74,6 @@ def test_structural_lemma_exact(width, tokens, depth, heads, rho):
 # ---- dimension counts and bounds
 
 
-
 def test_schur_dimensions_hand_values():
     assert schur_module_dimension((2, 1), 3) == 8  # adjoint of SL_3 plus trace-free part
     assert schur_module_dimension((1, 1), 4) == 6  # Λ² ℂ⁴
