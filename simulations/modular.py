@@ -38,6 +38,8 @@ from attndepth.simulations.validation import check_int
 DEFAULT_PRIME = 2_147_483_647
 #: A second prime below 2^31 used to cross-check exact ranks.
 SECOND_PRIME = 2_147_483_629
+#: Primes below this have a GEMM rank (attndepth.simulations.modular_lu).
+MAX_PRIME = 2**26
 #: Largest inner dimension for which the proof above holds.
 MAX_INNER_DIMENSION = 2**16
 
@@ -92,8 +94,18 @@ def matmul_mod(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:
     return high
 
 
+#: Smallest side from which rank_mod uses the GEMM elimination (primes < 2^26); measured
+#: crossover on the 2-core bench machine: equal at 200², GEMM 2.7× faster at 1000².
+GEMM_RANK_MIN_SIDE = 256
+
+
 def rank_mod(matrix: np.ndarray, prime: int, threads: int | None = None) -> int:
-    """Rank over GF(prime) of an integer matrix, by python-flint's ``nmod_mat``.
+    """Rank over GF(prime) of an integer matrix.
+
+    Matrices with both sides ≥ :data:`GEMM_RANK_MIN_SIDE` over a prime below 2^26
+    go to :func:`attndepth.simulations.modular_lu.rank_mod_gemm` (recursive LU
+    with float64 GEMM updates); everything else to python-flint's ``nmod_mat``,
+    which is also the GEMM path's oracle in the tests.
 
     Parameters
     ----------
@@ -102,8 +114,9 @@ def rank_mod(matrix: np.ndarray, prime: int, threads: int | None = None) -> int:
     prime : int
     threads : int, optional
         FLINT threads for the elimination (default: the available cores;
-        restored afterwards). Measured on the 2-core bench machine: 2 threads
-        take the rank of a 2500² matrix 1.6× faster than FLINT's default of 1.
+        restored afterwards; the GEMM path uses BLAS's threads). Measured on the
+        2-core bench machine: 2 threads take the rank of a 2500² matrix 1.6× faster
+        than FLINT's default of 1.
 
     Notes
     -----
@@ -113,6 +126,10 @@ def rank_mod(matrix: np.ndarray, prime: int, threads: int | None = None) -> int:
     rows, cols = matrix.shape
     if rows == 0 or cols == 0:
         return 0
+    if prime < MAX_PRIME and min(rows, cols) >= GEMM_RANK_MIN_SIDE:
+        from attndepth.simulations.modular_lu import rank_mod_gemm  # builds on this module
+
+        return rank_mod_gemm(matrix, prime)
     threads = available_cores() if threads is None else check_int("threads", threads, minimum=1)
     integers = flint.fmpz_mat(matrix.tolist())
     previous = flint.ctx.threads

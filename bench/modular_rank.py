@@ -1,0 +1,85 @@
+"""GF(p) rank: the GEMM LU against FLINT and against the machine's GEMM limit, in one run."""
+
+from __future__ import annotations
+
+import time
+
+import flint
+import numpy as np
+
+from attndepth.separation import block_bounds_for
+from attndepth.simulations.degree_blocks import BLOCK_PRIME, measure_block_ranks
+from attndepth.simulations.modular_lu import limb_bits, rank_mod_gemm
+from attndepth.simulations.seprank import SeprankConfig
+from attndepth.simulations.threads import available_cores
+from bench.timing import best_of
+
+
+def gemm_rate(size: int) -> float:
+    """float64 GEMM multiply-adds per second on size × size matrices (best of 3)."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((size, size)), rng.standard_normal((size, size))
+    out = np.empty((size, size))
+    return size**3 / best_of(lambda: np.matmul(a, b, out=out), 3)
+
+
+def _deficient(size: int, prime: int) -> np.ndarray:
+    """A size × size matrix of rank size − 50 over GF(prime) (50 columns repeated × 3)."""
+    rng = np.random.default_rng(size)
+    matrix = rng.integers(0, prime, (size, size))
+    matrix[:, -50:] = matrix[:, :50] * 3 % prime
+    return matrix
+
+
+def rank_vs_flint(size: int, prime: int = BLOCK_PRIME) -> dict:
+    """Seconds of one rank: GEMM LU, FLINT's rank alone (``nmod_mat`` built untimed, every
+    core), and FLINT from the NumPy matrix (conversion included, what ``rank_mod`` paid);
+    the GEMM LU's share of the (2/3)n³ multiply-adds at this run's GEMM rate."""
+    matrix = _deficient(size, prime)
+    ours = best_of(lambda: rank_mod_gemm(matrix, prime), 1)
+    start = time.perf_counter()
+    nmod = flint.nmod_mat(flint.fmpz_mat(matrix.tolist()), prime)
+    convert = time.perf_counter() - start
+    previous, flint.ctx.threads = flint.ctx.threads, available_cores()
+    try:
+        start = time.perf_counter()
+        flint_rank = nmod.rank()
+        flint_seconds = time.perf_counter() - start
+    finally:
+        flint.ctx.threads = previous
+    limit = (2 / 3) * size**3 / gemm_rate(min(size, 4000))
+    return {"matrix": f"{size}²", "prime": prime, "limbs": 2 if limb_bits(prime) else 1,
+            "gemm LU s": ours, "flint rank s": flint_seconds,
+            "flint incl. conversion s": flint_seconds + convert,
+            "speed-up vs flint": flint_seconds / ours,
+            "speed-up vs flint incl. conversion": (flint_seconds + convert) / ours,
+            "GEMM-limit s": limit, "fraction of GEMM speed": limit / ours,
+            "same rank": rank_mod_gemm(matrix, prime) == flint_rank == size - 50}
+
+
+#: Configurations with |Q| ≥ d, in increasing bound (d, L, N; balanced partition).
+REACH_CASES = [(2, 3, 4), (2, 4, 4), (3, 3, 6), (2, 5, 4), (4, 3, 8)]
+
+
+def largest_certified_blocks(limit_seconds: float, cases=REACH_CASES) -> dict:
+    """Largest block-certified rank with |Q| ≥ d measured within the limit (block method),
+    with its slowest block's rank time. Cases run in order and stop at the first one over
+    the limit (the next ones are larger)."""
+    best = None
+    for width, depth, tokens in cases:
+        config = SeprankConfig(width=width, depth=depth, tokens=tokens)
+        bounds = block_bounds_for(config)
+        start = time.perf_counter()
+        measured = measure_block_ranks(config, bounds, 0)
+        seconds = time.perf_counter() - start
+        if seconds > limit_seconds:
+            break
+        slowest = max(measured.blocks, key=lambda block: block.rank_seconds)
+        best = {"config": f"d={width}, L={depth}, N={tokens}", "rank": measured.rank,
+                "bound": sum(bounds), "blocks": len(measured.blocks),
+                "largest block": max(block.grid for block in measured.blocks),
+                "reason": measured.reason, "seconds": seconds,
+                "evaluation s": measured.eval_seconds,
+                "rank s": sum(block.rank_seconds for block in measured.blocks),
+                "slowest block rank s": slowest.rank_seconds}
+    return best or {}
