@@ -9,6 +9,7 @@ from sympy.utilities.iterables import partitions
 from attndepth.theory.separation_rank import (
     check_structural_lemma,
     coefficient_separation_rank,
+    degree_block_bounds,
     homogeneous_degrees,
     leading_log_sep,
     log_bigraded_bound,
@@ -173,3 +174,44 @@ def test_threshold_depth():
     assert threshold_depth(81) == pytest.approx(4.0)
     with pytest.raises(ValueError, match="width"):
         threshold_depth(0)
+
+
+@pytest.mark.parametrize("width, depth, p_size, q_size, total, blocks, largest", [
+    (2, 5, 2, 2, 109_024, 122, 2_628),  # the sizes quoted for the block method
+    (4, 3, 4, 4, 31_460, 14, 11_440),
+    (3, 4, 1, 1, 12_341, 41, 861),
+])
+def test_degree_blocks_sum_to_the_bigraded_bound(width, depth, p_size, q_size, total, blocks,
+                                                  largest):
+    parts = degree_block_bounds(width, depth, p_size, q_size)
+    assert [part.degree for part in parts] == list(range(blocks))
+    assert sum(part.bound for part in parts) == total == \
+        separation_rank_bounds(width, depth, p_size, q_size).bigraded
+    assert max(part.bound for part in parts) == largest
+    assert all(part.bound == min(part.q_side, part.p_side) for part in parts)
+
+
+def test_degree_blocks_refuse_bad_sizes():
+    with pytest.raises(ValueError, match="p_size"):
+        degree_block_bounds(2, 2, 0, 1)
+    with pytest.raises(ValueError, match="depth"):
+        degree_block_bounds(2, 9, 1, 1)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 4, 5])
+def test_p_side_count_is_below_the_spanning_counts_and_closed_at_the_ends(width):
+    for p_size in range(1, width + 3):
+        for degree in range(6):
+            count = p_side_dimension(degree, width, p_size)
+            assert count <= width * symmetric_rank_hilbert(degree, width, p_size)
+            assert count <= math.comb(p_size * width + 2 * degree, 2 * degree + 1)
+            if p_size == 1:  # every monomial of degree 2b + 1 in x^i
+                assert count == math.comb(width + 2 * degree, 2 * degree + 1)
+            if p_size >= width:
+                assert count == width * symmetric_rank_hilbert(degree, width, width)
+
+
+def test_p_side_count_lowers_the_example_of_the_issue():
+    """d = 3, L = 3, P = {0, 1}, Q = {2}: bound (d) was 964 with the spanning counts."""
+    assert p_side_dimension(4, 3, 2) == 315 < 360
+    assert separation_rank_bounds(3, 3, 2, 1).bigraded == 946

@@ -258,19 +258,44 @@ def q_side_dimension(degree: int, width: int, q_size: int) -> int:
 
 
 def p_side_dimension(degree: int, width: int, p_size: int) -> int:
-    """Upper bound on h_P(b) = dim span{ν(M_P)·x^i_c : deg ν = b, c ≤ d} (functions of x_P).
+    """h_P(b) = dim span{ν(M_P)·x^i_c : deg ν = b, c ≤ d} (functions of x_P), |P| = m.
 
-    Two spanning-set counts, each a valid bound, and their minimum:
-    d·h(b; d, |P|) (a basis ν of degree-b polynomials on rank-≤|P| matrices,
-    times the d coordinates of x^i), and C(|P|·d + 2b, 2b + 1), all monomials
-    of degree 2b + 1 in the |P|·d entries of x_P (each ν(M_P)x^i_c is
-    homogeneous of that degree). For |P| = 1 the second is exact: ν(x xᵀ)
-    spans every even monomial of degree 2b, and times x_c every monomial of
-    degree 2b + 1.
+    The count. Σ dim S_μ(ℂ^d) over the partitions μ ⊢ 2b + 1 with exactly one odd
+    part and at most min(m, d) parts.
+
+    Proof that it is an upper bound. W_b := the span is the image of the
+    GL_d-equivariant map (ν, c) ↦ ν(M_P)·x^i_c from R_b ⊗ ℂ^d, where R_b, the
+    degree-b polynomials on symmetric matrices of rank ≤ m, is
+    ⊕_{λ ⊢ b, ℓ(λ) ≤ min(m, d)} S_{2λ}(ℂ^d) (:func:`symmetric_rank_hilbert`).
+    By Pieri's rule S_{2λ} ⊗ ℂ^d = ⊕_r S_{2λ+e_r}, and μ = 2λ + e_r has exactly
+    one odd part (row r), which recovers (λ, r): the source is multiplicity free,
+    one copy of S_μ for each μ ⊢ 2b + 1 with one odd part, ℓ(μ) ≤ d. The image of
+    an irreducible summand is 0 or a copy of it, and polynomials on
+    (ℂ^d)^m = x_P contain only S_μ with ℓ(μ) ≤ m (the GL_d × GL_m Cauchy
+    decomposition, Howe 1989, "Remarks on classical invariant theory",
+    Trans. AMS 313, §2.1), so only summands with ℓ(μ) ≤ min(m, d) survive.
+    [derived]
+
+    Exactness. Equality needs every surviving summand to map injectively. Checked
+    by certified GF(p) evaluation ranks of the spanning set
+    (``attndepth.simulations.p_side.p_side_rank``) for every d ≤ 4, m ≤ d + 1,
+    b ≤ 4 (tests); for m = 1 it is all monomials of degree 2b + 1 in x^i,
+    C(d + 2b, 2b + 1), and for m ≥ d + 1 it is d·h(b; d, d) (the entries of
+    M_P − x^i x^iᵀ and x^i are then algebraically independent), both exact by
+    elementary arguments. It never exceeds the earlier spanning counts
+    d·h(b; d, m) and C(m·d + 2b, 2b + 1) (tests), and is strictly below them for
+    1 < m < d (d = 4, m = 2, b = 4: 1960 instead of 2520).
     """
-    by_matrices = width * symmetric_rank_hilbert(degree, width, p_size)
-    by_monomials = math.comb(p_size * width + 2 * degree, 2 * degree + 1)
-    return min(by_matrices, by_monomials)
+    degree = _check_count("degree", degree)
+    width = _check_count("width", width, 1)
+    p_size = _check_count("p_size", p_size, 1)
+    total = 0
+    for multiplicities in partitions(2 * degree + 1, m=min(p_size, width)):
+        parts = sorted((part for part, count in multiplicities.items() for _ in range(count)),
+                       reverse=True)
+        if sum(part % 2 for part in parts) == 1:
+            total += schur_module_dimension(tuple(parts), width)
+    return total
 
 
 # --------------------------------------------------------------------------
@@ -311,6 +336,60 @@ class SeparationRankBounds:
     def as_dict(self) -> dict[str, int]:
         return {"monomials": self.monomials, "q_side": self.q_side, "p_side": self.p_side,
                 "bigraded": self.bigraded, "best": self.best}
+
+
+@dataclass(frozen=True)
+class DegreeBlockBound:
+    """Upper bound of one homogeneous part f_a (ρ = 0): degree a in M_Q, K − a in M_P.
+
+    Attributes
+    ----------
+    degree : a, the degree of f_a in M_Q (2a in x_Q).
+    q_side : h_Q(a) (:func:`q_side_dimension`).
+    p_side : h_P(K − a) (:func:`p_side_dimension`).
+    """
+
+    degree: int
+    q_side: int
+    p_side: int
+
+    @property
+    def bound(self) -> int:
+        """min(h_Q(a), h_P(K − a)), a proved upper bound of sep(f_a)."""
+        return min(self.q_side, self.p_side)
+
+
+def degree_block_bounds(width: int, depth: int, p_size: int,
+                        q_size: int) -> tuple[DegreeBlockBound, ...]:
+    """The per-degree blocks of f (ρ = 0) and each block's proved upper bound.
+
+    Proof (block diagonal, so ranks add exactly). With ρ = 0, G is homogeneous
+    of degree K = (3^L − 1)/2 in M = M_P + M_Q (structural lemma), so
+    f = Σ_{a=0}^{K} f_a with f_a homogeneous of degree 2a in x_Q and
+    2(K − a) + 1 in x_P. Write f = Σ_{μ,ν} c_{μν} μ(x_P) ν(x_Q) over monomials: the
+    coefficient matrix C (rows μ, columns ν) has c_{μν} ≠ 0 only when
+    deg ν = 2a and deg μ = 2(K − a) + 1 for the same a, so sorting rows and
+    columns by degree makes C block diagonal with blocks C_a = coefficients of
+    f_a. sep(f) = rank C = Σ_a rank C_a = Σ_a sep(f_a). Each sep(f_a) is at most
+    h_Q(a) (f_a is a combination of degree-a polynomials in M_Q with
+    coefficients in x_P) and at most h_P(K − a) (symmetrically), hence the bound.
+    Their sum is bound (d) of :func:`separation_rank_bounds`.
+
+    Returns
+    -------
+    tuple of DegreeBlockBound, one per a = 0 … K.
+    """
+    width = _check_count("width", width, 1)
+    depth = _check_depth(depth)
+    if depth > MAX_EXACT_BOUND_DEPTH:
+        raise ValueError(f"depth must be <= {MAX_EXACT_BOUND_DEPTH} for exact integer bounds, "
+                         f"got {depth}")
+    p_size = _check_count("p_size", p_size, 1)
+    q_size = _check_count("q_size", q_size, 1)
+    K = structural_degree(depth)
+    return tuple(DegreeBlockBound(a, q_side_dimension(a, width, q_size),
+                                  p_side_dimension(K - a, width, p_size))
+                 for a in range(K + 1))
 
 
 def separation_rank_bounds(width: int, depth: int, p_size: int, q_size: int,
@@ -487,6 +566,53 @@ def threshold_depth(width: float) -> float:
             or not math.isfinite(width):
         raise ValueError(f"width must be a positive finite number, got {width!r}")
     return math.log(float(width), 3)
+
+
+def regime_bounds(width: int, q_size: int) -> tuple:
+    """(depth ↦ bound (d), depth ↦ per-block bounds) of the regime |P| = |Q| = q, ρ = 0.
+
+    The two callables :func:`attndepth.simulations.knee.measure_knee` takes.
+    """
+    def upper(depth: int) -> int:
+        return separation_rank_bounds(width, depth, q_size, q_size).best
+
+    def blocks(depth: int) -> list[int]:
+        return [block.bound for block in degree_block_bounds(width, depth, q_size, q_size)]
+
+    return upper, blocks
+
+
+def q_matrix_dimension(width: int, q_size: int) -> int:
+    """D = dim of the symmetric d×d matrices of rank ≤ |Q| (where M_Q lives).
+
+    q·d − q(q − 1)/2 for q = min(|Q|, d): a rank-q symmetric matrix is
+    X Xᵀ-like with X in ℂ^{d×q} modulo O(q), d·q − q(q − 1)/2 parameters (the
+    determinantal variety's dimension; Harris, "Algebraic Geometry", Ex. 22.26).
+    d for one Q position, d(d + 1)/2 for |Q| ≥ d.
+    """
+    width = _check_count("width", width, 1)
+    q = min(_check_count("q_size", q_size, 1), width)
+    return q * width - q * (q - 1) // 2
+
+
+def corrected_knee(width: int, q_size: int) -> float:
+    """[conjecture] The knee of ln sep: log₃(2D + 1), D = :func:`q_matrix_dimension`.
+
+    Heuristic derivation [derived, not a proof]: f = Σ_a f_a with a up to
+    K = (3^L − 1)/2, and f_a's Q side is a degree-a polynomial on the
+    D-dimensional variety of M_Q. For |Q| ≥ d its count h_Q(a) = C(D + a − 1, a)
+    has ln h_Q(a) ≈ a·ln(D/a) while a ≪ D (linear in a, so doubly exponential
+    in L) and ≈ (D − 1)·ln a once a ≫ D (linear in L). The growth changes
+    character when K ≈ D, i.e. 3^L ≈ 2D + 1. For one Q position D = d and the
+    law is log₃ d + 0.63 asymptotically (Levine et al.'s slope); for |Q| ≥ d,
+    D = d(d + 1)/2 and it is ≈ 2·log₃ d (twice the paper's slope).
+
+    Evidence (docs/theory.md, ``levine.threshold``): within one layer of every
+    knee decided from certified ranks and proved bounds (d ≤ 9 for |Q| = 1,
+    d ≤ 4 for every |Q|), and of the knees bound (d) would have up to d = 243
+    except d = 81, |Q| ≥ d (1.01 layers).
+    """
+    return math.log(2 * q_matrix_dimension(width, q_size) + 1, 3)
 
 
 def _log_comb(n: float, k: float) -> float:
