@@ -7,7 +7,12 @@ import sys
 import time
 
 from attndepth.report import dumps, environment
-from attndepth.separation import measure_rank, rank_with_bounds
+from attndepth.separation import METHODS, measure_rank, rank_with_bounds, resolve_method
+from attndepth.simulations.degree_blocks import (
+    BLOCK_PRIME,
+    MAX_BLOCK_POINTS,
+    SECOND_BLOCK_PRIME,
+)
 from attndepth.simulations.modular import DEFAULT_PRIME, SECOND_PRIME
 from attndepth.simulations.partitions import partitions
 from attndepth.simulations.seprank import DEFAULT_MARGIN, DEFAULT_MAX_POINTS, SeprankConfig
@@ -21,9 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "seprank", help="certified separation rank of f = y^{L,i}_p",
         description="Measure the separation rank of one output coordinate of the analysed "
                     "linear-attention network (Levine et al. 2020) with respect to a "
-                    "partition (P, Q) of the positions, as the rank of a grid evaluation "
-                    "matrix over GF(p) (exact) or by SVD (numeric), with every upper bound "
-                    "and the reason the rank is certified.",
+                    "partition (P, Q) of the positions, as ranks of grid evaluation "
+                    "matrices over GF(p): by default one matrix per homogeneous part f_a "
+                    "(rho = 0; sep(f) is their sum), else the whole matrix (exact) or an SVD "
+                    "(numeric); with every upper bound and the reason each rank is "
+                    "certified.",
         epilog=examples("attndepth seprank --width 2 --depth 3 --tokens 4 --partition all",
                         "attndepth seprank --width 3 --depth 2 --tokens 3 --partition 0/1,2 "
                         "--json",
@@ -41,20 +48,27 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "all (one partition per size: the rank depends only on the sizes) | "
                              "explicit P/Q like 0,1/2,3 (output position i = 0 must be in P)")
     parser.add_argument("--residual", action="store_true", help="residual connection ρ = 1")
-    parser.add_argument("--method", choices=("exact", "numeric"), default="exact",
-                        help="exact: rank over GF(prime), certified; numeric: float64 SVD "
-                             "rank with a tolerance")
+    parser.add_argument("--method", choices=METHODS, default="auto",
+                        help="blocks: every homogeneous part f_a ranked over GF(prime) "
+                             "against its own proved bound, ranks summed (rho = 0); exact: "
+                             "the whole evaluation matrix over GF(prime); numeric: float64 "
+                             "SVD rank with a tolerance; auto: blocks for rho = 0, exact for "
+                             "rho = 1 (default: auto)")
     parser.add_argument("--seed", type=integer, default=0, metavar="S",
                         help="seed (integer >= 0) of the weights and grid points")
-    parser.add_argument("--prime", type=integer, default=DEFAULT_PRIME, metavar="P",
-                        help="prime of the field (exact method)")
+    parser.add_argument("--prime", type=integer, default=None, metavar="P",
+                        help=f"prime of the field (default: {BLOCK_PRIME}, the largest below "
+                             f"2^26, for blocks; {DEFAULT_PRIME} for exact)")
     parser.add_argument("--margin", type=integer, default=DEFAULT_MARGIN,
                         help="saturation: rank <= grid size - margin (integer >= 1)")
-    parser.add_argument("--max-points", type=integer, default=DEFAULT_MAX_POINTS,
-                        help="largest grid per side; beyond it the rank is a lower bound")
+    parser.add_argument("--max-points", type=integer, default=None,
+                        help=f"largest grid per side (per block for blocks); beyond it the "
+                             f"rank is a lower bound (default: {MAX_BLOCK_POINTS} for blocks, "
+                             f"{DEFAULT_MAX_POINTS} otherwise)")
     parser.add_argument("--verify", action="store_true",
-                        help=f"repeat with prime {SECOND_PRIME} and the next seed; exit 1 "
-                             "if the two ranks disagree")
+                        help=f"repeat with another prime ({SECOND_BLOCK_PRIME} for blocks, "
+                             f"{SECOND_PRIME} for exact) and the next seed; exit 1 if the two "
+                             "ranks disagree")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.set_defaults(handler=run)
 
@@ -88,24 +102,48 @@ def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
     config = SeprankConfig(width=args.width, depth=args.depth, heads=args.heads,
                            tokens=args.tokens, partition=partition,
                            residual=int(args.residual))
-    options = dict(margin=args.margin, max_points=args.max_points,
-                   progress=sys.stderr.isatty())
+    method = resolve_method(config, args.method)
+    blocks = method == "blocks"
+    first, second = (BLOCK_PRIME, SECOND_BLOCK_PRIME) if blocks else (DEFAULT_PRIME,
+                                                                       SECOND_PRIME)
+    prime = first if args.prime is None else args.prime
+    default_points = MAX_BLOCK_POINTS if blocks else DEFAULT_MAX_POINTS
+    options = dict(margin=args.margin, progress=sys.stderr.isatty(),
+                   max_points=default_points if args.max_points is None else args.max_points)
     start = time.perf_counter()
-    result = rank_with_bounds(config, args.seed, args.method, prime=args.prime, **options)
+    result = rank_with_bounds(config, args.seed, method, prime=prime, **options)
     exit_code = 0
-    if args.method == "numeric":
-        exact = measure_rank(config, args.seed, "exact", args.prime, **options)
+    if method == "numeric":
+        exact = measure_rank(config, args.seed, "exact", prime, **options)
         result["exact_rank"] = exact.rank
         result["agrees_with_exact"] = exact.rank == result["rank"]
     if args.verify:
-        other_prime = SECOND_PRIME if args.prime != SECOND_PRIME else DEFAULT_PRIME
-        second = measure_rank(config, args.seed + 1, "exact", other_prime, **options)
+        other_prime = second if prime != second else first
+        verify_method = "blocks" if blocks else "exact"
+        second = measure_rank(config, args.seed + 1, verify_method, prime=other_prime,
+                              **options)
         result["verify"] = {"rank": second.rank, "prime": second.prime, "seed": second.seed,
                             "agrees": second.rank == result["rank"]}
         exit_code = 0 if second.rank == result["rank"] else 1
     result["seconds"] = time.perf_counter() - start
     result["environment"] = environment()
     return result, exit_code
+
+
+def _describe_blocks(blocks: list[dict]) -> str:
+    """One line: how many homogeneous parts, how each is certified, the largest."""
+    counts = {reason: sum(b["reason"] == reason for b in blocks)
+              for reason in ("upper-bound", "margin", "max-points")}
+    largest = max(blocks, key=lambda b: b["rank"])
+    short = [b for b in blocks if b["rank"] < b["bound"]]
+    text = (f"blocks       {len(blocks)} homogeneous parts f_a: {counts['upper-bound']} meet "
+            f"their bound, {counts['margin']} saturated below it, {counts['max-points']} "
+            f"unsaturated; largest rank {largest['rank']} (a = {largest['degree']})")
+    if short:
+        text += "; below bound at a = " + ", ".join(
+            f"{b['degree']} ({b['rank']} < {b['bound']})" for b in short[:6])
+        text += " ..." if len(short) > 6 else ""
+    return text
 
 
 def _describe(result: dict) -> str:
@@ -115,10 +153,13 @@ def _describe(result: dict) -> str:
         f"rho={c['residual']}  P={c['p_positions']} Q={c['q_positions']} i={c['position']}",
         f"rank         {result['rank']}  ({result['method']}"
         + (f", GF({result['prime']})" if result["prime"] else "") + ")",
-        f"grids        {result['grid_p']} x {result['grid_q']} points; saturated: "
-        f"{result['saturated']} ({result['reason']})",
+        f"grids        {result['grid_p']} x {result['grid_q']} points"
+        + (" (largest block)" if result["blocks"] else "")
+        + f"; saturated: {result['saturated']} ({result['reason']})",
     ]
-    if result["method"] == "exact":
+    if result["blocks"]:
+        lines.append(_describe_blocks(result["blocks"]))
+    if result["method"] in ("exact", "blocks"):
         status = ("= generic separation rank (meets an upper bound)"
                   if result["reason"] == "upper-bound" else
                   f"certified lower bound; equality fails with probability <= "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from attndepth.simulations.degree_blocks import BLOCK_PRIME, measure_block_ranks
 from attndepth.simulations.observables import Parameter, register_observable
 from attndepth.simulations.partitions import partitions
 from attndepth.simulations.seprank import (
@@ -24,6 +25,7 @@ from attndepth.simulations.seprank import measure_rank as _measure
 from attndepth.theory.separation_rank import (
     TIGHT_FAMILY_STATEMENT,
     SeparationRankBounds,
+    degree_block_bounds,
     in_tight_family,
     separation_rank_bounds,
 )
@@ -36,23 +38,60 @@ def bounds_for(config: SeprankConfig) -> SeparationRankBounds:
                                   len(split.q_positions), config.residual)
 
 
+#: Methods of :func:`measure_rank`; ``auto`` is ``blocks`` for ρ = 0, else ``exact``.
+METHODS = ("auto", "blocks", "exact", "numeric")
+#: Options the block method takes (the grids are set by each block's bound).
+BLOCK_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "evaluator"})
+
+
+def resolve_method(config: SeprankConfig, method: str) -> str:
+    """``auto`` → ``blocks`` (ρ = 0: per-degree blocks) or ``exact`` (ρ = 1); others as given."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if method == "auto":
+        return "blocks" if config.residual == 0 else "exact"
+    return method
+
+
+def block_bounds_for(config: SeprankConfig) -> list[int]:
+    """The proved bound of each homogeneous part f_a, a = 0 … K (ρ = 0)."""
+    split = config.split
+    return [block.bound for block in degree_block_bounds(
+        config.width, config.depth, len(split.p_positions), len(split.q_positions))]
+
+
 def measure_rank(config: SeprankConfig, seed: int = 0, method: str = "exact",
                  *args: Any, rank_cap: int | None = None, **kwargs: Any) -> RankCertificate:
-    """:func:`attndepth.simulations.seprank.measure_rank` with the proved bound as cap.
+    """The certified rank with the proved bounds supplied.
 
     Parameters
     ----------
-    config, seed, method, *args, **kwargs
-        As for the simulation's ``measure_rank``.
+    config, seed, *args, **kwargs
+        As for :func:`attndepth.simulations.seprank.measure_rank` (methods
+        ``exact`` and ``numeric``); for ``blocks`` only the keywords in
+        :data:`BLOCK_OPTIONS` (:func:`attndepth.simulations.degree_blocks.measure_block_ranks`).
+    method : str
+        One of :data:`METHODS`. ``blocks`` measures every homogeneous part f_a
+        against its own proved bound (ρ = 0 only) and sums the ranks.
     rank_cap : int, optional
-        An upper bound known to the caller; default: the best proved bound
-        (:func:`bounds_for`), so a rank that meets it is reported as proved.
-        A cap above the best bound is lowered to it.
+        Whole-matrix methods: an upper bound known to the caller; default: the
+        best proved bound (:func:`bounds_for`), so a rank that meets it is
+        reported as proved. A cap above the best bound is lowered to it.
 
     Returns
     -------
     RankCertificate
     """
+    method = resolve_method(config, method)
+    if method == "blocks":
+        unknown = set(kwargs) - BLOCK_OPTIONS
+        if args or rank_cap is not None or unknown:
+            raise ValueError(f"the blocks method takes only the keywords "
+                             f"{', '.join(sorted(BLOCK_OPTIONS))}, got "
+                             f"{sorted(unknown) or 'positional options or rank_cap'}")
+        kwargs.setdefault("prime", BLOCK_PRIME)
+        return measure_block_ranks(config, block_bounds_for(config), seed,
+                                   **kwargs).certificate(config)
     best = bounds_for(config).best
     cap = best if rank_cap is None else min(rank_cap, best)
     return _measure(config, seed, method, *args, rank_cap=cap, **kwargs)

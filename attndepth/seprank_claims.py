@@ -11,12 +11,10 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-import numpy as np
-
 from attndepth.claims import Outcome, claim, verdict_from
 from attndepth.families import Family
 from attndepth.simulations import presets
-from attndepth.simulations.fitting import linear_fit, transition_depth
+from attndepth.simulations.knee import RegimeKnee, decide_knee, measure_knee
 from attndepth.simulations.modular import DEFAULT_PRIME, SECOND_PRIME
 from attndepth.simulations.partitions import partitions
 from attndepth.simulations.seprank import (
@@ -28,9 +26,11 @@ from attndepth.simulations.seprank import (
 from attndepth.theory.separation_rank import (
     TIGHT_FAMILY_STATEMENT,
     SeparationRankBounds,
+    corrected_knee,
     in_tight_family,
-    log_bigraded_bound,
     partition_invariant,
+    q_matrix_dimension,
+    regime_bounds,
     separation_rank_bounds,
     threshold_depth,
 )
@@ -39,10 +39,6 @@ TESTS = "tests/test_attndepth_seprank_claims.py"
 
 Config = tuple[int, ...]
 
-#: Threshold slope: L* against log_3 d must have slope within this of 1.
-THRESHOLD_SLOPE_TOLERANCE = 0.25
-#: Growth ratio ln sep(L+1)/ln sep(L) marking the transition (3 below, 1 above).
-TRANSITION_RATIO = 2.0
 
 
 def _p_size(config: Config) -> int:
@@ -294,80 +290,86 @@ def verify_heads(seed: int, width: int, depth: int, tokens: int,
     )
 
 
-def _crossing_slope(widths: list[int], side: int | None) -> tuple[list[float], float]:
-    crossings = []
-    for width in widths:
-        logs = [log_bigraded_bound(width, 1, side), log_bigraded_bound(width, 2, side)]
-        # Extend the depth window until the growth ratio has stayed below the
-        # transition ratio for two steps (K = (3^L − 1)/2 terms per depth).
-        while len(logs) < 4 or logs[-1] / logs[-2] >= TRANSITION_RATIO \
-                or logs[-2] / logs[-3] >= TRANSITION_RATIO:
-            logs.append(log_bigraded_bound(width, len(logs) + 1, side))
-        depths = np.arange(1, len(logs) + 1)
-        crossings.append(transition_depth(depths, np.array(logs), TRANSITION_RATIO))
-    fit = np.polyfit([threshold_depth(w) for w in widths], crossings, 1)
-    return crossings, float(fit[0])
+#: A decided knee and a law agree when they are less than one layer apart (the knee is
+#: a whole depth, the laws real numbers).
+KNEE_TOLERANCE = 1.0
+
+
+def _knee_row(regime: RegimeKnee) -> str:
+    d, q = regime.width, regime.q_size
+    decision = regime.decision
+    knee = (f"κ={decision.knee}" if decision.decided else
+            f"κ undecided in [{decision.earliest}, {decision.latest or '?'}]")
+    measured = ", ".join(f"L={L}: rank ≥ {regime.lower[L - 1]} (grid {grid})"
+                         for L, grid in regime.grids.items())
+    return (f"d={d}, |P|=|Q|={q}: {knee}; log_3 d={threshold_depth(d):.2f}, "
+            f"log_3(2D+1)={corrected_knee(d, q):.2f}; bounds {list(regime.upper)}; "
+            f"certified {measured or 'nothing needed'}")
 
 
 @claim(
     "levine.threshold",
     source="Levine et al. 2020, §4 (L_th = log_3 d_x)",
-    statement="ln sep grows like 3^L below L_th = log_3 d and like L above it.",
-    tolerance=(f"slope of L* against log_3 d within {THRESHOLD_SLOPE_TOLERANCE} of 1 in every "
-               "regime; fails when every regime misses on the same side"),
+    statement="ln sep grows like 3^L below L_th = log_3 d and like L above it: the knee "
+              "κ = min{L : sep(L+1) < sep(L)²} lies at log_3 d.",
+    tolerance=(f"every decided knee within {KNEE_TOLERANCE:g} layer of log_3 d, in every "
+               "regime |P| = |Q| = q"),
     presets=presets.THRESHOLD,
-    theory=(threshold_depth, log_bigraded_bound),
-    simulation=(certified_rank, transition_depth, linear_fit),
-    test=f"{TESTS}::test_threshold_claim_reports_measured_crossings_honestly",
-    figure="separation_rank",
+    theory=(threshold_depth, corrected_knee, q_matrix_dimension, regime_bounds),
+    simulation=(measure_knee, decide_knee),
+    test=f"{TESTS}::test_threshold_claim_decides_knees_and_fails_for_long_sequences",
+    figure="threshold_knee",
     wrong_theory={"threshold_depth": lambda width: 5 * math.log(width, 3)},
-    family=Family(parameters={"smallest_width": (4, 9, 16), "ratio": (3, 4)},
-                  beyond={"smallest_width": (25,)},
-                  fixed={"exact_widths": [2, 3], "exact_depths": [1, 2, 3]},
-                  adapt=lambda m: {"conjecture_widths": [m["smallest_width"] * m["ratio"] ** k
-                                                         for k in range(3)]}),
+    family=Family(parameters={"width": (2, 3, 4, 5, 6, 7, 8, 9), "q_size": (1, 2, 3)},
+                  beyond={"width": (10, 12)},
+                  constraints=(("q ≤ d", lambda m: m["q_size"] <= m["width"]),
+                               ("q = 1 or d ≤ 3 (cost)",
+                                lambda m: m["q_size"] == 1 or m["width"] <= 3)),
+                  adapt=lambda m: {"regimes": [[m["width"], m["q_size"]]]}),
 )
-def verify_threshold(seed: int, exact_widths: list[int], exact_depths: list[int],
-                      conjecture_widths: list[int]) -> Outcome:
-    """Where growth of ln sep in L turns from doubly exponential to exponential."""
-    exact_rows, exact_crossings = [], {}
-    for width in exact_widths:
-        logs = np.array([math.log(exact_rank((width, L, 1, 2, 0), seed).rank)
-                         for L in exact_depths])
-        fit = linear_fit(np.array(exact_depths, float), np.log(logs))
-        try:
-            crossing = transition_depth(np.array(exact_depths, float), logs, TRANSITION_RATIO)
-            crossing_text = f"{crossing:.2f}"
-        except ValueError as why:
-            crossing, crossing_text = None, f"none in window ({why})"
-        exact_crossings[width] = crossing
-        exact_rows.append(f"d={width}, N=2: ln sep {np.round(logs, 2).tolist()}, "
-                          f"L*={crossing_text} vs log_3 d={threshold_depth(width):.2f}, "
-                          f"slope of ln ln sep {fit.slope:.2f} (ln 3 = 1.10)")
-    single, slope_single = _crossing_slope(conjecture_widths, side=1)
-    full, slope_full = _crossing_slope(conjecture_widths, side=None)
-    misses = [slope - 1 for slope in (slope_single, slope_full)
-              if abs(slope - 1) > THRESHOLD_SLOPE_TOLERANCE]
-    # holds: every regime within tolerance; fails: every regime misses on the
-    # same side (the predicted depth is too deep, or too shallow, everywhere);
-    # inconclusive: the regimes disagree with each other.
-    same_side = len(misses) == 2 and (misses[0] > 0) == (misses[1] > 0)
+def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
+    """Decide the knee of each regime from certified ranks and proved bounds; compare."""
+    measured = [measure_knee(width, q, *regime_bounds(width, q), seed) for width, q in regimes]
+    decided = [r for r in measured if r.decision.decided]
+    paper_misses = [(r.width, r.q_size, r.decision.knee - threshold_depth(r.width))
+                    for r in decided
+                    if abs(r.decision.knee - threshold_depth(r.width)) > KNEE_TOLERANCE]
+    corrected_misses = [(r.width, r.q_size) for r in decided
+                        if abs(r.decision.knee - corrected_knee(r.width, r.q_size))
+                        > KNEE_TOLERANCE]
+    regime_text = []
+    for label, members in (("one Q position", [r for r in decided if r.q_size == 1]),
+                           ("|Q| ≥ 2", [r for r in decided if r.q_size >= 2])):
+        if not members:
+            continue
+        missed = [r for r in members
+                  if abs(r.decision.knee - threshold_depth(r.width)) > KNEE_TOLERANCE]
+        gaps = [r.decision.knee - threshold_depth(r.width) for r in missed]
+        where = ", ".join(f"({r.width}, {r.q_size})" for r in missed)
+        regime_text.append(
+            f"{label}: {len(members) - len(missed)}/{len(members)} within one layer of "
+            f"log_3 d" + (f" (misses at (d, q) = {where} by {min(gaps):+.2f} … "
+                          f"{max(gaps):+.2f})" if missed else ""))
     return Outcome(
-        predicted="transition depth L* ∝ log_3 d (slope 1 in log_3 d)",
-        measured=(f"slope {slope_single:.2f} (|Q|=1), {slope_full:.2f} (|Q|=d) "
-                  f"[conjecture-based]"),
-        verdict=verdict_from(not misses, inconclusive=bool(misses) and not same_side),
-        note=(" ; ".join(exact_rows) + f" ; conjecture-based (rank = bound (d)), widths "
-              f"{conjecture_widths}: L* = {np.round(single, 2).tolist()} for |P|=|Q|=1, "
-              f"{np.round(full, 2).tolist()} for |P|=|Q|=d, against log_3 d = "
-              f"{[round(threshold_depth(w), 2) for w in conjecture_widths]}. "
-              "L* = midpoint depth where ln sep(L+1)/ln sep(L) crosses 2. The knee sits "
-              "where 3^L reaches the dimension of the matrices M_Q can be (≈ |Q|·d, "
-              "d(d+1)/2 for |Q| ≥ d): log_3 d for one Q position, ≈ 2 log_3 d for long "
-              "sequences. Exact ranks (d ≤ 3) are too small to separate the regimes."),
-        values={"exact_crossings": {str(k): v for k, v in exact_crossings.items()},
-                "conjecture_single": single, "conjecture_full": full,
-                "slope_single": slope_single, "slope_full": slope_full},
+        predicted="decided knees within one layer of log_3 d",
+        measured=("; ".join(regime_text) + f"; log_3(2D + 1) [conjecture]: "
+                  f"{len(decided) - len(corrected_misses)}/{len(decided)}; "
+                  f"{len(decided)}/{len(measured)} knees decided"),
+        verdict=verdict_from(bool(decided) and not paper_misses,
+                             inconclusive=not decided),
+        note=("; ".join(_knee_row(r) for r in measured)
+              + ". Misses of log_3 d (d, q, κ − log_3 d): "
+              + (", ".join(f"({d}, {q}, {gap:+.2f})" for d, q, gap in paper_misses) or "none")
+              + ". D = dim of the symmetric matrices of rank ≤ q (where M_Q lives): d for one "
+                "Q position, d(d+1)/2 for |Q| ≥ d. Knees are decided by certified GF(p) "
+                "ranks (lower bounds, degree blocks on capped grids) and proved bounds "
+                "(upper), never by the conjecture rank = bound."),
+        values={"knees": {f"{r.width},{r.q_size}": r.decision.knee for r in measured},
+                "paper_misses": [[d, q, gap] for d, q, gap in paper_misses],
+                "corrected_misses": [list(m) for m in corrected_misses],
+                "regimes": regime_text,
+                "certified": {f"{r.width},{r.q_size}": list(r.lower) for r in measured},
+                "bounds": {f"{r.width},{r.q_size}": list(r.upper) for r in measured}},
     )
 
 

@@ -13,6 +13,7 @@ FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.similarity_depth",
     "attndepth.figures.allocation",
     "attndepth.figures.separation_rank",
+    "attndepth.figures.threshold_knee",
     "attndepth.figures.fixed_rate",
     "attndepth.figures.postln_rate",
     "attndepth.figures.dong_collapse",

@@ -5,8 +5,9 @@ growth) for one P and one Q position (N = 2): certified exact ranks as
 markers, the bigraded bound (d) as lines (exact where computed, the
 conjectured value beyond), log_3 d marked per width. Right: exact rank
 against the number of heads, with bound (d). Sizes are the presets of the
-claims levine.threshold and levine.heads (``presets.THRESHOLD``, ``presets.HEADS``);
-ranks are measured as the claims measure them (:func:`certified_rank`).
+claim levine.heads (``presets.HEADS``) and the widths below; ranks are
+measured as the claims measure them (:func:`certified_rank`). Where the knee
+of each curve lies is the figure ``threshold_knee``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import math
 import numpy as np
 
 from attndepth.figures.style import PALETTE, new_figure, styled
-from attndepth.simulations.presets import HEADS, THRESHOLD
+from attndepth.simulations.presets import HEADS
 from attndepth.simulations.seprank import SeprankConfig, certified_rank
 from attndepth.theory.separation_rank import (
     log_bigraded_bound,
@@ -28,6 +29,9 @@ NAME = "separation_rank"
 DESCRIPTION = "ln sep vs depth (exact ranks, bounds, log_3 d) and rank vs heads"
 #: Deepest L drawn for the bound lines (drawing extent only).
 MAX_DEPTH = {"quick": 8, "full": 10}
+#: Widths with certified ranks at depths 1 … 3 (N = 2), and widths drawn by bound only.
+EXACT_WIDTHS, EXACT_DEPTHS = [2, 3], [1, 2, 3]
+BOUND_WIDTHS = {"quick": [9, 27, 81], "full": [9, 27, 81, 243]}
 
 
 def _exact(width: int, depth: int, heads: int, tokens: int, seed: int) -> int:
@@ -38,17 +42,17 @@ def _exact(width: int, depth: int, heads: int, tokens: int, seed: int) -> int:
 
 def compute(preset: str, seed: int) -> dict[str, list]:
     """Columns: panel, series, width, x (depth or heads), value (ln sep or rank)."""
-    threshold, heads_case = THRESHOLD[preset], HEADS[preset]
+    heads_case = HEADS[preset]
     columns: dict[str, list] = {k: [] for k in ("panel", "series", "width", "x", "value")}
 
     def add(panel: str, series: str, width: int, x: float, value: float) -> None:
         for key, item in zip(columns, (panel, series, width, x, value), strict=True):
             columns[key].append(item)
 
-    for width in threshold["exact_widths"]:
-        for depth in threshold["exact_depths"]:
+    for width in EXACT_WIDTHS:
+        for depth in EXACT_DEPTHS:
             add("depth", "exact", width, depth, math.log(_exact(width, depth, 1, 2, seed)))
-    for width in [*threshold["exact_widths"], *threshold["conjecture_widths"]]:
+    for width in [*EXACT_WIDTHS, *BOUND_WIDTHS[preset]]:
         for depth in range(1, MAX_DEPTH[preset] + 1):
             add("depth", "bound", width, depth, log_bigraded_bound(width, depth, side=1))
     width, depth, tokens = heads_case["width"], heads_case["depth"], heads_case["tokens"]

@@ -47,9 +47,10 @@ DONG = _presets(dict(depth=10, tokens=32, width=64, batch=32, temperature=0.25),
 HEADS = _presets(dict(width=4, depth=2, tokens=4, heads=[1, 2, 4]),
                  dict(width=6, depth=2, tokens=4, heads=[1, 2, 3, 6]))
 
-#: Certified ranks of N = 2 networks and the widths where only the bound is
-#: evaluated: levine.threshold, left panel of ``separation_rank``.
+#: Regimes (d, |P| = |Q| = q) whose knee levine.threshold decides: one Q position up to
+#: d = 9, every q up to d = 3 (quick, about 10 s); full adds d = 4 (grids up to ~2,300).
 THRESHOLD = _presets(
-    dict(exact_widths=[2, 3], exact_depths=[1, 2, 3], conjecture_widths=[9, 27, 81]),
-    dict(exact_widths=[2, 3], exact_depths=[1, 2, 3], conjecture_widths=[9, 27, 81, 243]),
+    dict(regimes=[[d, 1] for d in range(2, 10)] + [[2, 2], [3, 2], [3, 3]]),
+    dict(regimes=[[d, 1] for d in range(2, 10)] + [[2, 2], [3, 2], [3, 3], [4, 2], [4, 3],
+                                                  [4, 4]]),
 )

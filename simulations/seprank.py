@@ -128,6 +128,9 @@ class RankCertificate:
     failure_probability : Schwartz–Zippel bound on Pr[rank < generic sep]
         when saturated by margin; 0 when proved; None for numeric.
     tolerance, gap : numeric only: the SVD threshold and σ_r/σ_{r+1}.
+    blocks : method ``blocks`` only: one dict per homogeneous part f_a
+        (:class:`attndepth.simulations.degree_blocks.BlockRank`); the rank is
+        their sum, the grids the largest block's.
     """
 
     rank: int
@@ -146,6 +149,7 @@ class RankCertificate:
     tolerance: float | None = None
     gap: float | None = None
     history: list[tuple[int, int]] = field(default_factory=list)
+    blocks: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -30,9 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CLAIMS = all_claims()
 #: Claims whose quick verdict is not ``holds``, with the reason (data, not skips).
 KNOWN_VERDICTS = {
-    "levine.threshold": ("inconclusive", "certified ranks stop at d ≤ 4, L ≤ 3: the knee "
-                         "is only located through the conjectured bound, and its two regimes "
-                         "disagree (slopes 0.65 and 1.85 against 1)"),
+    "levine.threshold": ("fails", "the knee, decided from certified ranks and proved "
+                         "bounds, lies 1.4–2 layers beyond log_3 d for |Q| ≥ 2 (and at d = 2); "
+                         "test_threshold_claim_can_hold shows the check can pass"),
 }
 
 

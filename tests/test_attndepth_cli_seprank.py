@@ -30,7 +30,32 @@ def test_seprank_same_seed_same_json(capsys):
     second = json.loads(capsys.readouterr().out)
     for volatile in ("seconds", "eval_seconds", "rank_seconds"):
         first.pop(volatile), second.pop(volatile)
+    for block in first["blocks"] + second["blocks"]:
+        block.pop("rank_seconds")
     assert first == second
+
+
+def test_seprank_json_lists_every_block_and_the_whole_matrix_agrees(capsys):
+    argv = ["seprank", "--width", "2", "--depth", "3", "--tokens", "3", "--json"]
+    assert main(argv) == 0
+    blocks = json.loads(capsys.readouterr().out)
+    assert blocks["method"] == "blocks" and len(blocks["blocks"]) == 14  # K = 13
+    for block in blocks["blocks"]:
+        assert set(block) >= {"degree", "grid", "rank", "bound", "reason",
+                              "failure_probability"}
+        assert block["rank"] <= block["bound"]
+    assert blocks["rank"] == sum(block["rank"] for block in blocks["blocks"])
+    assert main(argv + ["--method", "exact"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    assert whole["rank"] == blocks["rank"] and whole["blocks"] == []
+
+
+def test_seprank_blocks_refuse_the_residual_and_auto_falls_back(capsys):
+    argv = ["seprank", "--width", "2", "--depth", "2", "--tokens", "3", "--residual"]
+    assert main(argv + ["--method", "blocks"]) == 2
+    assert "residual" in capsys.readouterr().err
+    assert main(argv + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["method"] == "exact"
 
 
 @pytest.mark.parametrize("extra", [

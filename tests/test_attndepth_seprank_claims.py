@@ -13,13 +13,28 @@ def test_heads_claim_reports_each_head_count():
     assert result.verdict == "holds" and set(result.outcome.values["ranks"]) == {"1", "2", "4"}
 
 
-def test_threshold_claim_reports_measured_crossings_honestly():
-    result = run_claim("levine.threshold", exact_widths=[2], exact_depths=[1, 2, 3],
-                       conjecture_widths=[9, 27])
+def test_threshold_claim_decides_knees_and_fails_for_long_sequences():
+    result = run_claim("levine.threshold", regimes=[[2, 1], [4, 1], [3, 3]])
     values = result.outcome.values
-    # Long sequences put the knee near 2·log_3 d, not log_3 d: not "holds".
-    assert values["slope_full"] > 1.5
-    assert result.verdict == "inconclusive"
+    assert values["knees"] == {"2,1": 2, "4,1": 2, "3,3": 3}  # decided, not extrapolated
+    # log_3 3 = 1 is two layers short of the knee of long sequences at d = 3
+    assert [3, 3, 2.0] in values["paper_misses"] and result.verdict == "fails"
+    assert values["corrected_misses"] == []
+
+
+def test_threshold_claim_can_hold(monkeypatch):
+    """The check discriminates: a law one layer from every knee makes it hold."""
+    from attndepth import seprank_claims
+
+    monkeypatch.setattr(seprank_claims, "threshold_depth", lambda width: 2.5)
+    assert run_claim("levine.threshold", regimes=[[2, 1], [3, 3]]).verdict == "holds"
+
+
+def test_knee_undecided_without_measurements_is_inconclusive(monkeypatch):
+    from attndepth.simulations import knee
+
+    monkeypatch.setattr(knee, "required_lower", lambda upper, k: [2] * k)  # measure nothing
+    assert run_claim("levine.threshold", regimes=[[3, 1]]).verdict == "inconclusive"
 
 
 def test_family_and_proof_reason():

@@ -1,0 +1,90 @@
+"""The knee of ln sep against log_3 d, per regime |P| = |Q| = q (Levine et al. 2020, §4).
+
+Filled markers: knees decided from certified ranks and proved bounds
+(``attndepth.simulations.knee.measure_knee``, the regimes of the claim levine.threshold).
+Open markers: the knee bound (d) would have if it were the rank (conjectured
+rank = bound), for one Q position and for long sequences (|Q| ≥ d) up to
+d = 3^5. Lines: Levine et al.'s L_th = log_3 d (black) and the corrected law
+log_3(2D + 1) [conjecture], D the dimension of the matrices M_Q can be.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.knee import KNEE_RATIO, measure_knee
+from attndepth.simulations.presets import THRESHOLD
+from attndepth.theory.separation_rank import corrected_knee, log_bigraded_bound, regime_bounds
+
+NAME = "threshold_knee"
+DESCRIPTION = "knee of ln sep vs log_3 d: decided (certified) and bound-based, two laws"
+#: Widths whose bound-based knee is drawn (one Q position and long sequences).
+BOUND_WIDTHS = {"quick": [2, 3, 4, 6, 9, 13, 27, 40, 81],
+                "full": [2, 3, 4, 6, 9, 13, 20, 27, 40, 60, 81, 121, 243]}
+#: Deepest depth searched for a bound-based knee.
+MAX_DEPTH = 12
+
+
+def _bound_knee(width: int, side: int | None) -> int:
+    """First L with ln bound(L+1) / ln bound(L) < 2 (log bound (d), |P| = |Q| = side)."""
+    logs = [log_bigraded_bound(width, 1, side)]
+    for depth in range(2, MAX_DEPTH + 1):
+        logs.append(log_bigraded_bound(width, depth, side))
+        if logs[-1] / logs[-2] < KNEE_RATIO:
+            return depth - 1
+    raise ValueError(f"no knee below depth {MAX_DEPTH} for d = {width}")
+
+
+def compute(preset: str, seed: int) -> dict[str, list]:
+    """Columns: series (decided | bound), q (0 = long sequences), width, log3_width, knee."""
+    columns: dict[str, list] = {k: [] for k in ("series", "q", "width", "log3_width", "knee")}
+
+    def add(series: str, q: int, width: int, knee: int) -> None:
+        for key, item in zip(columns, (series, q, width, math.log(width, 3), knee),
+                             strict=True):
+            columns[key].append(item)
+
+    for width, q in THRESHOLD[preset]["regimes"]:
+        regime = measure_knee(width, q, *regime_bounds(width, q), seed)
+        if regime.decision.decided:
+            add("decided", 0 if q >= width else q, width, regime.decision.knee)
+    for width in BOUND_WIDTHS[preset]:
+        add("bound", 1, width, _bound_knee(width, 1))
+        add("bound", 0, width, _bound_knee(width, None))
+    return columns
+
+
+def draw(data: dict[str, list]):
+    figure, axis = new_figure(columns=1, aspect=0.8)
+    series = np.array(data["series"])
+    q, width, x, knee = (np.array(data[k], dtype=float) for k in ("q", "width", "log3_width",
+                                                                    "knee"))
+    grid = np.linspace(0.5, max(x) + 0.2, 200)
+    with styled():
+        axis.plot(grid, grid, color="black", linewidth=0.9, label=r"paper: $\log_3 d$")
+        regimes = [(1, "one Q position", PALETTE[0], lambda d: corrected_knee(int(d), 1)),
+                   (0, r"$|Q| \geq d$", PALETTE[1], lambda d: corrected_knee(int(d), int(d))),
+                   (2, r"$|Q| = 2 < d$", PALETTE[2], lambda d: corrected_knee(int(d), 2)),
+                   (3, r"$|Q| = 3 < d$", PALETTE[3], lambda d: corrected_knee(int(d), 3))]
+        for value, label, colour, law in regimes:
+            bound = (series == "bound") & (q == value)
+            if bound.any():
+                axis.plot(x[bound], knee[bound], "o", color=colour, markerfacecolor="none",
+                          markersize=3.5)
+                widths = np.unique(width[bound])
+                axis.plot(np.log(widths) / math.log(3), [law(w) for w in widths], ":",
+                          color=colour, linewidth=0.9)
+            decided = (series == "decided") & (q == value)
+            if decided.any():
+                axis.plot(x[decided], knee[decided], "o", color=colour, markersize=4.5,
+                          label=f"{label}: decided")
+        axis.plot([], [], "o", color="grey", markerfacecolor="none", markersize=3.5,
+                  label="bound-based [conjecture]")
+        axis.plot([], [], ":", color="grey", label=r"$\log_3(2D + 1)$ [conjecture]")
+        axis.set_xlabel(r"$\log_3 d$")
+        axis.set_ylabel(r"knee $\kappa$: first $L$ with sep$(L+1) <$ sep$(L)^2$")
+        axis.legend(frameon=False, fontsize=5.5, loc="upper left")
+    return figure
