@@ -1,7 +1,8 @@
 """The knee of ln sep against log_3 d, per regime |P| = |Q| = q (Levine et al. 2020, §4).
 
-Filled markers: knees decided from certified ranks and proved bounds
-(``attndepth.simulations.knee.measure_knee``, the regimes of the claim levine.threshold).
+Filled markers (one shape per regime, shifted slightly apart): knees decided
+from certified ranks and proved bounds (``attndepth.simulations.knee.measure_knee``,
+the regimes of the claim levine.threshold).
 Open markers: the knee bound (d) would have if it were the rank (conjectured
 rank = bound), for one Q position and for long sequences (|Q| ≥ d) up to
 d = 3^5. Lines: Levine et al.'s L_th = log_3 d (black) and the corrected law
@@ -65,22 +66,27 @@ def draw(data: dict[str, list]):
     grid = np.linspace(0.5, max(x) + 0.2, 200)
     with styled():
         axis.plot(grid, grid, color="black", linewidth=0.9, label=r"paper: $\log_3 d$")
-        regimes = [(1, "one Q position", PALETTE[0], lambda d: corrected_knee(int(d), 1)),
-                   (0, r"$|Q| \geq d$", PALETTE[1], lambda d: corrected_knee(int(d), int(d))),
-                   (2, r"$|Q| = 2 < d$", PALETTE[2], lambda d: corrected_knee(int(d), 2)),
-                   (3, r"$|Q| = 3 < d$", PALETTE[3], lambda d: corrected_knee(int(d), 3))]
-        for value, label, colour, law in regimes:
+        # marker and a small horizontal offset per regime, so that equal knees stay visible
+        regimes = [(1, "one Q position", PALETTE[0], "o", -0.04,
+                    lambda d: corrected_knee(int(d), 1)),
+                   (0, r"$|Q| \geq d$", PALETTE[1], "^", 0.04,
+                    lambda d: corrected_knee(int(d), int(d))),
+                   (2, r"$|Q| = 2 < d$", PALETTE[2], "s", 0.0,
+                    lambda d: corrected_knee(int(d), 2)),
+                   (3, r"$|Q| = 3 < d$", PALETTE[3], "D", 0.0,
+                    lambda d: corrected_knee(int(d), 3))]
+        for value, label, colour, marker, shift, law in regimes:
             bound = (series == "bound") & (q == value)
             if bound.any():
-                axis.plot(x[bound], knee[bound], "o", color=colour, markerfacecolor="none",
-                          markersize=3.5)
+                axis.plot(x[bound] + shift, knee[bound], marker, color=colour,
+                          markerfacecolor="none", markersize=3.5)
                 widths = np.unique(width[bound])
                 axis.plot(np.log(widths) / math.log(3), [law(w) for w in widths], ":",
                           color=colour, linewidth=0.9)
             decided = (series == "decided") & (q == value)
             if decided.any():
-                axis.plot(x[decided], knee[decided], "o", color=colour, markersize=4.5,
-                          label=f"{label}: decided")
+                axis.plot(x[decided] + shift, knee[decided], marker, color=colour,
+                          markersize=4.5, label=f"{label}: decided")
         axis.plot([], [], "o", color="grey", markerfacecolor="none", markersize=3.5,
                   label="bound-based [conjecture]")
         axis.plot([], [], ":", color="grey", label=r"$\log_3(2D + 1)$ [conjecture]")

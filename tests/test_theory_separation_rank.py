@@ -9,14 +9,18 @@ from sympy.utilities.iterables import partitions
 from attndepth.theory.separation_rank import (
     check_structural_lemma,
     coefficient_separation_rank,
+    corrected_knee,
     degree_block_bounds,
     homogeneous_degrees,
     leading_log_sep,
     log_bigraded_bound,
     matching_width,
+    necessary_width,
     output_degree,
     p_side_dimension,
+    q_matrix_dimension,
     random_integer_weights,
+    regime_bounds,
     regime_limits,
     schur_module_dimension,
     separation_rank_bounds,
@@ -215,3 +219,17 @@ def test_p_side_count_lowers_the_example_of_the_issue():
     """d = 3, L = 3, P = {0, 1}, Q = {2}: bound (d) was 964 with the spanning counts."""
     assert p_side_dimension(4, 3, 2) == 315 < 360
     assert separation_rank_bounds(3, 3, 2, 1).bigraded == 946
+
+
+def test_necessary_width_is_the_first_width_whose_bound_reaches_the_rank():
+    for rank, depth in [(35, 1), (560, 2), (12341, 3)]:
+        width = necessary_width(rank, depth, 1)
+        assert separation_rank_bounds(width, depth, 1, 1).best >= rank
+        assert width == 1 or separation_rank_bounds(width - 1, depth, 1, 1).best < rank
+
+
+def test_q_matrix_dimension_and_the_corrected_knee():
+    assert [q_matrix_dimension(4, q) for q in (1, 2, 3, 4, 9)] == [4, 7, 9, 10, 10]
+    assert corrected_knee(4, 4) == pytest.approx(math.log(21, 3))
+    upper, blocks = regime_bounds(4, 4)
+    assert upper(3) == 31460 and sum(blocks(3)) == 31460

@@ -338,6 +338,23 @@ class SeparationRankBounds:
                 "bigraded": self.bigraded, "best": self.best}
 
 
+def _check_exact_sizes(width: object, depth: object, p_size: object,
+                       q_size: object) -> tuple[int, int, int, int]:
+    """Validate the sizes of an exact integer bound (depth ≤ 8, sizes ≤ 4096)."""
+    width = _check_count("width", width, 1)
+    depth = _check_depth(depth)
+    if depth > MAX_EXACT_BOUND_DEPTH:
+        raise ValueError(f"depth must be <= {MAX_EXACT_BOUND_DEPTH} for exact integer bounds "
+                         f"(K = (3^L − 1)/2 terms), got {depth}; use log_bigraded_bound")
+    p_size = _check_count("p_size", p_size, 1)
+    q_size = _check_count("q_size", q_size, 1)
+    for name, value in (("width", width), ("p_size", p_size), ("q_size", q_size)):
+        if value > MAX_EXACT_BOUND_SIZE:
+            raise ValueError(f"{name} must be <= {MAX_EXACT_BOUND_SIZE} for exact integer "
+                             f"bounds, got {value}; use log_bigraded_bound")
+    return width, depth, p_size, q_size
+
+
 @dataclass(frozen=True)
 class DegreeBlockBound:
     """Upper bound of one homogeneous part f_a (ρ = 0): degree a in M_Q, K − a in M_P.
@@ -379,13 +396,7 @@ def degree_block_bounds(width: int, depth: int, p_size: int,
     -------
     tuple of DegreeBlockBound, one per a = 0 … K.
     """
-    width = _check_count("width", width, 1)
-    depth = _check_depth(depth)
-    if depth > MAX_EXACT_BOUND_DEPTH:
-        raise ValueError(f"depth must be <= {MAX_EXACT_BOUND_DEPTH} for exact integer bounds, "
-                         f"got {depth}")
-    p_size = _check_count("p_size", p_size, 1)
-    q_size = _check_count("q_size", q_size, 1)
+    width, depth, p_size, q_size = _check_exact_sizes(width, depth, p_size, q_size)
     K = structural_degree(depth)
     return tuple(DegreeBlockBound(a, q_side_dimension(a, width, q_size),
                                   p_side_dimension(K - a, width, p_size))
@@ -413,17 +424,7 @@ def separation_rank_bounds(width: int, depth: int, p_size: int, q_size: int,
         f_a = Σ_{b≤K−a} f_{a,b} has rank ≤ min(h_Q(a), Σ_{b≤K−a} h_P(b));
         grouping by b gives the mirror bound; both hold, take the smaller.
     """
-    width = _check_count("width", width, 1)
-    depth = _check_depth(depth)
-    if depth > MAX_EXACT_BOUND_DEPTH:
-        raise ValueError(f"depth must be <= {MAX_EXACT_BOUND_DEPTH} for exact integer bounds "
-                         f"(K = (3^L − 1)/2 terms), got {depth}; use log_bigraded_bound")
-    p_size = _check_count("p_size", p_size, 1)
-    q_size = _check_count("q_size", q_size, 1)
-    for name, value in (("width", width), ("p_size", p_size), ("q_size", q_size)):
-        if value > MAX_EXACT_BOUND_SIZE:
-            raise ValueError(f"{name} must be <= {MAX_EXACT_BOUND_SIZE} for exact integer "
-                             f"bounds, got {value}; use log_bigraded_bound")
+    width, depth, p_size, q_size = _check_exact_sizes(width, depth, p_size, q_size)
     if residual not in (0, 1) or isinstance(residual, bool):
         raise ValueError(f"residual must be 0 or 1, got {residual!r}")
     K = structural_degree(depth)
@@ -485,20 +486,26 @@ def in_tight_family(width: int, depth: int, heads: int, residual: int, p_size: i
 
     [conjecture] Stated from an exhaustive search of certified ranks (this
     project's ``attndepth verify --search``): for H = 1, ρ = 0, every
-    d ≤ 4, L ≤ 3, N ≤ 6 and every partition size (|P|, |Q|) — 174
-    configurations, all but six of d = 4, L = 3 with |P|, |Q| ≥ 2 (bounds above
-    23,000, beyond this machine's reach so far) — the rank equals bound (d)
-    *exactly* on the set below, and is smaller everywhere else. The first
-    form of the conjecture (|P| = 1 or |P| ≥ d) was refuted by the same
+    d ≤ 4, L ≤ 3, N ≤ 6 and every partition size (|P|, |Q|) whose bound (d) is
+    at most 6,000 — 174 classes — the rank equals bound (d) on the whole set
+    below (143 classes) and on three classes outside it, and is smaller on the
+    other 28. Its first form (|P| = 1 or |P| ≥ d) was refuted by the same
     search: d = 3, L = 2, |P| = 1, |Q| = 2 has rank 39 against bound 41.
 
+    The three classes outside the set that meet bound (d): d = 3, L = 3,
+    |P| = 2, |Q| ∈ {2, 3, 4} (2,640, 2,850, 2,850). They fell 168 short of a
+    bound (d) built on the old, loose P-side count and meet the exact count
+    (:func:`p_side_dimension`). The set is not widened to |P| ≥ 2 because the
+    next such class, d = 4, L = 3, |P| = |Q| = 2, falls 4 short (20,936 of
+    20,940: one block, a = 7, at 7,256 of 7,260, saturated by margin with
+    failure probability ≤ 0.009).
+
     The cases: d = 1 (scalars); L = 1 (one layer, degree 3); |P| = |Q| = 1;
-    |P| ≥ d and |Q| ≥ 2 (M_P can be any symmetric matrix and M_Q has rank ≥ 2);
-    d ≤ 2 and |P| = 1; L = 2 and |P| ≥ 2. Outside them the measured deficits
-    (bound − rank) are: |P| = 1, |Q| ≥ 2, d ≥ 3: 2 (d = 3, L = 2), 10 (d = 4,
-    L = 2), 18 (d = 3, L = 3), 307–333 (d = 4, L = 3); |Q| = 1, |P| ≥ 2,
-    L = 3: 3 (d = 2), 85 (d = 3), 934–957 (d = 4); 1 < |P| < d, |Q| ≥ 2, L = 3:
-    168 (d = 3), where bound (d) uses an upper bound of the P-side dimension.
+    |P| ≥ d and |Q| ≥ 2; d ≤ 2 and |P| = 1; L = 2 and |P| ≥ 2. The measured
+    deficits (bound − rank) below bound (d): |P| = 1, |Q| ≥ 2, d ≥ 3: 2 (d = 3,
+    L = 2), 10 (d = 4, L = 2), 18 (d = 3, L = 3), 307–333 (d = 4, L = 3);
+    |Q| = 1, |P| ≥ 2, L = 3: 3 (d = 2), 67–85 (d = 3), 774–957 (d = 4);
+    1 < |P| < d, |Q| ≥ 2, L = 3: 4 (d = 4, |P| = |Q| = 2).
 
     Parameters
     ----------
@@ -756,6 +763,42 @@ def matching_width(depth: int, width: int, other_depth: int, max_width: int = 10
     while low < high:
         middle = (low + high) // 2
         if log_bigraded_bound(middle, other_depth) >= target:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def necessary_width(rank: int, depth: int, q_size: int, max_width: int = 4096) -> int:
+    """Smallest width d′ whose proved bound at ``depth`` (|P| = |Q| = q) reaches ``rank``.
+
+    Depth efficiency, proved direction: a network of depth L′ and width
+    w < d′ has sep ≤ bound (d)(w, L′) < ``rank``, so it cannot represent a
+    function of separation rank ``rank`` — whatever its weights. With
+    ``rank`` a certified rank of a depth-L network of width d, d′ is a proved
+    lower bound on the width depth L′ needs to match it. Levine et al. 2020
+    (§4, depth efficiency): below the threshold d′ grows like d^(3^(L − L′));
+    above it only polynomially.
+
+    Raises ``ValueError`` when no width up to ``max_width`` reaches ``rank``.
+    """
+    rank = _check_count("rank", rank, 1)
+    depth = _check_depth(depth)
+    q_size = _check_count("q_size", q_size, 1)
+    max_width = _check_count("max_width", max_width, 1)
+
+    def bound(width: int) -> int:
+        return separation_rank_bounds(width, depth, q_size, q_size).best
+
+    if bound(max_width) < rank:
+        raise ValueError(f"no width up to max_width={max_width} reaches rank {rank} at depth "
+                         f"{depth}")
+    low, high = 1, max_width
+    # bound (d) is non-decreasing in the width: every h_Q(a), h_P(b) is a sum of
+    # dim S_μ(ℂ^d), each non-decreasing in d, and min and sum keep that.
+    while low < high:
+        middle = (low + high) // 2
+        if bound(middle) >= rank:
             high = middle
         else:
             low = middle + 1

@@ -1,0 +1,12 @@
+from attndepth.claims import run_claim
+
+
+def test_depth_efficiency_holds_and_can_fail(monkeypatch):
+    result = run_claim("levine.depth-efficiency", pairs=[[3, 2], [3, 3]])
+    assert result.verdict == "holds"
+    rows = result.outcome.values["rows"]
+    assert [row["needed"] for row in rows] == [34, 9] and all(row["proved"] for row in rows)
+    from attndepth import efficiency_claims
+
+    monkeypatch.setattr(efficiency_claims, "EXPONENT_SPLIT", 1.0)  # a wrong split
+    assert run_claim("levine.depth-efficiency", pairs=[[3, 3]]).verdict == "fails"
