@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from attndepth.simulations.degree_blocks import BoundViolation
 from attndepth.simulations.sweep import WorkerDied
 
 EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_WORKER_DIED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -336,9 +338,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
         print(f"attndepth: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # the reader went away (``| head``): nothing left to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except OSError as error:
         print(f"attndepth: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BoundViolation as error:  # a measurement contradicting a proved bound
+        print(f"attndepth: check failed: {error}", file=sys.stderr)
+        return 1
     except WorkerDied as error:
         print(f"attndepth: {error}", file=sys.stderr)
         return EXIT_WORKER_DIED

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import resource
+import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import flint
@@ -63,23 +64,46 @@ def rank_vs_flint(size: int, prime: int = BLOCK_PRIME) -> dict:
 REACH_CASES = [(2, 3, 4), (2, 4, 4), (3, 3, 6), (2, 5, 4), (4, 3, 8)]
 
 
+def _run_limited(command: list[str], limit_seconds: float) -> tuple[str, float] | None:
+    """Run ``command``; its stdout and its own peak memory (GiB), or None past the limit.
+
+    ``os.wait4`` gives the resource usage of this child alone (``RUSAGE_CHILDREN``
+    would mix in every earlier child of the bench).
+    """
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.DEVNULL)
+        deadline = time.perf_counter() + limit_seconds
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                process.kill()
+                os.wait4(process.pid, 0)
+                return None
+            time.sleep(0.2)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode:
+            raise RuntimeError(f"{' '.join(command)} exited {process.returncode}")
+        output.seek(0)
+        return output.read().decode(), usage.ru_maxrss / 2**20  # KiB on Linux
+
+
 def largest_certified_blocks(limit_seconds: float, cases=REACH_CASES) -> dict:
     """Largest block-certified rank with |Q| ≥ d that ``attndepth seprank --json`` settles
     within the limit, each case in its own process (killed at the limit), with the
-    slowest block's rank time. Cases run in order and stop at the first one over the
-    limit (the next ones are larger)."""
+    slowest block's rank time and the process's peak memory. Cases run in order and
+    stop at the first one over the limit (the next ones are larger)."""
     best = None
     for width, depth, tokens in cases:
         command = [sys.executable, "-m", "attndepth.cli", "seprank", "--width", str(width),
                    "--depth", str(depth), "--tokens", str(tokens), "--json"]
         start = time.perf_counter()
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, check=True,
-                                  timeout=limit_seconds)
-        except subprocess.TimeoutExpired:
+        finished = _run_limited(command, limit_seconds)
+        if finished is None:
             break
         seconds = time.perf_counter() - start
-        result = json.loads(done.stdout)
+        result = json.loads(finished[0])
         if best is not None and result["rank"] <= best["rank"]:
             continue
         blocks = result["blocks"]
@@ -89,7 +113,5 @@ def largest_certified_blocks(limit_seconds: float, cases=REACH_CASES) -> dict:
                 "seconds": seconds, "evaluation s": result["eval_seconds"],
                 "rank s": result["rank_seconds"],
                 "slowest block rank s": max(block["rank_seconds"] for block in blocks),
-                # ru_maxrss of children is in KiB on Linux, the largest child so far
-                "peak memory GiB": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-                / 2**20}
+                "peak memory GiB": finished[1]}
     return best or {}

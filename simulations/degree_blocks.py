@@ -74,6 +74,10 @@ CHUNK_ENTRIES = 1 << 22
 MAX_BLOCK_POINTS = 16_384
 
 
+class BoundViolation(ArithmeticError):
+    """A certified rank above a proved upper bound: the bound or the evaluation is wrong."""
+
+
 @dataclass(frozen=True)
 class BlockRank:
     """The measured rank of one homogeneous part f_a.
@@ -299,7 +303,7 @@ def _rank_block(matrix: np.ndarray, degree: int, bound: int, depth: int, prime: 
         rank = rank_mod(matrix.astype(np.int64), prime)
     seconds = time.perf_counter() - start
     if rank > bound:  # a certified lower bound above a proved upper bound: never silent
-        raise ArithmeticError(f"block a = {degree}: rank {rank} exceeds its proved bound "
+        raise BoundViolation(f"block a = {degree}: rank {rank} exceeds its proved bound "
                               f"{bound}; the bound or the evaluation is wrong")
     if rank == bound:
         reason, failure = "upper-bound", 0.0

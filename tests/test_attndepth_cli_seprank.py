@@ -70,3 +70,15 @@ def test_seprank_bad_input(extra, capsys):
     assert main(["seprank", *extra]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_seprank_reports_a_rank_above_a_proved_bound_in_one_line(capsys, monkeypatch):
+    from attndepth.simulations import degree_blocks
+
+    original = degree_blocks.separating_scales
+    monkeypatch.setattr(degree_blocks, "separating_scales",
+                        lambda degree, prime: (original(degree, prime)[0],
+                                               original(degree, prime)[1][::-1].copy()))
+    assert main(["seprank", "--width", "2", "--depth", "2", "--tokens", "4"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("attndepth: check failed:") and len(err.splitlines()) == 1

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from attndepth.simulations import degree_blocks
 from attndepth.simulations.degree_blocks import (
     BLOCK_PRIME,
+    BoundViolation,
     evaluate_blocks,
     measure_block_ranks,
     separating_scales,
@@ -91,7 +92,7 @@ def test_a_wrong_separation_is_caught(monkeypatch):
 
     monkeypatch.setattr(degree_blocks, "separating_scales", shuffled)
     config = SeprankConfig(width=2, depth=2, tokens=4)
-    with pytest.raises(ArithmeticError, match="exceeds its proved bound"):
+    with pytest.raises(BoundViolation, match="exceeds its proved bound"):
         measure_block_ranks(config, block_bounds(config), 0)
 
 

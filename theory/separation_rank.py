@@ -498,7 +498,7 @@ def in_tight_family(width: int, depth: int, heads: int, residual: int, p_size: i
     (:func:`p_side_dimension`). The set is not widened to |P| ≥ 2 because the
     next such class, d = 4, L = 3, |P| = |Q| = 2, falls 4 short (20,936 of
     20,940: one block, a = 7, at 7,256 of 7,260, saturated by margin with
-    failure probability ≤ 0.009).
+    failure probability ≤ 0.009; the same 7,256 with another prime and seed).
 
     The cases: d = 1 (scalars); L = 1 (one layer, degree 3); |P| = |Q| = 1;
     |P| ≥ d and |Q| ≥ 2; d ≤ 2 and |P| = 1; L = 2 and |P| ≥ 2. The measured
