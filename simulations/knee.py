@@ -164,7 +164,9 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
     The candidate knee is the one bound (d) would have if it were the rank; the
     ranks that would decide it (:func:`required_lower`) are then measured by
     the degree-block method on grids capped at :func:`grid_cap` (a capped
-    block's rank is still a certified lower bound), never above ``max_points``.
+    block's rank is still a certified lower bound), never above ``max_points``; a
+    depth whose needed rank no grid within ``max_points`` could certify is not
+    measured at all, and the knee is then reported undecided.
     Whether the measured ranks decide the knee is then checked by
     :func:`decide_knee` on the measured numbers alone.
 
@@ -190,10 +192,13 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
             if needed[depth - 1] <= 2:  # nothing to certify at this depth
                 continue
             bounds = block_bounds(depth)
-            cap = min(max_points, grid_cap(bounds, needed[depth - 1], DEFAULT_MARGIN))
+            cap = grid_cap(bounds, needed[depth - 1], DEFAULT_MARGIN)
+            if sum(min(b, max_points - DEFAULT_MARGIN) for b in bounds) < needed[depth - 1]:
+                break  # no grid within max_points can certify it: undecided, unmeasured
             config = SeprankConfig(width=width, depth=depth, tokens=2 * q_size,
                                    partition=f"sizes={q_size}/{q_size}")
-            measured = measure_block_ranks(config, bounds, seed, max_points=max(cap, 2))
+            measured = measure_block_ranks(config, bounds, seed,
+                                           max_points=max(min(cap, max_points), 2))
             lower[depth - 1] = max(2, measured.rank)
             grids[depth] = max(block.grid for block in measured.blocks)
     return RegimeKnee(width=width, q_size=q_size, upper=tuple(upper), lower=tuple(lower),

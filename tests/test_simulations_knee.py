@@ -65,3 +65,10 @@ def test_measured_knee_of_one_position_is_decided_by_depth_two_ranks():
 def test_bad_input_is_refused(lower, upper):
     with pytest.raises(ValueError):
         decide_knee(lower, upper)
+
+
+def test_an_unreachable_certificate_is_not_attempted():
+    """d = 10, one Q position: deciding κ = 3 needs a certified rank of 1001² at L = 3,
+    beyond any grid of at most 64 points: nothing is measured, the knee stays undecided."""
+    regime = measure_knee(10, 1, *regime_bounds(10, 1), max_points=64)
+    assert not regime.decision.decided and regime.seconds < 5
