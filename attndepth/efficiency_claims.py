@@ -62,14 +62,16 @@ def _efficiency(seed: int, width: int, depth: int) -> dict:
 def verify_depth_efficiency(seed: int, pairs: list[list[int]]) -> Outcome:
     """The proved width a depth-(L − 1) network needs, against the knee."""
     rows = [_efficiency(seed, width, depth) for width, depth in pairs]
-    wrong = [row for row in rows
-             if (row["exponent"] >= EXPONENT_SPLIT) != (row["depth"] <= row["knee"])]
+    undecided = [row for row in rows if row["knee"] is None]  # no certified knee to compare
+    wrong = [row for row in rows if row["knee"] is not None
+             and (row["exponent"] >= EXPONENT_SPLIT) != (row["depth"] <= row["knee"])]
     return Outcome(
         predicted=f"e ≥ {EXPONENT_SPLIT} up to the knee, below it past the knee",
-        measured=(f"{len(rows) - len(wrong)}/{len(rows)} as predicted; e = "
+        measured=(f"{len(rows) - len(wrong) - len(undecided)}/{len(rows)} as predicted"
+                  + (f" ({len(undecided)} with no decided knee)" if undecided else "") + "; e = "
                   + ", ".join(f"{row['exponent']:.2f} (d={row['width']}, L={row['depth']})"
                               for row in rows)),
-        verdict=verdict_from(not wrong),
+        verdict=verdict_from(not wrong, inconclusive=not wrong and bool(undecided)),
         note=("one Q position (N = 2); d′ = the smallest width whose proved bound at depth "
               "L − 1 reaches the certified rank (no narrower depth-(L − 1) network can match "
               "it): " + "; ".join(

@@ -10,3 +10,8 @@ def test_depth_efficiency_holds_and_can_fail(monkeypatch):
 
     monkeypatch.setattr(efficiency_claims, "EXPONENT_SPLIT", 1.0)  # a wrong split
     assert run_claim("levine.depth-efficiency", pairs=[[3, 3]]).verdict == "fails"
+
+
+def test_depth_efficiency_without_a_decided_knee_is_inconclusive():
+    """d = 10: the knee (3) would need a certified rank near 10^6; no verdict on it."""
+    assert run_claim("levine.depth-efficiency", pairs=[[10, 2]]).verdict == "inconclusive"
