@@ -51,7 +51,7 @@ def _efficiency(seed: int, width: int, depth: int) -> dict:
     theory=(necessary_width, regime_bounds),
     simulation=(measure_block_ranks, measure_knee),
     test=f"{TESTS}::test_depth_efficiency_holds_and_can_fail",
-    figure="threshold_knee",
+    figure=None,  # a table (docs/theory.md §1) says it; threshold_knee shows the knee only
     wrong_theory={"EXPONENT_SPLIT": 1.0},
     family=Family(parameters={"width": (2, 3, 4, 5, 6, 7, 8, 9), "depth": (2, 3)},
                   beyond={"width": (10, 12)},

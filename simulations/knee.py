@@ -120,6 +120,14 @@ def grid_cap(block_bounds: Sequence[int], needed: int, margin: int) -> int:
     keeps the saturation test meaningful). Returns the largest block's full
     grid when even that is needed.
     """
+    if not block_bounds or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
+                               for b in block_bounds):
+        raise ValueError(f"block_bounds must be a non-empty list of integers >= 1, got "
+                         f"{list(block_bounds)!r}")
+    if isinstance(needed, bool) or not isinstance(needed, int) or needed < 1:
+        raise ValueError(f"needed must be an integer >= 1, got {needed!r}")
+    if isinstance(margin, bool) or not isinstance(margin, int) or margin < 0:
+        raise ValueError(f"margin must be an integer >= 0, got {margin!r}")
     full = max(block_bounds) + margin
     low, high = margin + 1, full
     if sum(block_bounds) < needed:

@@ -154,6 +154,10 @@ def matmul_residues(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:
     (|x| ≤ ⌊p/2⌋ + 2) as float64.
     """
     field = _Field(check_prime(prime))
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"need matrices (m, k) and (k, n), got shapes {a.shape} and "
+                         f"{b.shape}")
     return field.product(field.reduce(np.array(a, dtype=np.float64)),
                          field.reduce(np.array(b, dtype=np.float64)))
 

@@ -72,3 +72,9 @@ def test_an_unreachable_certificate_is_not_attempted():
     beyond any grid of at most 64 points: nothing is measured, the knee stays undecided."""
     regime = measure_knee(10, 1, *regime_bounds(10, 1), max_points=64)
     assert not regime.decision.decided and regime.seconds < 5
+
+
+@pytest.mark.parametrize("bounds, needed", [([], 5), ([3, 0], 5), ([3, 4], 0), ([3], 2.5)])
+def test_grid_cap_refuses_bad_input(bounds, needed):
+    with pytest.raises(ValueError):
+        grid_cap(bounds, needed, 8)

@@ -12,6 +12,7 @@ from attndepth.simulations.modular_lu import (
     centred_bound,
     inner_limit,
     limb_bits,
+    matmul_residues,
     rank_mod_gemm,
 )
 
@@ -95,6 +96,8 @@ def test_bad_input_is_refused_with_clear_errors():
         rank_mod_gemm(np.eye(3), 7)
     with pytest.raises(ValueError, match="two-dimensional"):
         rank_mod_gemm(np.ones(3, dtype=np.int64), 7)
+    with pytest.raises(ValueError, match="shapes"):
+        matmul_residues(np.ones((2, 3)), np.ones((2, 3)), 101)
 
 
 def test_a_wrong_elimination_is_caught(monkeypatch):
