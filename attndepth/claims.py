@@ -52,6 +52,7 @@ CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.allocation_claims",
     "attndepth.similarity_claims",
     "attndepth.clustering_claims",
+    "attndepth.spectral_gap_claims",
 )
 
 

@@ -57,6 +57,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=integer, default=0, metavar="S",
                         help="base seed (integer >= 0); stack k uses child k of it")
     parser.add_argument("--causal", action="store_true", help="causal (lower-triangular) mask")
+    parser.add_argument("--window", type=integer, default=None, metavar="W",
+                        help="local attention: token i sees |i - j| < W (with --causal: the "
+                             "W tokens up to i); integer >= 1, default all tokens")
+    parser.add_argument("--residual-scale", type=float, default=1.0, metavar="A",
+                        help="scale of every residual branch, X + A*F(X) (number > 0; "
+                             "Noci et al. use 1/sqrt(L); not for --variant pure)")
     parser.add_argument("--ffn", action="store_true",
                         help="add a ReLU feed-forward sublayer (width 4d) to each block")
     parser.add_argument("--dtype", choices=DTYPES, default="float64",
@@ -82,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     config = StackConfig(variant=args.variant, depth=args.depth, tokens=args.tokens,
                          width=args.width, heads=args.heads, tau=args.tau,
                          temperature=args.temperature, causal=args.causal, ffn=args.ffn,
+                         window=args.window, residual_scale=args.residual_scale,
                          dtype=args.dtype)
     start = time.perf_counter()
     if args.spectra and args.tokens > MAX_SPECTRA_TOKENS:

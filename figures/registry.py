@@ -19,6 +19,7 @@ FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.dong_collapse",
     "attndepth.figures.geshkovski_orthogonal",
     "attndepth.figures.geshkovski_cluster",
+    "attndepth.figures.naderi_spectral_gap",
 )
 PRESETS: tuple[str, ...] = ("quick", "full")
 

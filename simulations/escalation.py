@@ -27,7 +27,6 @@ from attndepth.simulations.stacks import (
     iterate_stack,
     layer_norm,
     run_stack,
-    softmax_attention,
 )
 from attndepth.simulations.threads import single_threaded_blas
 from attndepth.simulations.validation import check_int
@@ -144,8 +143,7 @@ def contraction_samples(config: StackConfig, batch: int, seed: int) -> Contracti
         for record in iterate_stack(config, weights, X0):
             layer = record.layer
             X = layer_norm(record.inputs) if config.variant == "pre-ln" else record.inputs
-            P = softmax_attention(X, weights.query[:, layer], weights.key[:, layer], heads,
-                                  config.temperature, config.causal)
+            P = record.attention  # the block's own attention (masks included)
             update = attention_output(X, P, weights.value[:, layer], weights.output[:, layer])
             value, output = weights.value[:, layer], weights.output[:, layer]
             per_head = np.stack([value[:, :, h * dk:(h + 1) * dk] @ output[:, h * dk:(h + 1) * dk]

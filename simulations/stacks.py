@@ -5,12 +5,15 @@ per head, with the block variants
 
   ========================  ===============================================
   ``pure``                  X ← A(X)                   (Dong et al. 2021)
-  ``residual``              X ← X + A(X)
-  ``post-ln``               X ← LN(X + A(X))
-  ``pre-ln``                X ← X + A(LN(X))
-  ``post-ln-deesc-a``       X ← LN(X + (I − τΠ) A(X))
-  ``post-ln-deesc-b``       X ← LN((I − τΠ)(X + A(X)))
+  ``residual``              X ← X + α A(X)
+  ``post-ln``               X ← LN(X + α A(X))
+  ``pre-ln``                X ← X + α A(LN(X))
+  ``post-ln-deesc-a``       X ← LN(X + α (I − τΠ) A(X))
+  ``post-ln-deesc-b``       X ← LN((I − τΠ)(X + α A(X)))
   ========================  ===============================================
+
+  with the residual-branch scale α (``residual_scale``, 1 by default; Noci et
+  al. 2022 scale the branches by 1/√L).
 
   where ``A(X) = concat_h(P_h X W_V^h) W_O`` (so ``A(X) = Σ_h P_h X W_h`` with
   ``W_h = W_V^h W_O^h``), ``Π = 11ᵀ/n`` and LN is LayerNorm without affine
@@ -79,6 +82,13 @@ class StackConfig:
     temperature : softmax temperature T > 0; logits are divided by √d_k·T.
     causal : mask attention to earlier positions (P stays row-stochastic).
     ffn : add a ReLU feed-forward sublayer after each attention sublayer.
+    residual_scale : α > 0 multiplying every residual branch (attention and FFN);
+        1 is the plain stack, ``1/sqrt(depth)`` the scaling of Noci et al. 2022
+        (arXiv 2206.03126). Only variants with a residual branch accept α ≠ 1.
+    window : None (full attention) or w >= 1: token i attends to the tokens j
+        with |i − j| < w (a band of width 2w − 1), or, with ``causal``, to
+        i − w < j <= i (a sliding window of w tokens); Wu et al. 2024
+        (arXiv 2405.18781) study such local masks.
     dtype : ``float64`` (default) or ``float32``. The same Gaussian draws are
         rounded to float32, and the stack then runs in float32 (1.4–2.4× faster,
         bench/RESULTS.md). Tolerated by the token-similarity measurements
@@ -97,6 +107,8 @@ class StackConfig:
     temperature: float = 1.0
     causal: bool = False
     ffn: bool = False
+    residual_scale: float = 1.0
+    window: int | None = None
     dtype: str = "float64"
 
     def __post_init__(self) -> None:
@@ -115,6 +127,12 @@ class StackConfig:
         for flag in ("causal", "ffn"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        scale = check_real("residual_scale", self.residual_scale, 0.0, strict_minimum=True)
+        if self.variant == "pure" and scale != 1.0:
+            raise ValueError("residual_scale needs a residual branch; the pure variant has none")
+        object.__setattr__(self, "residual_scale", scale)
+        if self.window is not None:
+            object.__setattr__(self, "window", check_int("window", self.window, minimum=1))
 
     @property
     def head_dim(self) -> int:
@@ -259,6 +277,7 @@ def softmax_attention(
     heads: int,
     temperature: float = 1.0,
     causal: bool = False,
+    window: int | None = None,
 ) -> np.ndarray:
     """Attention matrices of every head.
 
@@ -271,15 +290,36 @@ def softmax_attention(
     -------
     P : (batch, heads, tokens, tokens), row-stochastic (``P 1 = 1``).
     """
-    return attention_from_projections(X @ query, X @ key, heads, temperature, causal)
+    return attention_from_projections(X @ query, X @ key, heads, temperature, causal, window)
+
+
+def attention_mask(tokens: int, causal: bool = False, window: int | None = None
+                   ) -> np.ndarray | None:
+    """Where attention is *forbidden*: (tokens, tokens) bool, or None for full attention.
+
+    ``causal`` forbids j > i; ``window`` = w forbids |i − j| >= w. Every row
+    keeps its diagonal, so every masked softmax row stays a distribution.
+    """
+    if not causal and window is None:
+        return None
+    index = np.arange(tokens)
+    offset = index[:, None] - index[None, :]  # i − j
+    forbidden = np.zeros((tokens, tokens), dtype=bool)
+    if causal:
+        forbidden |= offset < 0
+    if window is not None:
+        forbidden |= np.abs(offset) >= window
+    return forbidden
 
 
 def attention_from_projections(
-    Q: np.ndarray, K: np.ndarray, heads: int, temperature: float = 1.0, causal: bool = False
+    Q: np.ndarray, K: np.ndarray, heads: int, temperature: float = 1.0, causal: bool = False,
+    window: int | None = None,
 ) -> np.ndarray:
     """``P_h = softmax(Q_h K_hᵀ/(√d_k T))`` from projected tokens, in place on the logits.
 
     Q, K : (batch, tokens, width), any strides; returns (batch, heads, tokens, tokens).
+    ``causal`` and ``window`` mask the logits (:func:`attention_mask`).
     """
     batch, n, d = Q.shape
     dk = d // heads
@@ -289,8 +329,9 @@ def attention_from_projections(
         logits = (Q.reshape(batch, n, heads, dk).transpose(0, 2, 1, 3)
                   @ K.reshape(batch, n, heads, dk).transpose(0, 2, 3, 1))
     logits *= 1.0 / (np.sqrt(dk) * temperature)
-    if causal:
-        logits[..., np.triu(np.ones((n, n), dtype=bool), k=1)] = -np.inf
+    forbidden = attention_mask(n, causal, window)
+    if forbidden is not None:
+        logits[..., forbidden] = -np.inf
     logits -= logits.max(axis=-1, keepdims=True)
     np.exp(logits, out=logits)
     logits /= logits.sum(axis=-1, keepdims=True)
@@ -366,7 +407,8 @@ def iterate_stack(
             attend_to = layer_norm(X) if config.variant == "pre-ln" else X
             projected = attend_to @ weights.projections[:, layer]  # [Q | K | V], one GEMM
             P = attention_from_projections(projected[..., :d], projected[..., d:2 * d],
-                                           config.heads, config.temperature, config.causal)
+                                           config.heads, config.temperature, config.causal,
+                                           config.window)
             update = mix_values(P, projected[..., 2 * d:], weights.output[:, layer])
             Y = _combine(config, X, update)
             if config.ffn:
@@ -400,6 +442,8 @@ def _combine(config: StackConfig, X: np.ndarray, update: np.ndarray) -> np.ndarr
     variant = config.variant
     if variant == "pure":
         return update
+    if config.residual_scale != 1.0:
+        update = config.residual_scale * update
     if variant in ("residual", "pre-ln"):
         return X + update
     if variant == "post-ln":

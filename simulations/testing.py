@@ -119,6 +119,8 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
                   temperatures: tuple[float, float] = (0.1, 4.0),
                   taus: tuple[float, float] = (0.0, 1.0),
                   causal: bool | None = None, ffn: bool | None = None,
+                  windowed: bool | None = None,
+                  residual_scales: tuple[float, ...] = (1.0,),
                   ) -> st.SearchStrategy[StackConfig]:
     """Small valid :class:`~attndepth.simulations.stacks.StackConfig` values.
 
@@ -138,6 +140,11 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
         Ranges of the softmax temperature and the de-escalation strength.
     causal, ffn : bool or None
         Pin the mask or the feed-forward sublayer (None: both drawn).
+    windowed : bool or None
+        Draw a local attention window (1..tokens) or not (None: either).
+    residual_scales : tuple of float
+        Residual-branch scales α to sample from (used for variants with a
+        residual branch; ``pure`` keeps 1).
     """
     depth_values = st.sampled_from(depths) if depths else st.integers(0, max_depth)
     token_values = st.sampled_from(tokens) if tokens else st.integers(1, max_tokens)
@@ -146,9 +153,13 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
     def build(draw) -> StackConfig:
         width = draw(st.sampled_from(widths))
         head = draw(st.sampled_from(heads))
+        variant, n = draw(st.sampled_from(variants)), draw(token_values)
+        use_window = draw(st.booleans()) if windowed is None else windowed
         return StackConfig(
-            variant=draw(st.sampled_from(variants)), depth=draw(depth_values),
-            tokens=draw(token_values), width=width, heads=head if width % head == 0 else 1,
+            variant=variant, depth=draw(depth_values),
+            tokens=n, width=width, heads=head if width % head == 0 else 1,
+            window=draw(st.integers(1, n)) if use_window else None,
+            residual_scale=1.0 if variant == "pure" else draw(st.sampled_from(residual_scales)),
             tau=draw(st.floats(*taus)), temperature=draw(st.floats(*temperatures)),
             causal=draw(st.booleans()) if causal is None else causal,
             ffn=draw(st.booleans()) if ffn is None else ffn,

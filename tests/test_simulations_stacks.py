@@ -7,6 +7,7 @@ from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
 from attndepth.simulations.similarity import log_odds, token_similarity
 from attndepth.simulations.stacks import (
     StackConfig,
+    attention_mask,
     attention_output,
     draw_softmax_weights,
     iterate_stack,
@@ -98,6 +99,11 @@ def test_remove_token_mean_tau_one_zeroes_mean():
         (dict(variant="deep"), "variant"),
         (dict(causal="yes"), "causal"),
         (dict(dtype="float16"), "dtype"),
+        (dict(window=0), "window"),
+        (dict(window=2.5), "window"),
+        (dict(residual_scale=0.0), "residual_scale"),
+        (dict(residual_scale=float("inf")), "residual_scale"),
+        (dict(variant="pure", residual_scale=0.5), "residual branch"),
     ],
 )
 def test_bad_config_rejected_naming_parameter(kwargs, match):
@@ -182,3 +188,41 @@ def test_weights_are_reused_across_variants_and_read_only():
     assert draw_softmax_weights(StackConfig(depth=3, width=8), 2, 10) is not pure
 
 
+
+
+@given(tokens=st.integers(1, 9), window=st.one_of(st.none(), st.integers(1, 10)),
+       causal=st.booleans())
+def test_attention_mask_keeps_the_diagonal_and_the_band(tokens, window, causal):
+    forbidden = attention_mask(tokens, causal, window)
+    if window is None and not causal:
+        assert forbidden is None
+        return
+    i, j = np.indices((tokens, tokens))
+    allowed = np.ones((tokens, tokens), dtype=bool)
+    if causal:
+        allowed &= j <= i
+    if window is not None:
+        allowed &= np.abs(i - j) < window
+    assert np.array_equal(~forbidden, allowed) and not forbidden.diagonal().any()
+
+
+def test_windowed_attention_is_zero_outside_the_band_and_stochastic():
+    config = StackConfig(variant="pure", depth=2, tokens=7, width=4, window=2, causal=True)
+    P = run_stack(config, batch=3, seed=1, keep_attention=True).attention
+    i, j = np.indices((7, 7))
+    assert np.all(P[..., (j > i) | (i - j >= 2)] == 0)
+    assert np.allclose(P.sum(axis=-1), 1.0) and np.all(P[..., i == j] > 0)
+
+
+def test_window_of_one_is_the_identity_attention():
+    config = StackConfig(variant="pure", depth=1, tokens=5, width=4, window=1)
+    P = run_stack(config, batch=2, seed=0, keep_attention=True).attention
+    assert np.array_equal(P[0, :, 0], np.broadcast_to(np.eye(5), (2, 5, 5)))
+
+
+def test_residual_scale_multiplies_the_branch():
+    base = StackConfig(variant="residual", depth=1, tokens=4, width=4)
+    plain, half = (run_stack(StackConfig(**{**base.as_dict(), "residual_scale": a}),
+                             batch=2, seed=3) for a in (1.0, 0.5))
+    X0 = plain.states[0]
+    assert np.allclose(half.states[1] - X0, 0.5 * (plain.states[1] - X0), atol=1e-14)
