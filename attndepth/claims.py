@@ -53,6 +53,7 @@ CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.similarity_claims",
     "attndepth.clustering_claims",
     "attndepth.spectral_gap_claims",
+    "attndepth.propagation_claims",
 )
 
 

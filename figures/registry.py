@@ -20,6 +20,7 @@ FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.geshkovski_orthogonal",
     "attndepth.figures.geshkovski_cluster",
     "attndepth.figures.naderi_spectral_gap",
+    "attndepth.figures.noci_residual_scaling",
 )
 PRESETS: tuple[str, ...] = ("quick", "full")
 

@@ -1,0 +1,18 @@
+"""The residual-scaling figure: drawn lines and markers agree at temperature 10."""
+
+import numpy as np
+
+from attndepth.figures import noci_residual_scaling
+
+
+def test_drawn_growth_follows_the_prediction():
+    data = noci_residual_scaling.compute("quick", 0)
+    panel, scaling = np.array(data["panel"]), np.array(data["scaling"])
+    temperature = np.array(data["temperature"])
+    measured, predicted = np.array(data["measured"]), np.array(data["predicted"])
+    rows = (panel == "growth") & (scaling == "1") & (temperature == 10.0)
+    assert np.allclose(measured[rows], predicted[rows], rtol=0.1)
+    profile = (panel == "cosine") & (scaling == "1")
+    assert measured[profile][-1] > 0.99
+    profile = (panel == "cosine") & (scaling == "1/sqrt(L)")
+    assert measured[profile][-1] < 0.3

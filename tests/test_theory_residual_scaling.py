@@ -1,0 +1,47 @@
+"""The uniform-attention recursion behind Noci et al.'s residual scaling."""
+
+import math
+
+import pytest
+import sympy as sp
+
+from attndepth.theory.residual_scaling import (
+    check_limits,
+    check_uniform_attention_recursion,
+    cosine_from_log_odds,
+    limit_of_growth,
+    log_odds_growth,
+    residual_scale,
+)
+
+
+@pytest.mark.parametrize("tokens, width", [(2, 1), (3, 2), (4, 3)])
+def test_uniform_attention_keeps_the_spread_and_grows_the_mean(tokens, width):
+    assert check_uniform_attention_recursion(tokens, width)
+
+
+def test_limits_of_the_three_scalings():
+    assert check_limits()
+    assert limit_of_growth("1/sqrt(L)") == 1 and limit_of_growth("1") == sp.oo
+
+
+def test_growth_and_scales():
+    assert residual_scale("1/sqrt(L)", 16) == 0.25 and residual_scale("1/L", 8) == 0.125
+    assert log_odds_growth(10, 1.0) == pytest.approx(10 * math.log(2))
+    assert log_odds_growth(100, 0.1) == pytest.approx(100 * math.log(1.01))
+
+
+def test_cosine_of_equal_norm_tokens():
+    assert cosine_from_log_odds(-800.0, 5) == pytest.approx(-0.25)  # t_sim = 0: centred tokens
+    assert cosine_from_log_odds(50.0, 5) == pytest.approx(1.0)
+    assert cosine_from_log_odds(-math.log(4), 5) == pytest.approx(0.0)  # t_sim = 1/n
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: residual_scale("2", 4), "scaling"), (lambda: residual_scale("1", 0), "depth"),
+    (lambda: log_odds_growth(4, 0.0), "scale"), (lambda: log_odds_growth(4, float("nan")), "scale"),
+    (lambda: cosine_from_log_odds(0.0, 1), "tokens"),
+])
+def test_bad_input_is_refused(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

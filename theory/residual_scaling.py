@@ -1,0 +1,111 @@
+"""Residual scaling and token alignment at initialisation (Noci et al. 2022).
+
+Noci, Anagnostidis, Biggio, Orvieto, Singh & Lucchi 2022, "Signal propagation
+in transformers: theoretical perspectives and the role of rank collapse"
+(arXiv 2206.03126) [paper]: at initialisation, without a depth-dependent
+scaling of the residual branches, the cosine between tokens rises towards 1
+with depth; with the branches scaled by 1/√L it stays bounded away from 1.
+Their analysis assumes *uniform attention*, A = Π = 11ᵀ/n (attention logits
+of small variance, e.g. a large softmax temperature).
+
+The one-layer recursion [derived]. A residual block with branch scale α is
+X′ = X + α A X W with W = W_V W_O, the product of two Gaussian matrices of
+variance 1/d (E W = 0, E W Wᵀ = I). Write X = 1mᵀ + R with m the mean token
+and R = (I − Π)X. With A = Π:
+
+    (I − Π) X′ = R                 (the spread of the tokens is unchanged),
+    m′ᵀ = mᵀ (I + α W),   E|m′|² = |m|² (1 + α²).
+
+Both identities are exact algebra (:func:`check_uniform_attention_recursion`).
+Token similarity t_sim = ‖ΠX‖_F²/‖X‖_F² = n|m|²/(n|m|² + ‖R‖_F²), so its
+log-odds ℓ = ln(t_sim/(1 − t_sim)) = ln(n|m|²/‖R‖_F²) grows per layer by
+ln(1 + α²) in the mean (to first order; the Jensen correction is
+O(α⁴/d) per layer), and over L layers
+
+    ℓ_L − ℓ_0 = L ln(1 + α²)                                  (*)
+
+(:func:`log_odds_growth`). Hence [derived, under uniform attention]:
+α = 1: ℓ grows like L ln 2 without bound, t_sim → 1, all tokens align;
+α = 1/√L: the growth tends to lim L ln(1 + 1/L) = 1, so t_sim stays below
+e·odds₀/(1 + e·odds₀); α = 1/L: the growth tends to 0
+(:func:`limit_of_growth`, SymPy). The mean pairwise cosine of tokens of
+equal norm is (n t_sim − 1)/(n − 1) (:func:`cosine_from_log_odds`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+
+#: The three scalings compared, as functions of the depth L.
+SCALINGS: dict[str, str] = {"1": "1", "1/sqrt(L)": "1/sqrt(L)", "1/L": "1/L"}
+_DEPTH = sp.Symbol("L", positive=True)
+
+
+def _check_depth(depth: object) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
+    return depth
+
+
+def scaling_expression(name: str) -> sp.Expr:
+    """α(L) for a scaling name of :data:`SCALINGS` (a SymPy expression in L)."""
+    if name not in SCALINGS:
+        raise ValueError(f"scaling must be one of {', '.join(SCALINGS)}, got {name!r}")
+    return sp.sympify(SCALINGS[name], locals={"L": _DEPTH})
+
+
+def residual_scale(name: str, depth: int) -> float:
+    """α for a scaling name at depth L."""
+    return float(scaling_expression(name).subs(_DEPTH, _check_depth(depth)))
+
+
+def log_odds_growth(depth: int, scale: float) -> float:
+    """ℓ_L − ℓ_0 = L ln(1 + α²) under uniform attention [derived], equation (*).
+
+    Parameters
+    ----------
+    depth : int
+        L ≥ 1 residual blocks.
+    scale : float
+        α > 0.
+    """
+    if not (isinstance(scale, int | float) and not isinstance(scale, bool)
+            and math.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
+    return _check_depth(depth) * math.log1p(scale * scale)
+
+
+def limit_of_growth(name: str) -> sp.Expr:
+    """lim_{L→∞} L ln(1 + α(L)²): ∞ for α = 1, 1 for 1/√L, 0 for 1/L (SymPy)."""
+    return sp.limit(_DEPTH * sp.log(1 + scaling_expression(name) ** 2), _DEPTH, sp.oo)
+
+
+def cosine_from_log_odds(log_odds: float, tokens: int) -> float:
+    """Mean pairwise cosine (n t − 1)/(n − 1) of n tokens of equal norm with log-odds ℓ."""
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
+        raise ValueError(f"tokens must be an integer >= 2, got {tokens!r}")
+    similarity = 1.0 / (1.0 + math.exp(-log_odds)) if log_odds > -700 else 0.0
+    return (tokens * similarity - 1.0) / (tokens - 1)
+
+
+def check_uniform_attention_recursion(tokens: int = 3, width: int = 2) -> bool:
+    """SymPy: with A = Π, (I − Π)(X + αΠXW) = (I − Π)X and Π(X + αΠXW) = ΠX(I + αW)."""
+    if tokens < 2 or width < 1:
+        raise ValueError("tokens must be >= 2 and width >= 1")
+    x = sp.Matrix(tokens, width, lambda i, j: sp.Symbol(f"x{i}{j}"))
+    w = sp.Matrix(width, width, lambda i, j: sp.Symbol(f"w{i}{j}"))
+    alpha = sp.Symbol("alpha")
+    ones = sp.ones(tokens, 1)
+    pi = ones * ones.T / tokens
+    out = x + alpha * pi * x * w
+    spread = ((sp.eye(tokens) - pi) * (out - x)).applyfunc(sp.expand)
+    mean = (pi * out - pi * x * (sp.eye(width) + alpha * w)).applyfunc(sp.expand)
+    return spread == sp.zeros(tokens, width) and mean == sp.zeros(tokens, width)
+
+
+def check_limits() -> bool:
+    """SymPy: the three limits of L ln(1 + α²) are ∞, 1 and 0."""
+    return (limit_of_growth("1") == sp.oo and limit_of_growth("1/sqrt(L)") == 1
+            and limit_of_growth("1/L") == 0)
