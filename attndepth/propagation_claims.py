@@ -8,7 +8,15 @@ import numpy as np
 from attndepth.claims import Outcome, claim, verdict_from
 from attndepth.families import Family
 from attndepth.simulations.alignment import alignment_sample
+from attndepth.simulations.rem import rem_participation, wide_layer_map
 from attndepth.simulations.stacks import StackConfig
+from attndepth.theory.correlation_map import (
+    check_critical_beta,
+    check_inverse_square,
+    critical_beta,
+    energy_scale,
+    limit_participation,
+)
 from attndepth.theory.residual_scaling import (
     SCALINGS,
     check_limits,
@@ -101,4 +109,95 @@ def verify_residual_scaling(seed: int, tokens: int, width: int, depths: tuple[in
                 f"uniform-attention prediction at L = {depths[-1]}"),
         values={"rows": rows, "misses": misses,
                 "default_temperature_ratio": default_ratio, "symbolic": symbolic},
+    )
+
+
+#: Allowed error of the REM quadrature (it agrees with sampling to ~1e-4).
+QUADRATURE_TOLERANCE = 1e-3
+#: Standard errors allowed between the measured layer and the finite-T REM value.
+LAYER_ERRORS = 4.0
+#: Largest |E Y₂(T = 1e300) − (1 − β_c/β)₊| away from the critical point.
+LIMIT_TOLERANCE = 0.01
+#: Within this distance of β/β_c = 1 the limit is approached like 1/√(ln T) (0.022 at
+#: T = 1e300) and cannot be decided by any T: the verdict is inconclusive there.
+CRITICAL_WINDOW = 0.25
+#: The "infinite" T of the limit check.
+LARGE_TOKENS = 1e300
+
+
+def _intercept(widths: np.ndarray, means: np.ndarray, errors: np.ndarray) -> tuple[float, float]:
+    """Weighted least squares y = a + b/d; returns (a, standard error of a)."""
+    design = np.column_stack([np.ones_like(widths), 1.0 / widths])
+    weights = 1.0 / np.maximum(errors, 1e-12) ** 2
+    normal = design.T @ (design * weights[:, None])
+    coefficients = np.linalg.solve(normal, design.T @ (weights * means))
+    return float(coefficients[0]), float(np.sqrt(np.linalg.inv(normal)[0, 0]))
+
+
+@claim(
+    "giorlandino.correlation-map",
+    source="Giorlandino & Goldt 2025, arXiv 2505.24333 (attention as a random energy model; "
+           "β_c = √(2/(1−p))); logit convention β√(ln T)xᵀGx/d and the finite-T integral "
+           "[derived]",
+    statement="One softmax layer maps token overlap p and norm 1 to norm q′ = p + (1 − p)·"
+              "(1 − β_c/β)₊, β_c = √(2/(1 − p)): below β_c the tokens collapse (q′ = p).",
+    tolerance=(f"the 1/d-extrapolated excess (q′ − p)/(q − p) within {LAYER_ERRORS:g} standard "
+               f"errors + {QUADRATURE_TOLERANCE:g} of the finite-T REM value E Y₂(T); E Y₂(T = "
+               f"1e300) within {LIMIT_TOLERANCE} of (1 − β_c/β)₊ (inconclusive within "
+               f"{CRITICAL_WINDOW} of β = β_c); SymPy: β_c from the freezing condition"),
+    presets={"quick": dict(overlap=0.5, ratio=2.0, tokens=256, widths=(256, 512, 1024),
+                           samples=8),
+             "full": dict(overlap=0.5, ratio=2.0, tokens=512, widths=(256, 512, 1024, 2048),
+                          samples=16)},
+    theory=(critical_beta, limit_participation, energy_scale, check_critical_beta,
+            check_inverse_square),
+    simulation=(wide_layer_map, rem_participation),
+    test=f"{TESTS}::test_correlation_map_below_the_critical_beta_collapses",
+    figure="giorlandino_correlation_map",
+    # wrong: β_c = √(1/(1 − p)) (the freezing condition without its factor 2)
+    wrong_theory={"critical_beta": lambda overlap: float(np.sqrt(1.0 / (1.0 - overlap)))},
+    family=Family(parameters={"overlap": (0.0, 0.25, 0.5), "ratio": (0.5, 2.0, 4.0)},
+                  beyond={"overlap": (0.75,), "ratio": (1.5, 8.0)},
+                  fixed={"tokens": 256, "widths": (256, 512, 1024), "samples": 8}),
+)
+def verify_correlation_map(seed: int, overlap: float, ratio: float, tokens: int,
+                           widths: tuple[int, ...], samples: int) -> Outcome:
+    """Wide layers at β = ratio·β_c against the REM participation at T and as T → ∞."""
+    symbolic = check_critical_beta() and check_inverse_square()
+    beta = ratio * critical_beta(overlap)
+    finite = rem_participation(tokens, energy_scale(overlap, beta, tokens))
+    maps = [wide_layer_map(tokens, d, overlap, beta, seed, samples) for d in widths]
+    means = np.array([m.excess.mean() for m in maps])
+    errors = np.array([m.excess.std(ddof=1) / np.sqrt(samples) for m in maps])
+    intercept, intercept_error = _intercept(np.array(widths, dtype=float), means, errors)
+    layer_ok = abs(intercept - finite) <= LAYER_ERRORS * intercept_error + QUADRATURE_TOLERANCE
+    last = maps[-1]
+    participation = float(last.participation.mean())
+    participation_error = float(last.participation.std(ddof=1) / np.sqrt(samples))
+    participation_ok = abs(participation - finite) <= (LAYER_ERRORS * participation_error
+                                                      + QUADRATURE_TOLERANCE)
+    limit = max(0.0, 1.0 - critical_beta(overlap) / beta)
+    far = rem_participation(LARGE_TOKENS, energy_scale(overlap, beta, LARGE_TOKENS))
+    critical = abs(ratio - 1.0) < CRITICAL_WINDOW
+    limit_ok = abs(far - limit) <= LIMIT_TOLERANCE
+    drift = float(np.mean(last.p_out - last.p_in))
+    q_map = overlap + (1 - overlap) * limit
+    return Outcome(
+        predicted=(f"β_c = {critical_beta(overlap):.4f}; q′ = {q_map:.4f} (T → ∞); E Y₂ = "
+                   f"{finite:.4f} at T = {tokens}, {far:.4f} at T = 1e300 vs limit {limit:.4f}"),
+        measured=(f"excess {intercept:.4f} ± {intercept_error:.4f} (d → ∞; at d = {widths[-1]}: "
+                  f"{means[-1]:.4f}); Σ A² = {participation:.4f} ± {participation_error:.4f}"),
+        verdict=verdict_from(symbolic and layer_ok and participation_ok and limit_ok,
+                             inconclusive=critical and symbolic and layer_ok
+                             and participation_ok),
+        note=(f"p = {overlap}, β = {ratio:g}·β_c = {beta:.4f}, T = {tokens}, d ∈ {list(widths)}, "
+              f"{samples} layers each; fit (q′ − p)/(q − p) = a + b/d; the overlap drifts by "
+              f"p′ − p = {drift:+.4f} at d = {widths[-1]} (correlated rows, → 0 only as T → ∞); "
+              + ("within the critical window the T → ∞ limit cannot be reached: inconclusive; "
+                 if critical else "")
+              + f"SymPy β_c and 1/Z² identity: {symbolic}"),
+        values={"finite_participation": finite, "intercept": intercept,
+                "intercept_error": intercept_error, "participation": participation,
+                "limit": limit, "participation_at_1e300": far, "overlap_drift": drift,
+                "excess_by_width": dict(zip(widths, means.tolist(), strict=True))},
     )

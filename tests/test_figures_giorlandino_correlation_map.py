@@ -1,0 +1,21 @@
+"""The correlation-map figure: drawn layers sit on the drawn finite-T REM curve, and the
+REM curves approach the drawn limits."""
+
+import numpy as np
+
+from attndepth.figures import giorlandino_correlation_map
+
+
+def test_drawn_layers_follow_the_finite_T_curve_and_the_curves_their_limits():
+    data = giorlandino_correlation_map.compute("quick", 0)
+    panel = np.array(data["panel"])
+    layer, error, rem, limit = (np.array(data[k], dtype=float)
+                                for k in ("layer", "layer_error", "rem", "limit"))
+    rows = panel == "map"
+    # finite width adds O(1/d) (≈ +0.02 at d = 1024); the limit is the fit's business
+    assert np.all(np.abs(layer[rows] - rem[rows]) < 5 * error[rows] + 0.04)
+    converge = panel == "convergence"
+    ratio, x = np.array(data["ratio"]), np.array(data["x"], dtype=float)
+    for value in (2.0, 4.0):
+        last = converge & (ratio == value) & (x == x[converge].max())
+        assert abs(rem[last][0] - limit[last][0]) < 0.005
