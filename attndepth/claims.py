@@ -54,6 +54,7 @@ CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.clustering_claims",
     "attndepth.spectral_gap_claims",
     "attndepth.propagation_claims",
+    "attndepth.mask_claims",
 )
 
 

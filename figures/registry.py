@@ -22,6 +22,7 @@ FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.naderi_spectral_gap",
     "attndepth.figures.noci_residual_scaling",
     "attndepth.figures.giorlandino_correlation_map",
+    "attndepth.figures.wu_masks",
 )
 PRESETS: tuple[str, ...] = ("quick", "full")
 
