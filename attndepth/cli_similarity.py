@@ -58,8 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="base seed (integer >= 0); stack k uses child k of it")
     parser.add_argument("--causal", action="store_true", help="causal (lower-triangular) mask")
     parser.add_argument("--window", type=integer, default=None, metavar="W",
-                        help="local attention: token i sees |i - j| < W (with --causal: the "
-                             "W tokens up to i); integer >= 1, default all tokens")
+                        help="local attention: token i sees the tokens j with abs(i - j) < W "
+                             "(with --causal: the W tokens up to i); integer >= 1, default all")
     parser.add_argument("--residual-scale", type=float, default=1.0, metavar="A",
                         help="scale of every residual branch, X + A*F(X) (number > 0; "
                              "Noci et al. use 1/sqrt(L); not for --variant pure)")

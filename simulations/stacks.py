@@ -86,7 +86,7 @@ class StackConfig:
         1 is the plain stack, ``1/sqrt(depth)`` the scaling of Noci et al. 2022
         (arXiv 2206.03126). Only variants with a residual branch accept α ≠ 1.
     window : None (full attention) or w >= 1: token i attends to the tokens j
-        with |i − j| < w (a band of width 2w − 1), or, with ``causal``, to
+        with ``|i − j| < w`` (a band of width 2w − 1), or, with ``causal``, to
         i − w < j <= i (a sliding window of w tokens); Wu et al. 2024
         (arXiv 2405.18781) study such local masks.
     dtype : ``float64`` (default) or ``float32``. The same Gaussian draws are
@@ -297,7 +297,7 @@ def attention_mask(tokens: int, causal: bool = False, window: int | None = None
                    ) -> np.ndarray | None:
     """Where attention is *forbidden*: (tokens, tokens) bool, or None for full attention.
 
-    ``causal`` forbids j > i; ``window`` = w forbids |i − j| >= w. Every row
+    ``causal`` forbids j > i; ``window`` = w forbids ``|i − j| >= w``. Every row
     keeps its diagonal, so every masked softmax row stays a distribution.
     """
     if not causal and window is None:

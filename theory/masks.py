@@ -18,7 +18,7 @@ The smallest such r over centres is the *radius* of the mask
 :mod:`attndepth.simulations.stacks` it has a closed form
 (:func:`mask_radius_closed_form`):
 
-* band |i − j| < w (w ≥ 2), T tokens: r = ⌈⌈(T − 1)/2⌉ / (w − 1)⌉ (centre in the middle);
+* band ``|i − j| < w`` (w ≥ 2), T tokens: r = ⌈⌈(T − 1)/2⌉ / (w − 1)⌉ (centre in the middle);
 * causal sliding window i − w < j ≤ i: r = ⌈(T − 1)/(w − 1)⌉ (the only centre is token 0);
 * w = 1 leaves each token alone: no centre, no collapse (radius None).
 
