@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attndepth.simulations.alignment import alignment_sample
-from attndepth.simulations.stacks import StackConfig
+from attndepth.simulations.stacks import StackConfig, run_stack
 
 
 def test_a_zero_depth_stack_does_not_grow_and_samples_are_reproducible():
@@ -27,3 +29,16 @@ def test_a_small_residual_scale_aligns_less():
 def test_one_token_is_refused():
     with pytest.raises(ValueError, match="2 tokens"):
         alignment_sample(StackConfig(variant="residual", depth=2, tokens=1, width=4), 2, 0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(alpha=st.floats(0.05, 2.0), tokens=st.integers(2, 9), width=st.sampled_from([4, 8, 16]),
+       seed=st.integers(0, 2**31))
+def test_uniform_attention_keeps_the_spread_exactly(alpha, tokens, width, seed):
+    # the recursion behind noci.residual-scaling, on the stacks themselves: at a huge
+    # temperature attention is uniform to ~1e-12 and a residual block adds only to the mean
+    config = StackConfig(variant="residual", depth=1, tokens=tokens, width=width,
+                         temperature=1e12, residual_scale=alpha)
+    states = run_stack(config, batch=2, seed=seed).states
+    spread = states - states.mean(axis=-2, keepdims=True)
+    assert np.allclose(spread[1], spread[0], rtol=0, atol=1e-9 * np.abs(states).max())
