@@ -8,6 +8,7 @@ import numpy as np
 from attndepth.claims import Outcome, claim, verdict_from
 from attndepth.families import Family
 from attndepth.simulations.alignment import alignment_sample
+from attndepth.simulations.fitting import standard_error
 from attndepth.simulations.rem import rem_participation, wide_layer_map
 from attndepth.simulations.stacks import StackConfig
 from attndepth.theory.correlation_map import (
@@ -169,12 +170,12 @@ def verify_correlation_map(seed: int, overlap: float, ratio: float, tokens: int,
     finite = rem_participation(tokens, energy_scale(overlap, beta, tokens))
     maps = [wide_layer_map(tokens, d, overlap, beta, seed, samples) for d in widths]
     means = np.array([m.excess.mean() for m in maps])
-    errors = np.array([m.excess.std(ddof=1) / np.sqrt(samples) for m in maps])
+    errors = np.array([standard_error(m.excess) for m in maps])
     intercept, intercept_error = _intercept(np.array(widths, dtype=float), means, errors)
     layer_ok = abs(intercept - finite) <= LAYER_ERRORS * intercept_error + QUADRATURE_TOLERANCE
     last = maps[-1]
     participation = float(last.participation.mean())
-    participation_error = float(last.participation.std(ddof=1) / np.sqrt(samples))
+    participation_error = standard_error(last.participation)
     participation_ok = abs(participation - finite) <= (LAYER_ERRORS * participation_error
                                                       + QUADRATURE_TOLERANCE)
     limit = max(0.0, 1.0 - critical_beta(overlap) / beta)

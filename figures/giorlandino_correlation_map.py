@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.fitting import standard_error
 from attndepth.simulations.rem import rem_participation, wide_layer_map
 from attndepth.theory.correlation_map import critical_beta, energy_scale, limit_participation
 
@@ -48,7 +49,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
             beta = ratio * critical_beta(p)
             assert math.isclose(energy_scale(p, beta, T), ratio * math.sqrt(2 * math.log(T)))
             layer = wide_layer_map(T, size["width"], p, beta, seed, size["samples"])
-            error = float(layer.excess.std(ddof=1) / math.sqrt(size["samples"]))
+            error = standard_error(layer.excess)
             add("map", p, ratio, ratio, float(layer.excess.mean()), error, finite[ratio],
                 limit_participation(p, beta))
     for ratio in CONVERGENCE_RATIOS:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attndepth.simulations.fitting import standard_error
 from attndepth.simulations.similarity import log_odds, mean_pairwise_cosine
 from attndepth.simulations.stacks import StackConfig, run_stack
 
@@ -38,8 +39,7 @@ class AlignmentSample:
     @property
     def growth_error(self) -> float:
         """Standard error of the mean growth (0 for one stack)."""
-        n = self.growth.size
-        return float(self.growth.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+        return standard_error(self.growth)
 
 
 def alignment_sample(config: StackConfig, batch: int, seed: int) -> AlignmentSample:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attndepth.simulations.fitting import escalation_rates
+from attndepth.simulations.fitting import escalation_rates, standard_error
 from attndepth.simulations.similarity import log_odds
 from attndepth.simulations.stacks import StackConfig, attention_mask, run_stack
 
@@ -35,8 +35,7 @@ class CollapseSample:
     @property
     def rate_error(self) -> float:
         """Standard error of the mean rate (0 for one stack)."""
-        n = self.rates.size
-        return float(self.rates.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+        return standard_error(self.rates)
 
 
 def collapse_sample(config: StackConfig, batch: int, seed: int, skip: int = 4) -> CollapseSample:

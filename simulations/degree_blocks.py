@@ -26,7 +26,11 @@ degrees as f's). The blocks' failure probabilities add (union bound).
 
 Memory: the blocks are built in batches of at most :data:`BATCH_ENTRIES`
 entries (a block larger than that alone), each batch from its own pass over
-the grid in row chunks; only the batch's float64 blocks are held.
+the grid in row chunks, and held as int32 centred residues (|x| ≤ p/2 + 2 <
+2^25); a block becomes float64 only when it is ranked, one at a time. Every
+pass evaluates its largest block's grid at all K + 1 scales, so fewer passes
+mean less evaluation: the 2^27 entries (512 MiB) of a batch hold every block
+of d = 4, L = 3, N = 4 and all but the largest of d = 4, L = 3, N = 8.
 """
 
 from __future__ import annotations
@@ -66,8 +70,8 @@ from attndepth.simulations.validation import check_int, check_size
 BLOCK_PRIME = 67_108_859
 #: The next prime below, for a second, independent measurement (``--verify``).
 SECOND_BLOCK_PRIME = 67_108_837
-#: Entries of the float64 blocks built in one pass over the grid (512 MB).
-BATCH_ENTRIES = 1 << 26
+#: Entries of the int32 blocks built in one pass over the grid (512 MiB).
+BATCH_ENTRIES = 1 << 27
 #: Pairs evaluated per row chunk, all K + 1 scales together (bounds what is held at once).
 CHUNK_ENTRIES = 1 << 22
 #: Points per side of the largest block grid (2 GiB guard: one 16,384² float64 block).
@@ -158,13 +162,13 @@ def evaluate_blocks(weights: LinearAttentionWeights, partition: Partition, XP: n
 
     Returns
     -------
-    {a: (n_a, n_a) float64 array of centred residues (|x| ≤ p/2 + 2)}.
+    {a: (n_a, n_a) int32 array of centred residues (|x| ≤ p/2 + 2)}.
     """
     prime = weights.prime
     degree = (3 ** weights.depth - 1) // 2
     scales, inverse = separating_scales(degree, prime)
     rows_needed = max(sizes.values())
-    blocks = {a: np.empty((n, n)) for a, n in sizes.items()}
+    blocks = {a: np.empty((n, n), dtype=np.int32) for a, n in sizes.items()}
     start = 0
     while start < rows_needed:
         columns = max(n for n in sizes.values() if n > start)
@@ -298,7 +302,7 @@ def _rank_block(matrix: np.ndarray, degree: int, bound: int, depth: int, prime: 
     start = time.perf_counter()
     grid = matrix.shape[0]
     if prime < MAX_PRIME and grid >= GEMM_RANK_MIN_SIDE:
-        rank = rank_of_float_residues(matrix, prime)
+        rank = rank_of_float_residues(matrix.astype(np.float64), prime)
     else:
         rank = rank_mod(matrix.astype(np.int64), prime)
     seconds = time.perf_counter() - start

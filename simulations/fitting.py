@@ -86,6 +86,14 @@ def growth_ratios(log_values: np.ndarray) -> np.ndarray:
     return log_values[1:] / log_values[:-1]
 
 
+def standard_error(values: np.ndarray) -> float:
+    """Standard error of the mean, std(ddof=1)/√n (0 for a single value)."""
+    values = np.asarray(values, dtype=float).ravel()
+    if values.size == 0:
+        raise ValueError("standard_error needs at least one value")
+    return float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else 0.0
+
+
 def log_or_floor(values: np.ndarray, floor: float = math.ulp(0.0)) -> np.ndarray:
     """Natural log with values below ``floor`` clamped to it (never −inf)."""
     return np.log(np.maximum(np.asarray(values, dtype=np.float64), floor))

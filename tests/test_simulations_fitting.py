@@ -3,7 +3,13 @@ import math
 import numpy as np
 import pytest
 
-from attndepth.simulations.fitting import growth_ratios, linear_fit, log_or_floor, transition_depth
+from attndepth.simulations.fitting import (
+    growth_ratios,
+    linear_fit,
+    log_or_floor,
+    standard_error,
+    transition_depth,
+)
 
 
 def test_linear_fit_recovers_line():
@@ -75,3 +81,10 @@ def test_convergence_orders_recover_cubic_and_linear():
     assert np.median(convergence_orders(np.array(cubic))) == pytest.approx(3, rel=0.05)
     linear = 0.5 * 0.8 ** np.arange(20)
     assert np.median(convergence_orders(linear)) == pytest.approx(1, rel=1e-6)
+
+
+def test_standard_error_of_the_mean():
+    assert standard_error(np.array([1.0, 3.0])) == pytest.approx(1.0)
+    assert standard_error(np.array([2.0])) == 0.0
+    with pytest.raises(ValueError, match="at least one"):
+        standard_error(np.array([]))

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attndepth.simulations.grid_evaluation import evaluate_plain, evaluate_structured
@@ -88,3 +88,22 @@ def test_the_kronecker_set_up_is_size_checked_before_it_is_built(width):
 
     with pytest.raises(ValueError, match="Kronecker transfer matrices needs"):
         measure_rank(SeprankConfig(width=width, depth=1), 0, max_points=16)
+
+
+@settings(max_examples=25, deadline=None)
+@given(width=st.integers(1, 10), depth=st.integers(1, 3), heads=st.sampled_from([1, 2]),
+       residual=st.sampled_from([0, 1]), tokens=st.integers(2, 9),
+       prime=st.sampled_from([65_521, 33_554_393, 67_108_859]), seed=st.integers(0, 2**20))
+def test_structured_equals_plain_for_block_primes(width, depth, heads, residual,
+                                                           tokens, prime, seed):
+    # the block primes (< 2^26) and a small one, every head count and width up to 10
+    if width % heads:
+        heads = 1
+    weights = draw_linear_attention_weights(width, depth, heads, residual, 1, seed, prime=prime)
+    partition = make_partition("balanced", tokens)
+    rng = np.random.default_rng(seed)
+    XP = rng.integers(0, prime, (3, len(partition.p_positions), width))
+    XQ = rng.integers(0, prime, (4, len(partition.q_positions), width))
+    fast = evaluate_structured(weights, partition, XP, XQ, width - 1)
+    assert fast.dtype == np.int64 and fast.min() >= 0 and fast.max() < prime
+    np.testing.assert_array_equal(fast, evaluate_plain(weights, partition, XP, XQ, width - 1))
