@@ -22,6 +22,8 @@ from attndepth.simulations.stacks import DTYPES, VARIANTS, StackConfig, run_stac
 
 #: Largest n for --spectra: one eigendecomposition of a 2048² matrix takes about 10 s here.
 MAX_SPECTRA_TOKENS = 2048
+#: Where the stacks run: NumPy, or JAX (simulations/jax_stack.py, the train extra).
+BACKENDS: tuple[str, ...] = ("numpy", "jax")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,7 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "attndepth similarity --variant post-ln --depth 96 --tokens 16 --width 64",
             "attndepth similarity --variant post-ln-deesc-b --tau 0.5 --depth 48 --tokens 8 "
             "--width 32 --json",
-            "attndepth similarity --variant pure --depth 8 --tokens 8 --width 16 --spectra"))
+            "attndepth similarity --variant pure --depth 8 --tokens 8 --width 16 --spectra",
+            "attndepth similarity --variant post-ln --depth 96 --tokens 16 --width 64 "
+            "--backend jax"))
     parser.add_argument("--variant", choices=VARIANTS, required=True, help="block variant")
     parser.add_argument("--depth", type=integer, required=True, metavar="L",
                         help="number of blocks (integer >= 0)")
@@ -68,6 +72,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--dtype", choices=DTYPES, default="float64",
                         help="float32 runs 1.3-2x faster; fine for t_sim and log-odds, "
                              "not for rounding-level checks (see StackConfig)")
+    parser.add_argument("--backend", choices=BACKENDS, default="numpy",
+                        help="numpy (default) or jax: the same stacks compiled by JAX, equal "
+                             "to NumPy within float64 round-off (needs the train extra)")
+    parser.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
+                        help="with --backend jax: where JAX runs the stacks")
     parser.add_argument("--spectra", action="store_true",
                         help="also λ₂ (second eigenvalue modulus), σ₂ and leakage of each "
                              "attention matrix")
@@ -95,7 +104,20 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--spectra takes the eigenvalues of every n × n attention matrix "
                          f"(O(n³) each): tokens must be <= {MAX_SPECTRA_TOKENS}, got "
                          f"{args.tokens}")
-    trajectory = run_stack(config, args.seeds, args.seed, keep_attention=args.spectra)
+    if args.backend == "jax":
+        if args.spectra:
+            raise ValueError("--spectra needs the attention matrices, which only the numpy "
+                             "backend keeps")
+        from attndepth.simulations import jax_stack
+
+        try:
+            trajectory = jax_stack.run_stack(config, args.seeds, args.seed, args.device)
+        except ModuleNotFoundError as error:  # the train extra is not installed
+            raise ValueError(str(error)) from None
+    elif args.device != "cpu":
+        raise ValueError("--device gpu needs --backend jax")
+    else:
+        trajectory = run_stack(config, args.seeds, args.seed, keep_attention=args.spectra)
     states = trajectory.states
     metrics = {
         "t_sim": token_similarity(states),
@@ -117,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
         fit = escalation_rate(metrics["log_odds"]).as_dict()
     except ValueError:  # fewer than 3 layers in the window: reported as "no fit"
         fit = None
-    result = {"config": {**config.as_dict(), "seeds": args.seeds, "seed": args.seed},
+    result = {"config": {**config.as_dict(), "seeds": args.seeds, "seed": args.seed,
+                         "backend": args.backend, "device": args.device},
               "layers": layers, "fit": fit, "fit_window_log_odds": list(ESCALATION_WINDOW),
               "seconds": time.perf_counter() - start}
     result["environment"] = environment()

@@ -51,6 +51,11 @@ def main() -> None:
     sections.append(table("Softmax post-LN stack vs PyTorch CPU eager (same shapes, threads, run)",
                           [forward.stack_vs_torch(*s) for s in shapes],
                           "Target: torch / attndepth ≥ 1."))
+    sections.append(table("Softmax post-LN stack: NumPy against the JAX backend (float64, CPU)",
+                          [forward.stack_vs_jax(*s) for s in shapes + wide],
+                          "JAX compiled once before timing (jit over a scan of the layers); "
+                          "the JAX time includes moving the weights to the device. Same states "
+                          "within float64 round-off (last column)."))
     sections.append(table("Optimisation: forward pass before/after (same run, alternated)",
                           [forward.stack_before_after(*s) for s in shapes],
                           "Before: separate Q, K, V products through 4-D head views, mean-based "

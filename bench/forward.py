@@ -127,6 +127,27 @@ def stack_vs_torch(tokens: int, width: int, depth: int, batch: int) -> dict:
             "torch eager s": theirs, "torch / attndepth": theirs / ours, "same output": same}
 
 
+def stack_vs_jax(tokens: int, width: int, depth: int, batch: int) -> dict:
+    """The post-LN stack on the JAX backend (compiled once, untimed) against NumPy, float64.
+
+    Both compute the same states (``attndepth.simulations.jax_stack``); without the train
+    extra the row says so.
+    """
+    from attndepth.simulations import jax_stack
+
+    if not jax_stack.available():
+        return {"shape": _label(tokens, width, depth, batch), "note": "jax not installed"}
+    config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
+    weights, X0 = draw_stack(config, batch, 0)
+    jax_states = jax_stack.stack_states(config, weights, X0)  # compiles
+    reference = run_stack(config, batch, 0).states
+    error = float(np.max(np.abs(jax_states - reference)) / np.max(np.abs(reference)))
+    ours, theirs = interleaved(_forward(config, batch),
+                               lambda: jax_stack.stack_states(config, weights, X0))
+    return {"shape": _label(tokens, width, depth, batch), "numpy s": ours, "jax s": theirs,
+            "numpy / jax": ours / theirs, "max rel. difference": error}
+
+
 def float32_speed(tokens: int, width: int, depth: int, batch: int) -> dict:
     """The same stack in float64 and float32 (same draws, rounded)."""
     configs = [StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width,

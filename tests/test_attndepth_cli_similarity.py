@@ -41,3 +41,38 @@ def test_similarity_bad_input(extra, capsys):
     assert main(argv + extra) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_similarity_on_the_jax_backend_gives_the_numpy_numbers(capsys):
+    pytest.importorskip("jax")
+    argv = ["similarity", "--variant", "post-ln", "--depth", "12", "--tokens", "8",
+            "--width", "16", "--json", "--seeds", "2", "--window", "3"]
+    documents = []
+    for backend in ("numpy", "jax"):
+        assert main(argv + ["--backend", backend]) == 0
+        documents.append(json.loads(capsys.readouterr().out))
+    assert documents[1]["config"]["backend"] == "jax"
+    for ours, theirs in zip(documents[0]["layers"], documents[1]["layers"], strict=True):
+        assert abs(ours["log_odds"]["median"] - theirs["log_odds"]["median"]) < 1e-9
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--device", "gpu"], "--device gpu needs --backend jax"),
+    (["--backend", "jax", "--spectra"], "only the numpy backend"),
+])
+def test_similarity_backend_misuse_is_one_line(extra, message, capsys):
+    argv = ["similarity", "--variant", "pure", "--depth", "2", "--tokens", "4", "--width", "4"]
+    assert main(argv + extra) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+
+
+def test_similarity_without_jax_says_how_to_install_it(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "jax", None)
+    argv = ["similarity", "--variant", "pure", "--depth", "2", "--tokens", "4", "--width", "4",
+            "--backend", "jax"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert 'pip install -e ".[train]"' in err and len(err.splitlines()) == 1

@@ -126,3 +126,14 @@ def test_installed_distribution_owns_one_import_name(tmp_path):
     run = subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["True", "True", "True"]
+
+
+def test_only_the_backend_module_imports_jax():
+    # the train extra is optional: one module may import JAX, and only inside functions
+    importers = [path.relative_to(ROOT).as_posix() for folder in ("attndepth", *LAYERS)
+                 for path in _sources(folder) if "jax" in _imported(path)]
+    assert importers == ["simulations/jax_stack.py"], importers
+    tree = ast.parse((ROOT / "simulations" / "jax_stack.py").read_text())
+    top_level = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
+    assert not any("jax" in ast.dump(node) for node in top_level
+                   if "attndepth" not in ast.dump(node))
