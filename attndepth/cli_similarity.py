@@ -73,7 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="float32 runs 1.3-2x faster; fine for t_sim and log-odds, "
                              "not for rounding-level checks (see StackConfig)")
     parser.add_argument("--backend", choices=BACKENDS, default="numpy",
-                        help="numpy (default) or jax: the same stacks compiled by JAX, equal "
+                        help="numpy, or jax: the same stacks compiled by JAX, equal "
                              "to NumPy within float64 round-off (needs the train extra)")
     parser.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
                         help="with --backend jax: where JAX runs the stacks")
