@@ -55,6 +55,7 @@ CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.spectral_gap_claims",
     "attndepth.propagation_claims",
     "attndepth.mask_claims",
+    "attndepth.training_claims",
 )
 
 
@@ -117,6 +118,10 @@ class Claim:
     family : Family or None
         The domain the claim is asserted on (:mod:`attndepth.families`), searched
         by ``attndepth verify --search``.
+    by_default : bool
+        Whether ``attndepth verify`` (and ``--search``) without ``--claim`` runs it.
+        Claims that train networks are not run by default: they need the ``train``
+        extra and minutes; name them with ``--claim``.
     """
 
     id: str
@@ -132,6 +137,7 @@ class Claim:
     wrong_theory: Mapping[str, Any] = field(default_factory=dict)
     conjecture: bool = False
     family: Family | None = None
+    by_default: bool = True
 
     @property
     def module(self) -> str:
@@ -199,7 +205,7 @@ def claim(id: str, *, source: str, statement: str, tolerance: str,
           theory: tuple[Callable[..., Any], ...] = (),
           simulation: tuple[Callable[..., Any], ...] = (), test: str = "",
           figure: str | None = None, wrong_theory: Mapping[str, Any] | None = None,
-          conjecture: bool = False, family: Family | None = None
+          conjecture: bool = False, family: Family | None = None, by_default: bool = True,
           ) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
     """Decorator: register the decorated verify function as claim ``id``.
 
@@ -223,7 +229,7 @@ def claim(id: str, *, source: str, statement: str, tolerance: str,
                        verify=verify, presets=MappingProxyType(dict(presets)),
                        theory=tuple(theory), simulation=tuple(simulation), test=test,
                        figure=figure, wrong_theory=MappingProxyType(dict(wrong_theory or {})),
-                       conjecture=conjecture, family=family))
+                       conjecture=conjecture, family=family, by_default=by_default))
         return verify
     return decorate
 
@@ -255,6 +261,11 @@ def all_claims() -> dict[str, Claim]:
                 raise ValueError(f"claims entry point {entry.name!r} ({entry.value}) failed "
                                  f"to load: {type(error).__name__}: {error}") from None
     return dict(_REGISTRY)
+
+
+def default_claims() -> list[str]:
+    """Ids of the claims ``attndepth verify`` runs when none is named (registry order)."""
+    return [claim_id for claim_id, found in all_claims().items() if found.by_default]
 
 
 def load_claims(source: str) -> list[str]:
@@ -345,13 +356,13 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,
 
 def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
                seed: int = 0, progress: Callable[[str], None] | None = None) -> list[ClaimResult]:
-    """Run the named claims (all when None) in registry order.
+    """Run the named claims (when None: every claim run by default) in registry order.
 
     A claim whose verify function raises gets the verdict ``error`` with the
     exception's message as its note; the other claims still run. Unknown ids,
     a bad preset or a bad seed are refused before anything runs.
     """
-    ids = list(all_claims()) if not claim_ids else list(claim_ids)
+    ids = default_claims() if not claim_ids else list(claim_ids)
     for claim_id in ids:
         get_claim(claim_id)  # reject unknown ids before anything runs
     _check_run(preset, seed)

@@ -102,6 +102,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         width = max(len(claim_id) for claim_id in claims)
         for claim_id, found in claims.items():
             label = " (conjecture)" if found.conjecture else ""
+            if not found.by_default:
+                label += " (not run by default: name it with --claim)"
             print(f"{claim_id:<{width}}  {found.statement}{label}")
         return EXIT_OK
     if args.explain:
@@ -157,7 +159,8 @@ def _search(args: argparse.Namespace) -> int:
     from attndepth.report import TABLE_WIDTH, dumps
     from attndepth.search import counterexample_rows, search_claim
 
-    ids = args.claim or [c for c, found in all_claims().items() if found.family is not None]
+    ids = args.claim or [c for c, found in all_claims().items()
+                         if found.family is not None and found.by_default]
     for claim_id in ids:
         if get_claim(claim_id).family is None:
             raise ValueError(f"claim {claim_id!r} declares no family to search")
@@ -251,7 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--preset", choices=PRESETS, default="quick",
                         help="parameter set: quick (seconds) or full (publication numbers)")
     verify.add_argument("--claim", action="append", metavar="ID",
-                        help="run only this claim (repeatable; ids: --list); default: all")
+                        help="run only this claim (repeatable; ids: --list); default: every claim "
+                             "except those that train networks")
     verify.add_argument("--format", choices=FORMATS, default="table",
                         help="report format")
     verify.add_argument("--out", metavar="FILE", help="write the report to FILE instead of "
