@@ -3,8 +3,11 @@
 An *observable* is a module-level function ``f(seed=..., **params) -> dict``
 of JSON-serialisable numbers (one store row per call); a spec names it with
 its ``measurement`` key. Built in here: ``similarity`` (t_sim and log-odds
-per layer of softmax stacks). ``seprank`` (certified separation rank with
-every bound) needs the theory's bounds and is registered by the front door,
+per layer of softmax stacks) and ``train`` (one training run of
+:mod:`attndepth.simulations.jax_model` on associative recall: its curves and
+final numbers; needs the ``train`` extra in the workers). ``seprank``
+(certified separation rank with every bound) needs the theory's bounds and
+is registered by the front door,
 :mod:`attndepth.separation`; ``claim`` (one family member of a claim) by
 :mod:`attndepth.search`. Each point records the module that registers its
 observable, so dask workers import it themselves.
@@ -89,4 +92,37 @@ register_observable("similarity", observe_similarity, {
     "width": Parameter(int), "heads": Parameter(int, 1), "tau": Parameter(float, 1.0),
     "temperature": Parameter(float, 1.0), "batch": Parameter(int, 4),
     "dtype": Parameter(str, "float64"),
+})
+
+
+def observe_training(seed: int, variant: str, depth: int, width: int, heads: int = 2,
+                     tau: float = 1.0, pairs: int = 4, steps: int = 600, batch: int = 64,
+                     learning_rate: float = 3e-3, warmup: int = 0,
+                     evaluate_every: int = 100) -> dict[str, Any]:
+    """Train one model on associative recall (pairs, 4·pairs keys, 16 values) and return
+    its validation curves, t_sim per layer at the end and the final numbers."""
+    from attndepth.simulations.jax_model import TrainingSettings, train
+    from attndepth.simulations.stacks import StackConfig
+    from attndepth.simulations.tasks import RecallTask
+
+    task = RecallTask(pairs=pairs, keys=4 * pairs, values=16)
+    config = StackConfig(variant=variant, depth=depth, tokens=task.length, width=width,
+                         heads=heads, tau=tau)
+    run = train(config, task, TrainingSettings(steps=steps, batch=batch,
+                                               learning_rate=learning_rate, warmup=warmup,
+                                               evaluate_every=evaluate_every), seed)
+    return {"validation_loss_final": run.validation_loss[-1],
+            "validation_accuracy_final": run.validation_accuracy[-1],
+            "t_sim_final": run.similarity[-1][-1], "steps": run.steps,
+            "train_loss": run.train_loss, "validation_loss": run.validation_loss,
+            "validation_accuracy": run.validation_accuracy,
+            "t_sim_per_layer": run.similarity[-1]}
+
+
+register_observable("train", observe_training, {
+    "variant": Parameter(str), "depth": Parameter(int), "width": Parameter(int),
+    "heads": Parameter(int, 2), "tau": Parameter(float, 1.0), "pairs": Parameter(int, 4),
+    "steps": Parameter(int, 600), "batch": Parameter(int, 64),
+    "learning_rate": Parameter(float, 3e-3), "warmup": Parameter(int, 0),
+    "evaluate_every": Parameter(int, 100),
 })

@@ -1,5 +1,7 @@
 """Observables: the built-in similarity observable, and user-registered ones."""
 
+import pytest
+
 from attndepth.simulations.observables import Parameter, observables, register_observable
 from attndepth.simulations.store import open_store
 from attndepth.simulations.sweep import parse_spec, run_sweep
@@ -31,3 +33,15 @@ def test_registered_custom_measurement(tmp_path):
     run_sweep(spec, tmp_path / "s.sqlite", workers=1, progress=False)
     sums = sorted(r["metrics"]["sum"] for r in open_store(tmp_path / "s.sqlite").rows())
     assert sums == [7, 8]
+
+
+def test_a_training_sweep_fills_a_store(tmp_path):
+    pytest.importorskip("jax")
+    spec = parse_spec({"measurement": "train", "seeds": [0],
+                       "grid": {"variant": ["post-ln", "post-ln-deesc-a"]},
+                       "fixed": {"depth": 2, "width": 8, "pairs": 2, "steps": 20,
+                                 "batch": 16, "evaluate_every": 10}})
+    run_sweep(spec, tmp_path / "train.sqlite", workers=1, progress=False)
+    rows = open_store(tmp_path / "train.sqlite").rows()
+    assert len(rows) == 2 and all(row["metrics"]["steps"] == [10, 20] for row in rows)
+    assert all(len(row["metrics"]["t_sim_per_layer"]) == 3 for row in rows)
