@@ -310,7 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     figures.add_argument("--seed", type=_non_negative_int, default=0,
                          help="base seed (integer >= 0)")
     figures.add_argument("--store", metavar="FILE",
-                         help="draw t_sim vs depth from a similarity sweep store instead")
+                         help="draw from a sweep store instead: t_sim vs depth (similarity "
+                              "sweeps) or loss vs depth and t_sim per layer (training sweeps)")
     figures.add_argument("--list", action="store_true",
                          help="list the figures with one line each and exit")
     figures.set_defaults(handler=cmd_figures)

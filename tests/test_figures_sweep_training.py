@@ -1,0 +1,31 @@
+"""The training-sweep figure: drawn from the store's rows, one curve per variant."""
+
+import numpy as np
+import pytest
+
+from attndepth.figures import sweep_training
+from attndepth.figures.registry import write_store_figure
+from attndepth.simulations.sweep import parse_spec, run_sweep
+
+
+def test_figure_from_a_training_store(tmp_path):
+    pytest.importorskip("jax")
+    spec = parse_spec({"measurement": "train", "seeds": [0, 1],
+                       "grid": {"variant": ["post-ln", "post-ln-deesc-a"], "depth": [1, 2]},
+                       "fixed": {"width": 8, "pairs": 2, "steps": 10, "batch": 8,
+                                 "evaluate_every": 10}})
+    store = tmp_path / "train.sqlite"
+    run_sweep(spec, store, workers=1, progress=False)
+    data = sweep_training.compute_from_store(store)
+    panel, variant = np.array(data["panel"]), np.array(data["variant"])
+    assert sorted(set(variant)) == ["post-ln", "post-ln-deesc-a τ=1"]
+    assert np.all(np.array(data["x"])[panel == "loss"] <= 2)
+    assert (panel == "similarity").sum() == 2 * 3  # two variants, layers 0..2 of depth 2
+    paths = write_store_figure(store, tmp_path / "out")
+    assert [p.name for p in paths] == ["sweep_training.pdf", "sweep_training.png",
+                                       "sweep_training.csv"]
+
+
+def test_a_store_without_training_points_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        sweep_training.compute_from_store(tmp_path / "none.sqlite")
