@@ -1,5 +1,7 @@
 """Sweep specs: points, stable hashes, and every malformed spec refused before running."""
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -76,3 +78,10 @@ def test_a_grid_of_a_billion_points_is_refused_up_front():
             "width": list(range(1, 1001))}
     with pytest.raises(ValueError, match=r"1e\+09 points"):
         parse_spec({"measurement": "similarity", "grid": grid, "fixed": {"variant": "pure"}})
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "examples")
+                                        .rglob("*.toml")), ids=lambda p: p.name)
+def test_the_example_specs_parse(path):
+    spec = load_spec(path)
+    assert spec.measurement == "train" and len(spec.points) in (18, 36)
