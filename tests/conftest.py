@@ -11,3 +11,17 @@ settings.register_profile(
 )
 settings.register_profile("fuzz", max_examples=1000, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "jax: the test runs JAX (the train extra); run last")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that start JAX run after all others.
+
+    JAX starts threads of its own, and the sweep tests fork worker processes;
+    forking a process that holds JAX's threads can deadlock the child (JAX warns
+    so). Running the JAX tests last keeps every fork before JAX exists.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("jax") is not None)

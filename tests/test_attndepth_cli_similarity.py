@@ -43,6 +43,7 @@ def test_similarity_bad_input(extra, capsys):
     assert len(err.splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.jax
 def test_similarity_on_the_jax_backend_gives_the_numpy_numbers(capsys):
     pytest.importorskip("jax")
     argv = ["similarity", "--variant", "post-ln", "--depth", "12", "--tokens", "8",

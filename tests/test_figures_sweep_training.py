@@ -8,6 +8,7 @@ from attndepth.figures.registry import write_store_figure
 from attndepth.simulations.sweep import parse_spec, run_sweep
 
 
+@pytest.mark.jax
 def test_figure_from_a_training_store(tmp_path):
     pytest.importorskip("jax")
     spec = parse_spec({"measurement": "train", "seeds": [0, 1],

@@ -15,7 +15,8 @@ from attndepth.simulations.jax_model import (
 from attndepth.simulations.stacks import StackConfig, iterate_stack
 from attndepth.simulations.tasks import RecallTask
 
-pytestmark = pytest.mark.skipif(not jax_stack.available(), reason="the train extra (JAX)")
+pytestmark = [pytest.mark.jax,
+              pytest.mark.skipif(not jax_stack.available(), reason="the train extra (JAX)")]
 TASK = RecallTask(pairs=2, keys=4, values=4)
 
 
