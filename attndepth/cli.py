@@ -328,6 +328,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "attndepth.cli_similarity",
     "attndepth.cli_sweep",
     "attndepth.cli_store",
+    "attndepth.cli_train",
 )
 
 
