@@ -65,10 +65,10 @@ def run(args: argparse.Namespace) -> int:
                                     learning_rate=args.learning_rate, warmup=args.warmup,
                                     evaluate_every=args.evaluate_every)
         start = time.perf_counter()
-        run_ = train(config, task, settings, args.seed)
+        record = train(config, task, settings, args.seed)
     except ModuleNotFoundError as error:  # the train extra is not installed
         raise ValueError(str(error)) from None
-    result = {**run_.as_dict(), "chance_loss": math.log(task.values),
+    result = {**record.as_dict(), "chance_loss": math.log(task.values),
               "seconds": time.perf_counter() - start, "environment": environment()}
     print(dumps(result) if args.json else _describe(result))
     return 0

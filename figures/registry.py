@@ -60,12 +60,9 @@ def write_store_figure(store: Path, out_dir: Path) -> list[Path]:
     """The figure of a sweep store (``attndepth figures --store``): t_sim against depth for a
     similarity sweep, loss and t_sim of trained networks for a training sweep."""
     from attndepth.figures import sweep_similarity, sweep_training
-    from attndepth.simulations.store import open_store
+    from attndepth.simulations.store import finished_rows
 
-    if not Path(store).is_file():
-        raise ValueError(f"store {store} does not exist or is not a file")
-    with open_store(store, readonly=True) as opened:
-        training = any(row["measurement"] == "train" for row in opened.rows())
+    training = any(row["measurement"] == "train" for row in finished_rows(store))
     module = sweep_training if training else sweep_similarity
     data = module.compute_from_store(store)
     return save(module.draw(data), data, module.NAME, out_dir)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from attndepth.figures.style import PALETTE, new_figure, styled
-from attndepth.simulations.store import open_store
+from attndepth.simulations.store import finished_rows
 
 NAME = "sweep_similarity"
 DESCRIPTION = "t_sim vs depth drawn from a similarity sweep store (attndepth figures --store)"
@@ -28,12 +28,7 @@ def compute_from_store(path: str | Path) -> dict[str, list]:
     ``label`` holds the parameters other than the variant that vary between
     configurations (empty when only the variant varies).
     """
-    if not Path(path).is_file():
-        raise ValueError(f"store {path} does not exist or is not a file")
-    with open_store(path, readonly=True) as store:
-        rows = [r for r in store.rows("similarity") if r["status"] == "ok"]
-    if not rows:
-        raise ValueError(f"store {path} holds no finished similarity points")
+    rows = finished_rows(path, "similarity")
     keys = [k for k in CONFIG_KEYS if any(k in r["config"] for r in rows)]
     varying = [k for k in keys if len({repr(r["config"].get(k)) for r in rows}) > 1]
     curves: dict[tuple, list[list[float]]] = {}

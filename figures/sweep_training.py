@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from attndepth.figures.style import PALETTE, new_figure, styled
-from attndepth.simulations.store import open_store
+from attndepth.simulations.store import finished_rows
 
 NAME = "sweep_training"
 DESCRIPTION = "validation loss vs depth and t_sim per layer from a training sweep store"
@@ -30,12 +30,7 @@ def _variant(config: dict) -> str:
 
 def compute_from_store(path: str | Path) -> dict[str, list]:
     """Columns: panel, variant, x (depth or layer), median, low, high, seeds."""
-    if not Path(path).is_file():
-        raise ValueError(f"store {path} does not exist or is not a file")
-    with open_store(path, readonly=True) as store:
-        rows = [r for r in store.rows("train") if r["status"] == "ok"]
-    if not rows:
-        raise ValueError(f"store {path} holds no finished training points")
+    rows = finished_rows(path, "train")
     losses: dict[tuple[str, int], list[float]] = {}
     similarity: dict[tuple[str, int], list[list[float]]] = {}
     for row in rows:

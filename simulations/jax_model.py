@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from attndepth.simulations.jax_stack import INSTALL_HINT, _block, _jax
+from attndepth.simulations.jax_stack import INSTALL_HINT, attention_block, load_jax
 from attndepth.simulations.seeding import spawn_generators
 from attndepth.simulations.similarity import token_similarity
 from attndepth.simulations.stacks import (
@@ -84,7 +84,7 @@ def _states(jax, config: StackConfig, params, tokens):
               if name in params}
 
     def step(X, layer):
-        Y = _block(jnp, config, forbidden, X, layer)
+        Y = attention_block(jnp, config, forbidden, X, layer)
         return Y, Y
 
     _, states = jax.lax.scan(step, X0, layers)
@@ -93,7 +93,7 @@ def _states(jax, config: StackConfig, params, tokens):
 
 def model_states(config: StackConfig, params, tokens: np.ndarray) -> np.ndarray:
     """States of the model on ``tokens`` as a NumPy array (depth + 1, batch, n, d)."""
-    jax = _jax()
+    jax = load_jax()
     cast = {k: np.asarray(v, dtype=config.dtype) for k, v in params.items()}
     return np.asarray(jax.jit(lambda p, t: _states(jax, config, p, t))(cast, tokens))
 
@@ -173,7 +173,7 @@ def train(config: StackConfig, task: RecallTask, settings: TrainingSettings,
     the median over the validation batch of
     :func:`~attndepth.simulations.similarity.token_similarity`.
     """
-    jax, optax = _jax(), _optax()
+    jax, optax = load_jax(), _optax()
     jnp = jax.numpy
     if config.tokens != task.length:
         raise ValueError(f"config.tokens must be the task's length {task.length}, got "

@@ -31,7 +31,7 @@ INSTALL_HINT = 'pip install -e ".[train]"'
 DEVICES: tuple[str, ...] = ("cpu", "gpu")
 
 
-def _jax():
+def load_jax():
     """Import JAX with float64 enabled, or ModuleNotFoundError with the install hint."""
     try:
         import jax
@@ -44,7 +44,7 @@ def _jax():
 def available() -> bool:
     """Whether JAX can be imported."""
     try:
-        _jax()
+        load_jax()
     except ModuleNotFoundError:
         return False
     return True
@@ -53,7 +53,7 @@ def available() -> bool:
 def device(name: str = "cpu"):
     """The first JAX device of kind ``name`` ("cpu" or "gpu"); ValueError if there is none."""
     check_choice("device", name, DEVICES)
-    jax = _jax()
+    jax = load_jax()
     try:
         found = jax.devices(name)
     except RuntimeError:
@@ -100,8 +100,22 @@ def _attention(jnp, config: StackConfig, Q, K, forbidden):
     return weights / weights.sum(axis=-1, keepdims=True)
 
 
-def _block(jnp, config: StackConfig, forbidden, X, layer):
-    """One block: attention sublayer, then the optional feed-forward sublayer."""
+def attention_block(jnp, config: StackConfig, forbidden, X, layer):
+    """One block of ``config``: attention sublayer, then the optional feed-forward sublayer.
+
+    Parameters
+    ----------
+    jnp : the ``jax.numpy`` module (passed, so this module never imports JAX itself).
+    forbidden : (n, n) bool mask of :func:`attndepth.simulations.stacks.attention_mask`, or None.
+    X : (batch, n, d) states.
+    layer : dict of this block's weights — ``projections`` (…, d, 3d), ``output``
+        (…, d, d) and, with ``config.ffn``, ``ffn_in`` / ``ffn_out`` — either per
+        sequence (batch, …) or shared by the batch.
+
+    Returns
+    -------
+    (batch, n, d): the block's output, as :func:`attndepth.simulations.stacks.iterate_stack`.
+    """
     d, heads = config.width, config.heads
     projections, output = layer["projections"], layer["output"]
     attend_to = _layer_norm(jnp, X) if config.variant == "pre-ln" else X
@@ -122,14 +136,14 @@ def _block(jnp, config: StackConfig, forbidden, X, layer):
 def _compiled(config: StackConfig):
     """A jitted function (weights dict, X0) -> states (depth + 1, batch, n, d), one per config
     (JAX compiles it again for new array shapes)."""
-    jax = _jax()
+    jax = load_jax()
     jnp = jax.numpy
     mask = attention_mask(config.tokens, config.causal, config.window)
     forbidden = None if mask is None else jnp.asarray(mask)
 
     def run(layers, X0):
         def step(X, layer):
-            Y = _block(jnp, config, forbidden, X, layer)
+            Y = attention_block(jnp, config, forbidden, X, layer)
             return Y, Y
 
         _, states = jax.lax.scan(step, X0, layers)
@@ -153,7 +167,7 @@ def stack_states(config: StackConfig, weights, X0: np.ndarray, device_name: str 
     -------
     numpy array (depth + 1, batch, tokens, width), in ``config.dtype``.
     """
-    jax = _jax()
+    jax = load_jax()
     target = device(device_name)
     dtype = config.dtype
     X0 = np.asarray(X0, dtype=dtype)

@@ -381,3 +381,20 @@ def store_at(path: str | Path) -> Iterator[ResultStore]:
     """``with store_at(path) as store:`` — open and always close."""
     with closing(open_store(path)) as store:
         yield store
+
+
+def finished_rows(path: str | Path, measurement: str | None = None) -> list[dict[str, Any]]:
+    """The ``ok`` rows of an existing store (of one measurement, or all), read-only.
+
+    Raises
+    ------
+    ValueError
+        The file does not exist, or holds no finished point of that measurement.
+    """
+    if not Path(path).is_file():
+        raise ValueError(f"store {path} does not exist or is not a file")
+    with open_store(path, readonly=True) as store:
+        rows = [row for row in store.rows(measurement) if row["status"] == "ok"]
+    if not rows:
+        raise ValueError(f"store {path} holds no finished {measurement or 'sweep'} points")
+    return rows

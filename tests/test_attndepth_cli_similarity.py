@@ -45,7 +45,6 @@ def test_similarity_bad_input(extra, capsys):
 
 @pytest.mark.jax
 def test_similarity_on_the_jax_backend_gives_the_numpy_numbers(capsys):
-    pytest.importorskip("jax")
     argv = ["similarity", "--variant", "post-ln", "--depth", "12", "--tokens", "8",
             "--width", "16", "--json", "--seeds", "2", "--window", "3"]
     documents = []

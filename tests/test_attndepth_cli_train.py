@@ -13,7 +13,6 @@ ARGV = ["train", "--variant", "pre-ln", "--depth", "2", "--width", "8", "--pairs
 
 @pytest.mark.jax
 def test_train_prints_its_curves_and_json(capsys):
-    pytest.importorskip("jax")
     assert main(ARGV) == 0
     table = capsys.readouterr().out
     assert "chance loss 2.773" in table and table.count("\n") >= 4

@@ -3,10 +3,9 @@
 import pytest
 
 from attndepth.claims import run_claim
-from attndepth.simulations import jax_stack
 
-pytestmark = [pytest.mark.jax,
-              pytest.mark.skipif(not jax_stack.available(), reason="the train extra (JAX)")]
+# JAX is part of the test extra (train): missing, these tests fail, never skip
+pytestmark = pytest.mark.jax
 SMALL = dict(depths=(16,), width=16, heads=2, pairs=2, steps=200, seeds=2)
 
 

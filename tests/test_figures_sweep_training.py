@@ -10,7 +10,6 @@ from attndepth.simulations.sweep import parse_spec, run_sweep
 
 @pytest.mark.jax
 def test_figure_from_a_training_store(tmp_path):
-    pytest.importorskip("jax")
     spec = parse_spec({"measurement": "train", "seeds": [0, 1],
                        "grid": {"variant": ["post-ln", "post-ln-deesc-a"], "depth": [1, 2]},
                        "fixed": {"width": 8, "pairs": 2, "steps": 10, "batch": 8,

@@ -37,7 +37,6 @@ def test_registered_custom_measurement(tmp_path):
 
 @pytest.mark.jax
 def test_a_training_sweep_fills_a_store(tmp_path):
-    pytest.importorskip("jax")
     spec = parse_spec({"measurement": "train", "seeds": [0],
                        "grid": {"variant": ["post-ln", "post-ln-deesc-a"]},
                        "fixed": {"depth": 2, "width": 8, "pairs": 2, "steps": 20,

@@ -66,3 +66,13 @@ def test_other_sqlite_database_refused(tmp_path):
 def test_directory_refused(tmp_path):
     with pytest.raises(ValueError, match="directory"):
         open_store(tmp_path)
+
+
+def test_finished_rows_refuses_a_missing_or_empty_store(tmp_path):
+    from attndepth.simulations.store import finished_rows
+
+    with pytest.raises(ValueError, match="does not exist"):
+        finished_rows(tmp_path / "none.sqlite")
+    open_store(tmp_path / "empty.sqlite").close()
+    with pytest.raises(ValueError, match="no finished train points"):
+        finished_rows(tmp_path / "empty.sqlite", "train")
