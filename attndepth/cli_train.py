@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 
 from attndepth.report import dumps, environment
@@ -24,7 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=examples(
             "attndepth train --variant post-ln --depth 12 --width 32",
             "attndepth train --variant post-ln-deesc-a --tau 0.5 --depth 24 --width 32 --json",
-            "attndepth train --variant pre-ln --depth 6 --width 16 --steps 200 --warmup 50"))
+            "attndepth train --variant pre-ln --depth 6 --width 16 --steps 200 --warmup 50",
+            "attndepth train --variant post-ln --depth 48 --width 32 --steps 3000 "
+            "--checkpoint run.npz"))
     parser.add_argument("--variant", choices=VARIANTS, required=True, help="block variant")
     parser.add_argument("--depth", type=integer, required=True, metavar="L",
                         help="number of blocks (integer >= 0)")
@@ -34,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="attention heads (integer >= 1 dividing d)")
     parser.add_argument("--tau", type=float, default=1.0, metavar="T",
                         help="de-escalation strength in [0, 1] (deesc variants only)")
+    parser.add_argument("--ffn", action="store_true",
+                        help="add a ReLU feed-forward sublayer (hidden width 4d) to every block")
     parser.add_argument("--pairs", type=integer, default=4, metavar="m",
                         help="key-value pairs per sequence (4m keys, 16 values)")
     parser.add_argument("--steps", type=integer, default=600, metavar="S",
@@ -48,6 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="steps between evaluations (integer >= 1)")
     parser.add_argument("--seed", type=integer, default=0, metavar="SEED",
                         help="seed of the weights and the data (integer >= 0)")
+    parser.add_argument("--checkpoint", metavar="FILE",
+                        help="save the run at every evaluation to FILE; run the same command "
+                             "again after a kill to resume from its last evaluation (with "
+                             "other settings the file is refused)")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.set_defaults(handler=run)
 
@@ -57,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
     task = RecallTask(pairs=args.pairs, keys=4 * args.pairs, values=16)
     config = StackConfig(variant=args.variant, depth=args.depth, tokens=task.length,
-                         width=args.width, heads=args.heads, tau=args.tau)
+                         width=args.width, heads=args.heads, tau=args.tau,
+                         ffn=args.ffn)
     try:
         from attndepth.simulations.jax_model import TrainingSettings, train
 
@@ -65,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
                                     learning_rate=args.learning_rate, warmup=args.warmup,
                                     evaluate_every=args.evaluate_every)
         start = time.perf_counter()
-        record = train(config, task, settings, args.seed)
+        record = train(config, task, settings, args.seed, checkpoint=args.checkpoint,
+                       progress=sys.stderr.isatty())
     except ModuleNotFoundError as error:  # the train extra is not installed
         raise ValueError(str(error)) from None
     result = {**record.as_dict(), "chance_loss": math.log(task.values),

@@ -19,10 +19,17 @@ JAX and optax come with the optional extra ``train``.
 
 from __future__ import annotations
 
+import functools
+import json
 import math
+import os
+import warnings
+import zipfile
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from attndepth.simulations.jax_stack import INSTALL_HINT, attention_block, load_jax
 from attndepth.simulations.seeding import spawn_generators
@@ -46,6 +53,29 @@ def _optax():
     except ModuleNotFoundError:
         raise ModuleNotFoundError(f"training needs optax: {INSTALL_HINT}") from None
     return optax
+
+
+#: Non-embedding parameters per block and width² (4d² attention + 8d² FFN with hidden 4d;
+#: Kaplan et al. 2020, Table 1), the budget convention of Experiment B.
+PARAMETERS_PER_WIDTH2 = 12
+
+
+def budget_width(budget: int, depth: int, multiple: int = 1) -> int:
+    """The width nearest √(budget/(12·depth)) that ``multiple`` (the heads) divides.
+
+    Raises ValueError when that width's 12·L·d² is more than 10 % from ``budget``
+    (Experiment B's tolerance for a fixed budget): a grid too coarse for it.
+    """
+    budget = check_int("budget", budget, minimum=1)
+    depth = check_int("depth", depth, minimum=1)
+    multiple = check_int("multiple", multiple, minimum=1)
+    exact = math.sqrt(budget / (PARAMETERS_PER_WIDTH2 * depth))
+    width = max(multiple, multiple * round(exact / multiple))
+    spent = PARAMETERS_PER_WIDTH2 * depth * width ** 2
+    if abs(spent / budget - 1) > 0.1:
+        raise ValueError(f"no width divisible by {multiple} spends {budget} parameters "
+                         f"within 10 % at depth {depth} (nearest {width}: {spent})")
+    return width
 
 
 def init_params(config: StackConfig, vocabulary: int, seed: int) -> dict[str, np.ndarray]:
@@ -165,27 +195,15 @@ class TrainingRun:
                 "t_sim_per_layer": self.similarity}
 
 
-def train(config: StackConfig, task: RecallTask, settings: TrainingSettings,
-          seed: int) -> TrainingRun:
-    """Train a model of ``config`` on ``task`` (float32) and record its curves.
+@functools.lru_cache(maxsize=16)
+def _compiled(config: StackConfig, learning_rate: float, warmup: int):
+    """The optimiser and the jitted update and evaluation of one model and schedule.
 
-    ``config.tokens`` must equal the task's sequence length. t_sim per layer is
-    the median over the validation batch of
-    :func:`~attndepth.simulations.similarity.token_similarity`.
+    Cached, so the seeds of one configuration compile once per process.
     """
     jax, optax = load_jax(), _optax()
-    jnp = jax.numpy
-    if config.tokens != task.length:
-        raise ValueError(f"config.tokens must be the task's length {task.length}, got "
-                         f"{config.tokens}")
-    config = replace(config, dtype="float32")
-    seed = check_seed("seed", seed)
-    params = {k: jnp.asarray(v, dtype=jnp.float32)
-              for k, v in init_params(config, task.vocabulary, seed).items()}
-    schedule = (optax.linear_schedule(0.0, settings.learning_rate, settings.warmup)
-                if settings.warmup else settings.learning_rate)
+    schedule = (optax.linear_schedule(0.0, learning_rate, warmup) if warmup else learning_rate)
     optimiser = optax.adam(schedule)
-    state = optimiser.init(params)
 
     def loss_and_states(p, tokens, targets):
         states = _states(jax, config, p, tokens)
@@ -199,11 +217,113 @@ def train(config: StackConfig, task: RecallTask, settings: TrainingSettings,
         changes, s = optimiser.update(grads, s, p)
         return optax.apply_updates(p, changes), s, loss
 
-    evaluate = jax.jit(loss_and_states)
+    return optimiser, update, jax.jit(loss_and_states)
+
+
+def _run_identity(run: TrainingRun) -> str:
+    """What a checkpoint must match to resume ``run``: configuration, task, settings, seed."""
+    return json.dumps({"config": run.config.as_dict(), "task": vars(run.task),
+                       "settings": vars(run.settings), "seed": run.seed}, sort_keys=True)
+
+
+def _save_checkpoint(path: Path, run: TrainingRun, params, state) -> None:
+    """Write the run so far (curves, parameters, optimiser state) atomically to ``path``."""
+    jax = load_jax()
+    leaves = jax.tree_util.tree_leaves(state)
+    curves = {"steps": run.steps, "train_loss": run.train_loss,
+              "validation_loss": run.validation_loss,
+              "validation_accuracy": run.validation_accuracy, "similarity": run.similarity}
+    arrays = {f"param.{k}": np.asarray(v) for k, v in params.items()}
+    arrays.update({f"state.{k}": np.asarray(leaf) for k, leaf in enumerate(leaves)})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    with open(partial, "wb") as handle:
+        np.savez(handle, identity=np.array(_run_identity(run)),
+                 curves=np.array(json.dumps(curves)), **arrays)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, path)
+
+
+def _load_checkpoint(path: Path, run: TrainingRun, params, state):
+    """Restore ``run``, the parameters and the optimiser state from ``path``.
+
+    Returns ``(params, state)`` or None when there is nothing usable: no file,
+    or an unreadable one (a warning; the run starts over and recomputes the
+    same numbers). A readable checkpoint of another run is a ValueError.
+    """
+    jax = load_jax()
+    for stale in path.parent.glob(f".{path.name}.*.partial"):  # a writer killed mid-write
+        stale.unlink(missing_ok=True)
+    if not path.exists():
+        return None
+    try:
+        with np.load(path) as saved:
+            identity = str(saved["identity"])
+            curves = json.loads(str(saved["curves"]))
+            loaded = {k: saved[f"param.{k}"] for k in params}
+            leaves, tree = jax.tree_util.tree_flatten(state)
+            restored = [saved[f"state.{k}"] for k in range(len(leaves))]
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        warnings.warn(f"checkpoint {path} is unreadable ({type(error).__name__}); training "
+                      f"starts over", stacklevel=3)
+        return None
+    if identity != _run_identity(run):
+        raise ValueError(f"checkpoint {path} belongs to another run (configuration, task, "
+                         f"settings or seed differ); give another path or delete it")
+    run.steps, run.train_loss = curves["steps"], curves["train_loss"]
+    run.validation_loss = curves["validation_loss"]
+    run.validation_accuracy = curves["validation_accuracy"]
+    run.similarity = curves["similarity"]
+    jnp = jax.numpy
+    return ({k: jnp.asarray(v) for k, v in loaded.items()},
+            jax.tree_util.tree_unflatten(tree, [jnp.asarray(v) for v in restored]))
+
+
+def train(config: StackConfig, task: RecallTask, settings: TrainingSettings, seed: int,
+          checkpoint: str | Path | None = None, progress: bool = False) -> TrainingRun:
+    """Train a model of ``config`` on ``task`` (float32) and record its curves.
+
+    ``config.tokens`` must equal the task's sequence length. t_sim per layer is
+    the median over the validation batch of
+    :func:`~attndepth.simulations.similarity.token_similarity`.
+
+    Parameters
+    ----------
+    checkpoint : path, optional
+        Where the run is saved at every evaluation (curves, parameters, Adam's
+        state; written to a temporary file and renamed, so a kill never leaves
+        half a file). If it already holds this run (same configuration, task,
+        settings and seed), training resumes after its last evaluation and
+        ends with exactly the numbers of an uninterrupted run (CPU); a
+        checkpoint of another run is refused (ValueError).
+    progress : bool
+        Show a tqdm bar of the steps on stderr.
+    """
+    jax = load_jax()
+    jnp = jax.numpy
+    if config.tokens != task.length:
+        raise ValueError(f"config.tokens must be the task's length {task.length}, got "
+                         f"{config.tokens}")
+    config = replace(config, dtype="float32")
+    seed = check_seed("seed", seed)
+    optimiser, update, evaluate = _compiled(config, settings.learning_rate, settings.warmup)
+    params = {k: jnp.asarray(v, dtype=jnp.float32)
+              for k, v in init_params(config, task.vocabulary, seed).items()}
+    state = optimiser.init(params)
+    run = TrainingRun(config=config, task=task, settings=settings, seed=seed)
+    path = None if checkpoint is None else Path(checkpoint)
+    if path is not None:
+        resumed = _load_checkpoint(path, run, params, state)
+        if resumed is not None:
+            params, state = resumed
     val_tokens, val_targets = task.sample(settings.evaluation_size, seed, "validation")
     train_tokens, train_targets = task.sample(settings.steps * settings.batch, seed, "train")
-    run = TrainingRun(config=config, task=task, settings=settings, seed=seed)
-    for step in range(1, settings.steps + 1):
+    first = run.steps[-1] + 1 if run.steps else 1
+    steps = tqdm(range(first, settings.steps + 1), initial=first - 1, total=settings.steps,
+                 desc=f"{config.variant} L={config.depth} d={config.width}", unit="step",
+                 disable=not progress, leave=False)
+    for step in steps:
         rows = slice((step - 1) * settings.batch, step * settings.batch)
         params, state, loss = update(params, state, train_tokens[rows], train_targets[rows])
         if step % settings.evaluate_every == 0 or step == settings.steps:
@@ -215,5 +335,7 @@ def train(config: StackConfig, task: RecallTask, settings: TrainingSettings,
                                                          == val_targets)))
             run.similarity.append(np.median(token_similarity(np.asarray(states)),
                                             axis=1).tolist())
+            if path is not None:
+                _save_checkpoint(path, run, params, state)
     run.params = {k: np.asarray(v) for k, v in params.items()}
     return run

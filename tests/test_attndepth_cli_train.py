@@ -37,3 +37,17 @@ def test_train_without_jax_says_how_to_install_it(monkeypatch, capsys):
     assert main(ARGV) == 2
     err = capsys.readouterr().err.strip()
     assert 'pip install -e ".[train]"' in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.jax
+def test_train_resumes_from_its_checkpoint_and_refuses_another_runs(tmp_path, capsys):
+    checkpoint = ["--checkpoint", str(tmp_path / "run.npz"), "--json", "--ffn"]
+    assert main(ARGV + checkpoint) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(ARGV + checkpoint) == 0  # finished: read back, nothing trained again
+    again = json.loads(capsys.readouterr().out)
+    assert again["validation_loss"] == first["validation_loss"]
+    assert first["config"]["ffn"] is True
+    assert main(ARGV + checkpoint + ["--seed", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "belongs to another run" in err and len(err.splitlines()) == 1

@@ -5,6 +5,7 @@ import pytest
 
 from attndepth.simulations.jax_model import (
     TrainingSettings,
+    budget_width,
     embed,
     init_params,
     model_states,
@@ -58,3 +59,60 @@ def test_warm_up_starts_from_a_zero_learning_rate():
                                                  evaluate_every=1), seed=0)
     initial = init_params(config, TASK.vocabulary, seed=0)
     assert np.allclose(still.params["head"], initial["head"].astype(np.float32))
+
+
+def _small_run():
+    config = StackConfig(variant="post-ln", depth=2, tokens=TASK.length, width=8, heads=2)
+    settings = TrainingSettings(steps=40, batch=8, learning_rate=1e-2, evaluate_every=10,
+                                evaluation_size=16)
+    return config, settings
+
+
+def test_a_killed_run_resumes_from_its_checkpoint_to_the_same_numbers(tmp_path, monkeypatch):
+    from attndepth.simulations import jax_model
+
+    config, settings = _small_run()
+    whole = train(config, TASK, settings, seed=3)
+    path = tmp_path / "run.npz"
+    save, saved = jax_model._save_checkpoint, []
+
+    def save_then_die(*args):
+        save(*args)
+        saved.append(args[1].steps[-1])
+        if len(saved) == 2:
+            raise KeyboardInterrupt  # killed right after the checkpoint of step 20
+
+    monkeypatch.setattr(jax_model, "_save_checkpoint", save_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, TASK, settings, seed=3, checkpoint=path)
+    monkeypatch.setattr(jax_model, "_save_checkpoint", save)
+    resumed = train(config, TASK, settings, seed=3, checkpoint=path)
+    assert saved == [10, 20] and resumed.steps == [10, 20, 30, 40]
+    assert resumed.validation_loss == whole.validation_loss
+    assert resumed.similarity == whole.similarity
+    assert all(np.array_equal(resumed.params[k], whole.params[k]) for k in whole.params)
+    assert not list(tmp_path.glob(".*partial"))  # written by rename: no half files
+
+
+def test_a_checkpoint_of_another_run_is_refused_and_a_broken_one_restarts(tmp_path):
+    config, settings = _small_run()
+    path = tmp_path / "run.npz"
+    first = train(config, TASK, settings, seed=3, checkpoint=path)
+    with pytest.raises(ValueError, match="belongs to another run"):
+        train(config, TASK, settings, seed=4, checkpoint=path)
+    path.write_bytes(b"not a checkpoint")
+    (tmp_path / ".run.npz.123.partial").write_bytes(b"half")  # its writer was killed
+    with pytest.warns(UserWarning, match="unreadable"):
+        again = train(config, TASK, settings, seed=3, checkpoint=path)
+    assert again.validation_loss == first.validation_loss
+    assert not list(tmp_path.glob(".*partial"))
+
+
+
+def test_budget_width_spends_the_budget_and_refuses_a_coarse_grid():
+    assert budget_width(40_000, 48, 2) == 8
+    assert budget_width(3_000, 2, 1) == 11
+    with pytest.raises(ValueError, match="within 10 %"):
+        budget_width(10_000, 32, 2)
+    with pytest.raises(ValueError, match="multiple"):
+        budget_width(10_000, 2, 0)
