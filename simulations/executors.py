@@ -34,8 +34,9 @@ def run_point(point: SweepPoint) -> PointResult:
     if point.measurement not in observables() and point.module:
         importlib.import_module(point.module)  # registers it in this worker
     measurement = observables()[point.measurement]
+    extra = {"checkpoint": point.checkpoint} if point.checkpoint else {}
     try:
-        metrics, error = measurement.function(seed=point.seed, **point.params), None
+        metrics, error = measurement.function(seed=point.seed, **point.params, **extra), None
     except Exception as exc:  # a failing point is recorded, never fatal to the sweep
         metrics = None
         error = f"{type(exc).__name__}: {exc}\n" + "".join(

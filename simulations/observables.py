@@ -38,6 +38,9 @@ class Observable:
     function: Callable[..., dict[str, Any]]
     parameters: dict[str, Parameter]
     expand: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
+    #: The function takes ``checkpoint=PATH`` and resumes from it (sweeps give each
+    #: point a file beside the store and delete it once the row is written).
+    checkpointed: bool = False
 
     def expand_params(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         """The points one spec combination stands for (itself, unless ``expand`` says more)."""
@@ -54,14 +57,16 @@ _OBSERVABLES: dict[str, Observable] = {}
 
 def register_observable(name: str, function: Callable[..., dict[str, Any]],
                         parameters: dict[str, Parameter],
-                        expand: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
-                        ) -> Observable:
+                        expand: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
+                        checkpointed: bool = False) -> Observable:
     """Make ``function`` available to sweeps under ``name``.
 
     ``function`` must be importable by worker processes (a module-level
-    function) and return a dict of JSON-serialisable metrics.
+    function) and return a dict of JSON-serialisable metrics. With
+    ``checkpointed`` it also takes ``checkpoint=PATH`` (a file it may write and
+    resume from; a sweep keeps one per unfinished point).
     """
-    observable = Observable(name, function, parameters, expand)
+    observable = Observable(name, function, parameters, expand, checkpointed)
     _OBSERVABLES[name] = observable
     return observable
 
@@ -95,34 +100,49 @@ register_observable("similarity", observe_similarity, {
 })
 
 
-def observe_training(seed: int, variant: str, depth: int, width: int, heads: int = 2,
-                     tau: float = 1.0, pairs: int = 4, steps: int = 600, batch: int = 64,
-                     learning_rate: float = 3e-3, warmup: int = 0,
-                     evaluate_every: int = 100) -> dict[str, Any]:
+def observe_training(seed: int, variant: str, depth: int, width: int = 0, budget: int = 0,
+                     heads: int = 2, tau: float = 1.0, ffn: bool = False, pairs: int = 4,
+                     steps: int = 600, batch: int = 64, learning_rate: float = 3e-3,
+                     warmup: int = 0, evaluate_every: int = 100, evaluation_size: int = 256,
+                     checkpoint: str | None = None) -> dict[str, Any]:
     """Train one model on associative recall (pairs, 4·pairs keys, 16 values) and return
-    its validation curves, t_sim per layer at the end and the final numbers."""
-    from attndepth.simulations.jax_model import TrainingSettings, train
+    its curves (losses, accuracy, t_sim of every layer at every evaluation) and the
+    final numbers.
+
+    Give ``width``, or ``budget`` (non-embedding parameters 12·L·d², Experiment B):
+    the width is then the multiple of ``heads`` nearest √(budget/(12·depth)).
+    ``checkpoint`` (from the sweep) is where the run saves itself and resumes.
+    """
+    from attndepth.simulations.jax_model import TrainingSettings, budget_width, train
     from attndepth.simulations.stacks import StackConfig
     from attndepth.simulations.tasks import RecallTask
 
+    if (width > 0) == (budget > 0):
+        raise ValueError(f"give exactly one of width and budget (> 0), got width={width}, "
+                         f"budget={budget}")
+    if budget > 0:
+        width = budget_width(budget, depth, heads)
     task = RecallTask(pairs=pairs, keys=4 * pairs, values=16)
     config = StackConfig(variant=variant, depth=depth, tokens=task.length, width=width,
-                         heads=heads, tau=tau)
+                         heads=heads, tau=tau, ffn=ffn)
     run = train(config, task, TrainingSettings(steps=steps, batch=batch,
                                                learning_rate=learning_rate, warmup=warmup,
-                                               evaluate_every=evaluate_every), seed)
+                                               evaluate_every=evaluate_every,
+                                               evaluation_size=evaluation_size), seed,
+                checkpoint=checkpoint)
     return {"validation_loss_final": run.validation_loss[-1],
             "validation_accuracy_final": run.validation_accuracy[-1],
-            "t_sim_final": run.similarity[-1][-1], "steps": run.steps,
+            "t_sim_final": run.similarity[-1][-1], "width": width, "steps": run.steps,
             "train_loss": run.train_loss, "validation_loss": run.validation_loss,
             "validation_accuracy": run.validation_accuracy,
-            "t_sim_per_layer": run.similarity[-1]}
+            "t_sim_per_layer": run.similarity[-1], "t_sim_curves": run.similarity}
 
 
 register_observable("train", observe_training, {
-    "variant": Parameter(str), "depth": Parameter(int), "width": Parameter(int),
-    "heads": Parameter(int, 2), "tau": Parameter(float, 1.0), "pairs": Parameter(int, 4),
+    "variant": Parameter(str), "depth": Parameter(int), "width": Parameter(int, 0),
+    "budget": Parameter(int, 0), "heads": Parameter(int, 2), "tau": Parameter(float, 1.0),
+    "ffn": Parameter(bool, False), "pairs": Parameter(int, 4),
     "steps": Parameter(int, 600), "batch": Parameter(int, 64),
     "learning_rate": Parameter(float, 3e-3), "warmup": Parameter(int, 0),
-    "evaluate_every": Parameter(int, 100),
-})
+    "evaluate_every": Parameter(int, 100), "evaluation_size": Parameter(int, 256),
+}, checkpointed=True)

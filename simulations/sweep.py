@@ -25,15 +25,17 @@ in :mod:`~attndepth.simulations.observables`, executors in
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tqdm import tqdm
 
 from attndepth.simulations.executors import dask_results, local_results
+from attndepth.simulations.observables import observables
 from attndepth.simulations.store import open_store
 from attndepth.simulations.sweep_spec import SweepSpec, load_spec, parse_spec
 from attndepth.simulations.threads import available_cores
@@ -57,6 +59,14 @@ class SweepSummary:
     computed: int
     reused: int
     failed: int
+
+
+def checkpoint_directory(store_path: str | Path) -> Path:
+    """Where the unfinished points of a checkpointed observable save themselves:
+    ``STORE.checkpoints/`` beside the store, one ``HASH.npz`` per point, each
+    deleted once its row is committed (and the folder once it is empty)."""
+    path = Path(store_path)
+    return path.with_name(path.name + ".checkpoints")
 
 
 def run_sweep(spec: SweepSpec, store_path: str | Path, scheduler: str = "local",
@@ -93,6 +103,10 @@ def run_sweep(spec: SweepSpec, store_path: str | Path, scheduler: str = "local",
         done = store.hashes("ok")
         unique = {point.hash: point for point in spec.points}
         missing = [point for h, point in unique.items() if h not in done]
+        checkpoints = checkpoint_directory(store_path)
+        if observables()[spec.measurement].checkpointed:
+            missing = [replace(point, checkpoint=str(checkpoints / f"{point.hash}.npz"))
+                       for point in missing]
         reused = len(unique) - len(missing)
         if progress is None:
             progress = sys.stderr.isatty()
@@ -104,6 +118,8 @@ def run_sweep(spec: SweepSpec, store_path: str | Path, scheduler: str = "local",
         try:
             for result in results:
                 store.record(result)
+                if result.error is None:  # committed: its checkpoint is no longer needed
+                    (checkpoints / f"{result.hash}.npz").unlink(missing_ok=True)
                 computed += 1
                 failed += result.error is not None
                 bar.update(1)
@@ -114,4 +130,6 @@ def run_sweep(spec: SweepSpec, store_path: str | Path, scheduler: str = "local",
                              ) from None
         finally:
             bar.close()
+            with contextlib.suppress(OSError):  # removed once empty
+                checkpoints.rmdir()
     return SweepSummary(total=len(unique), computed=computed, reused=reused, failed=failed)

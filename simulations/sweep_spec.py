@@ -29,13 +29,16 @@ class SweepPoint:
     """One point: measurement, full parameters, seed, and its stable hash.
 
     ``module`` (not part of the hash) names a module that registers the
-    observable, for workers that have not imported it (dask).
+    observable, for workers that have not imported it (dask). ``checkpoint``
+    (not part of the hash either) is the file a checkpointed observable saves
+    itself to while it runs.
     """
 
     measurement: str
     params: dict[str, Any]
     seed: int
     module: str | None = None
+    checkpoint: str | None = None
 
     @property
     def hash(self) -> str:

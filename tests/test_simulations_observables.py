@@ -45,3 +45,15 @@ def test_a_training_sweep_fills_a_store(tmp_path):
     rows = open_store(tmp_path / "train.sqlite").rows()
     assert len(rows) == 2 and all(row["metrics"]["steps"] == [10, 20] for row in rows)
     assert all(len(row["metrics"]["t_sim_per_layer"]) == 3 for row in rows)
+
+
+@pytest.mark.jax
+def test_a_training_point_takes_a_width_or_a_budget():
+    from attndepth.simulations.observables import observe_training
+
+    small = dict(variant="pre-ln", depth=2, pairs=2, steps=4, batch=4, evaluate_every=2,
+                 heads=1)
+    assert observe_training(seed=0, budget=3000, ffn=True, **small)["width"] == 11
+    for width, budget in ((0, 0), (8, 3000)):
+        with pytest.raises(ValueError, match="exactly one of width and budget"):
+            observe_training(seed=0, width=width, budget=budget, **small)

@@ -128,3 +128,42 @@ def test_a_killed_driver_takes_its_workers_with_it(tmp_path):
     alive = [pid for pid in workers if os.path.exists(f"/proc/{pid}")
              and "Z" not in open(f"/proc/{pid}/stat").read().split()[2]]
     assert not alive, f"orphaned workers {alive}"
+
+
+@pytest.mark.jax
+def test_a_training_point_killed_mid_run_resumes_from_its_checkpoint(tmp_path):
+    import numpy as np
+
+    from attndepth.simulations.observables import observe_training
+    from attndepth.simulations.sweep import checkpoint_directory
+
+    params = {"variant": "post-ln", "depth": 2, "width": 8, "pairs": 2, "steps": 3000,
+              "batch": 8, "evaluate_every": 50}
+    (tmp_path / "t.toml").write_text(textwrap.dedent(f"""
+        measurement = "train"
+        seeds = [5]
+        [fixed]
+        {chr(10).join(f'{k} = {v!r}'.replace("'", '"') for k, v in params.items())}
+        """))
+    store = tmp_path / "t.sqlite"
+    folder = checkpoint_directory(store)
+    command = [sys.executable, "-m", "attndepth.cli", "sweep", str(tmp_path / "t.toml"),
+               "--store", str(store), "--workers", "1"]
+    child = subprocess.Popen(command, start_new_session=True, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not list(folder.glob("*.npz")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # a few more evaluations
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    [checkpoint] = list(folder.glob("*.npz"))
+    with np.load(checkpoint) as saved:
+        import json
+        done = json.loads(str(saved["curves"]))["steps"][-1]
+    assert 0 < done < params["steps"]  # killed mid-run, with steps to spare
+    subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
+    [row] = open_store(store).rows()
+    assert row["status"] == "ok" and not folder.exists()  # the checkpoint went with the row
+    whole = observe_training(seed=5, **params)
+    assert row["metrics"]["validation_loss"] == whole["validation_loss"]
+    assert row["metrics"]["t_sim_curves"] == whole["t_sim_curves"]
