@@ -56,6 +56,7 @@ CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.propagation_claims",
     "attndepth.mask_claims",
     "attndepth.training_claims",
+    "attndepth.trained_transition_claims",
 )
 
 

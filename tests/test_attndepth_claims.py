@@ -159,7 +159,7 @@ def test_installed_packages_register_claims_through_the_entry_point_group(monkey
 
 def test_claims_not_run_by_default_are_named_and_still_declare_a_wrong_theory():
     optional = [claim_id for claim_id in CLAIMS if claim_id not in DEFAULT]
-    assert optional == ["yuzhang.deep-training"]
+    assert optional == ["yuzhang.deep-training", "levine.trained-transition"]
     assert not set(optional) & set(default_claims())
     assert all(CLAIMS[claim_id].wrong_theory for claim_id in optional)
     assert set(r.id for r in run_claims(["yuzhang.linear-rate-fixed"])) == {
