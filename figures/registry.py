@@ -57,15 +57,35 @@ def save(figure, data: dict[str, list], name: str, out_dir: Path) -> list[Path]:
 
 
 def write_store_figure(store: Path, out_dir: Path) -> list[Path]:
-    """The figure of a sweep store (``attndepth figures --store``): t_sim against depth for a
-    similarity sweep, loss and t_sim of trained networks for a training sweep."""
-    from attndepth.figures import sweep_similarity, sweep_training
+    """The figures of a sweep store (``attndepth figures --store``): t_sim against depth for
+    a similarity sweep; for a training sweep, loss and final t_sim against depth and t_sim
+    during training (rows of a width, Experiment A) and loss against depth at fixed budgets
+    (rows of a budget, Experiment B)."""
+    from attndepth.figures import (
+        sweep_similarity,
+        sweep_training,
+        sweep_training_curves,
+        sweep_transition,
+    )
     from attndepth.simulations.store import finished_rows
 
-    training = any(row["measurement"] == "train" for row in finished_rows(store))
-    module = sweep_training if training else sweep_similarity
-    data = module.compute_from_store(store)
-    return save(module.draw(data), data, module.NAME, out_dir)
+    rows = [row for row in finished_rows(store) if row["measurement"] == "train"]
+    if not rows:
+        modules = [sweep_similarity]
+    else:
+        budgets = {bool(row["config"].get("budget")) for row in rows}
+        curves = any("t_sim_curves" in row["metrics"] for row in rows
+                     if not row["config"].get("budget"))
+        modules = []
+        if False in budgets:  # rows of a width: Experiment A
+            modules += [sweep_training] + ([sweep_training_curves] if curves else [])
+        if True in budgets:  # rows of a budget: Experiment B
+            modules.append(sweep_transition)
+    paths = []
+    for module in modules:
+        data = module.compute_from_store(store)
+        paths += save(module.draw(data), data, module.NAME, out_dir)
+    return paths
 
 
 def write_figure(name: str, out_dir: Path, preset: str = "quick", seed: int = 0) -> list[Path]:

@@ -32,13 +32,15 @@ RC_PARAMS = matplotlib.rc_params_from_file(
 PALETTE: tuple[str, ...] = tuple(RC_PARAMS["axes.prop_cycle"].by_key()["color"])
 
 
-def new_figure(columns: int = 1, aspect: float = 0.75, ncols: int = 1):
-    """A figure ``columns`` (1 or 2) journal columns wide; height = aspect × width."""
+def new_figure(columns: int = 1, aspect: float = 0.75, ncols: int = 1, nrows: int = 1):
+    """A figure ``columns`` (1 or 2) journal columns wide; height = aspect × width;
+    ``nrows`` × ``ncols`` axes (an array of axes when there are several)."""
     if columns not in (1, 2):
         raise ValueError(f"columns must be 1 or 2, got {columns!r}")
     width = SINGLE_COLUMN_INCHES if columns == 1 else DOUBLE_COLUMN_INCHES
     with plt.rc_context(RC_PARAMS):
-        figure, axes = plt.subplots(1, ncols, figsize=(width, width * aspect), layout="constrained")
+        figure, axes = plt.subplots(nrows, ncols, figsize=(width, width * aspect),
+                                    layout="constrained")
     return figure, axes
 
 

@@ -23,18 +23,21 @@ DESCRIPTION = "validation loss vs depth and t_sim per layer from a training swee
 CHANCE = float(np.log(16))
 
 
-def _variant(config: dict) -> str:
+def variant_label(config: dict) -> str:
+    """post-ln, pre-ln, or a de-escalation with its τ (the figures' legend names)."""
     name = config["variant"]
     return f"{name} τ={config.get('tau', 1.0):g}" if "deesc" in name else name
 
 
 def compute_from_store(path: str | Path) -> dict[str, list]:
     """Columns: panel, variant, x (depth or layer), median, low, high, seeds."""
-    rows = finished_rows(path, "train")
+    rows = [row for row in finished_rows(path, "train") if not row["config"].get("budget")]
+    if not rows:
+        raise ValueError(f"store {path} holds no training rows of a given width")
     losses: dict[tuple[str, int], list[float]] = {}
     similarity: dict[tuple[str, int], list[list[float]]] = {}
     for row in rows:
-        key = (_variant(row["config"]), int(row["config"]["depth"]))
+        key = (variant_label(row["config"]), int(row["config"]["depth"]))
         losses.setdefault(key, []).append(row["metrics"]["validation_loss_final"])
         similarity.setdefault(key, []).append(row["metrics"]["t_sim_per_layer"])
     deepest = max(depth for _, depth in losses)

@@ -21,9 +21,9 @@ def test_figure_from_a_training_store(tmp_path):
     assert sorted(set(variant)) == ["post-ln", "post-ln-deesc-a τ=1"]
     assert np.all(np.array(data["x"])[panel == "loss"] <= 2)
     assert (panel == "similarity").sum() == 2 * 3  # two variants, layers 0..2 of depth 2
-    paths = write_store_figure(store, tmp_path / "out")
-    assert [p.name for p in paths] == ["sweep_training.pdf", "sweep_training.png",
-                                       "sweep_training.csv"]
+    paths = write_store_figure(store, tmp_path / "out")  # and the curves during training
+    assert [p.name for p in paths][:3] == ["sweep_training.pdf", "sweep_training.png",
+                                           "sweep_training.csv"]
 
 
 def test_a_store_without_training_points_is_refused(tmp_path):
