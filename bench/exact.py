@@ -8,7 +8,11 @@ import flint
 import numpy as np
 import sympy as sp
 
-from attndepth.simulations.grid_evaluation import evaluate_structured
+from attndepth.simulations.degree_blocks import BLOCK_PRIME, separating_scales
+from attndepth.simulations.grid_evaluation import (
+    evaluate_structured,
+    evaluate_structured_scales,
+)
 from attndepth.simulations.linear_attention import draw_linear_attention_weights
 from attndepth.simulations.modular import DEFAULT_PRIME, rank_mod
 from attndepth.simulations.partitions import make_partition
@@ -66,6 +70,31 @@ def evaluation_before_after(width: int, depth: int, tokens: int, size: int) -> d
     return {"config": f"d={width}, L={depth}, N={tokens}", "pairs": size * size,
             "before s": before, "after s": after, "speed-up": before / after,
             "identical matrix": same}
+
+
+def scales_before_after(width: int, depth: int, tokens: int, rows: int, columns: int) -> dict:
+    """The K + 1 scaled evaluations of the degree blocks: one call per scale (before) vs
+    every scale at once (the first layer as a cubic in s, the last in vector form)."""
+    weights = draw_linear_attention_weights(width, depth, 1, 0, 1, 0, prime=BLOCK_PRIME)
+    split = make_partition("balanced", tokens)
+    rng = np.random.default_rng(0)
+    XP = rng.integers(0, BLOCK_PRIME, (rows, len(split.p_positions), width))
+    XQ = rng.integers(0, BLOCK_PRIME, (columns, len(split.q_positions), width))
+    scales, _ = separating_scales((3 ** depth - 1) // 2, BLOCK_PRIME)
+
+    def one_per_scale():
+        return np.stack([evaluate_structured(weights, split, XP, XQ * t % BLOCK_PRIME, 0)
+                         for t in scales], axis=-1)
+
+    def together():
+        return evaluate_structured_scales(weights, split, XP, XQ, 0, scales)
+
+    before, after = interleaved(one_per_scale, together, 2)
+    evaluations = rows * columns * len(scales)
+    return {"config": f"d={width}, L={depth}, N={tokens}", "pair-scales": evaluations,
+            "before µs each": 1e6 * before / evaluations,
+            "after µs each": 1e6 * after / evaluations, "speed-up": before / after,
+            "identical": bool(np.array_equal(one_per_scale(), together()))}
 
 
 def rank_before_after(width: int, depth: int, tokens: int) -> dict:

@@ -42,6 +42,10 @@ from attndepth.simulations.modular import MAX_PRIME, check_prime
 BASE_COLUMNS = 16
 #: Rows per GEMM in a Schur-complement update (bounds the temporaries).
 UPDATE_ROWS = 2048
+#: Columns of the right factor split into limbs at once in a Schur-complement update.
+UPDATE_COLUMNS = 1024
+#: Columns per chunk when pivot columns move left after the recursion.
+MOVE_COLUMNS = 256
 #: Entries per pass of a reduction (cache-sized).
 REDUCE_CHUNK = 1 << 15
 #: Exact sums stay at or below this magnitude (half of float64's 2^53, see module proof).
@@ -244,12 +248,16 @@ def _subtract_product(target: np.ndarray, left: np.ndarray, right: np.ndarray,
             block -= field.product(left[start:start + UPDATE_ROWS], right)
             field.reduce(block)
         return
-    prepared = field.prepare(right)
-    for start in range(0, target.shape[0], UPDATE_ROWS):
-        rows = slice(start, start + UPDATE_ROWS)
-        block = target[rows]
-        block -= left[rows] @ prepared if not field.bits else field.apply(left[rows], prepared)
-        field.reduce(block)
+    # the right factor is prepared (split into limbs) one column chunk at a time, so the
+    # workspace is k × 2·UPDATE_COLUMNS, not k × 2n (0.5 GB more at an 11,448² matrix)
+    for first in range(0, right.shape[1], UPDATE_COLUMNS):
+        columns = slice(first, first + UPDATE_COLUMNS)
+        prepared = field.prepare(right[:, columns])
+        for start in range(0, target.shape[0], UPDATE_ROWS):
+            block = target[start:start + UPDATE_ROWS, columns]
+            block -= (left[start:start + UPDATE_ROWS] @ prepared if not field.bits
+                      else field.apply(left[start:start + UPDATE_ROWS], prepared))
+            field.reduce(block)
 
 
 def _solve_unit_lower(L: np.ndarray, B: np.ndarray, field: _Field) -> None:
@@ -289,7 +297,11 @@ def _factor(A: np.ndarray, field: _Field) -> tuple[int, np.ndarray]:
     _permute_rows(left[k1:, :k1], perm2)
     perm[k1:] = perm[k1:][perm2]
     if k2 and k1 < half:  # the right half's pivot columns join the left's
-        A[:, k1:k1 + k2] = right[:, :k2].copy()
+        # moved left in column chunks (each copied first: source and target may overlap
+        # within a chunk, and a chunk never overwrites a source column still to come)
+        for first in range(0, k2, MOVE_COLUMNS):
+            last = min(first + MOVE_COLUMNS, k2)
+            A[:, k1 + first:k1 + last] = right[:, first:last].copy()
     return k1 + k2, perm
 
 

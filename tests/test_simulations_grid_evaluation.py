@@ -2,10 +2,14 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from attndepth.simulations.grid_evaluation import evaluate_plain, evaluate_structured
+from attndepth.simulations.grid_evaluation import (
+    evaluate_plain,
+    evaluate_structured,
+    evaluate_structured_scales,
+)
 from attndepth.simulations.linear_attention import draw_linear_attention_weights
 from attndepth.simulations.modular import DEFAULT_PRIME
 from attndepth.simulations.partitions import make_partition
@@ -107,3 +111,53 @@ def test_structured_equals_plain_for_block_primes(width, depth, heads, residual,
     fast = evaluate_structured(weights, partition, XP, XQ, width - 1)
     assert fast.dtype == np.int64 and fast.min() >= 0 and fast.max() < prime
     np.testing.assert_array_equal(fast, evaluate_plain(weights, partition, XP, XQ, width - 1))
+
+
+@settings(max_examples=25, deadline=None)
+@given(width=st.integers(1, 5), depth=st.integers(0, 4), heads=st.integers(1, 2),
+       residual=st.integers(0, 1), tokens=st.integers(2, 5), seed=st.integers(0, 2**16),
+       prime=st.sampled_from([DEFAULT_PRIME, 67_108_859]), chunk=st.sampled_from([5, 1 << 14]))
+def test_all_scales_at_once_equal_one_evaluation_per_scale(width, depth, heads, residual,
+                                                           tokens, seed, prime, chunk):
+    # the first layer as a cubic in s = t² (evaluate_structured_scales) against the
+    # per-scale evaluation of the scaled columns, exactly, across chunk boundaries
+    import attndepth.simulations.grid_evaluation as grid
+
+    assume(width % heads == 0)
+    weights = draw_linear_attention_weights(width, depth, heads, residual, 1, seed, prime=prime)
+    partition = make_partition("balanced", tokens)
+    rng = np.random.default_rng(seed)
+    XP = rng.integers(0, prime, (3, len(partition.p_positions), width))
+    XQ = rng.integers(0, prime, (4, len(partition.q_positions), width))
+    scales = np.arange(1, 7, dtype=np.int64)
+    coordinate = seed % width
+    old, grid.CHUNK_PAIRS = grid.CHUNK_PAIRS, chunk
+    try:
+        together = evaluate_structured_scales(weights, partition, XP, XQ, coordinate, scales)
+        apart = np.stack([evaluate_structured(weights, partition, XP, XQ * t % prime, coordinate)
+                          for t in scales], axis=-1)
+    finally:
+        grid.CHUNK_PAIRS = old
+    np.testing.assert_array_equal(together, apart)
+
+
+def test_all_scales_at_once_needs_a_prime():
+    weights = draw_linear_attention_weights(2, 2, 1, 0, 1, 0)
+    XP = np.ones((1, 1, 2))
+    with pytest.raises(ValueError, match="modulo a prime"):
+        evaluate_structured_scales(weights, make_partition("balanced", 2), XP, XP, 0, [1, 2])
+
+
+def test_all_scales_at_once_reduce_at_every_step_for_large_scales():
+    # scales near p: p·s³ ≥ 2^62, so the polynomial is reduced after every Horner step
+    prime = 67_108_859
+    weights = draw_linear_attention_weights(3, 3, 1, 1, 1, 7, prime=prime)
+    partition = make_partition("balanced", 3)
+    rng = np.random.default_rng(7)
+    XP = rng.integers(0, prime, (2, len(partition.p_positions), 3))
+    XQ = rng.integers(0, prime, (3, len(partition.q_positions), 3))
+    scales = np.array([prime - 1, prime - 2, 12_345_678], dtype=np.int64)
+    np.testing.assert_array_equal(
+        evaluate_structured_scales(weights, partition, XP, XQ, 1, scales),
+        np.stack([evaluate_structured(weights, partition, XP, XQ * t % prime, 1)
+                  for t in scales], axis=-1))
