@@ -475,8 +475,8 @@ def partition_invariant(p_positions: tuple[int, ...], q_positions: tuple[int, ..
 #: The restated tightness conjecture (``levine.bound-tightness``), in words.
 TIGHT_FAMILY_STATEMENT = (
     "conjecture: with H = 1 and ρ = 0 the separation rank equals bound (d) exactly when "
-    "d = 1, or L = 1, or |P| = |Q| = 1, or |P| ≥ d and |Q| ≥ 2, or d ≤ 2 and |P| = 1, "
-    "or L = 2 and |P| ≥ 2"
+    "d = 1, or L = 1, or |P| = |Q| = 1, or d ≤ 3 and |P| ≥ d and |Q| ≥ 2, or d ≤ 2 and "
+    "|P| = 1, or L = 2 and |P| ≥ 2"
 )
 
 
@@ -500,12 +500,20 @@ def in_tight_family(width: int, depth: int, heads: int, residual: int, p_size: i
     20,940: one block, a = 7, at 7,256 of 7,260, saturated by margin with
     failure probability ≤ 0.009; the same 7,256 with another prime and seed).
 
+    Its second form (|P| ≥ d and |Q| ≥ 2 for every d) was refuted at the first
+    member tested beyond the search: d = 4, L = 3, |P| = |Q| = 4 (bound 31,460,
+    degree blocks in 9 min) reaches 31,456 — block a = 7 at 11,436 of 11,440,
+    saturated by margin (failure probability ≤ 0.013), and 11,436 with a
+    second prime and seed — the same deficit, in the same block, as
+    |P| = |Q| = 2. So that case keeps d ≤ 3, where it was measured.
+
     The cases: d = 1 (scalars); L = 1 (one layer, degree 3); |P| = |Q| = 1;
-    |P| ≥ d and |Q| ≥ 2; d ≤ 2 and |P| = 1; L = 2 and |P| ≥ 2. The measured
+    d ≤ 3, |P| ≥ d and |Q| ≥ 2; d ≤ 2 and |P| = 1; L = 2 and |P| ≥ 2. The measured
     deficits (bound − rank) below bound (d): |P| = 1, |Q| ≥ 2, d ≥ 3: 2 (d = 3,
     L = 2), 10 (d = 4, L = 2), 18 (d = 3, L = 3), 307–333 (d = 4, L = 3);
     |Q| = 1, |P| ≥ 2, L = 3: 3 (d = 2), 67–85 (d = 3), 774–957 (d = 4);
-    1 < |P| < d, |Q| ≥ 2, L = 3: 4 (d = 4, |P| = |Q| = 2).
+    1 < |P| < d, |Q| ≥ 2, L = 3: 4 (d = 4, |P| = |Q| = 2); |P| ≥ d, |Q| ≥ 2,
+    L = 3: 4 (d = 4, |P| = |Q| = 4).
 
     Parameters
     ----------
@@ -528,7 +536,7 @@ def in_tight_family(width: int, depth: int, heads: int, residual: int, p_size: i
     if heads != 1 or residual != 0:
         return False
     d, L, p, q = width, depth, p_size, q_size
-    return (d == 1 or L == 1 or (p == 1 and q == 1) or (p >= d and q >= 2)
+    return (d == 1 or L == 1 or (p == 1 and q == 1) or (d <= 3 and p >= d and q >= 2)
             or (d <= 2 and p == 1) or (L == 2 and p >= 2))
 
 
