@@ -1,12 +1,16 @@
 """Many small training runs on the machine's cores (the training claims' experiments).
 
 A training claim trains dozens of small models. One JAX process keeps about
-one core busy on these shapes (measured: two processes side by side train
-1.45× as many steps per second on 2 cores as one), so the runs go to a pool
-of processes. A :class:`TrainingGroup` is one model configuration and its
-seeds: a worker trains the seeds one after the other and compiles the model
-once (:func:`~attndepth.simulations.jax_model.train` caches the compiled
-step per process).
+one core busy on these shapes (measured: two warm processes side by side
+train 1.45× as many steps per second on 2 cores as one), so the runs go to a
+pool of processes. Each worker first imports JAX and compiles (a few
+seconds), so the pool pays off for runs longer than that (``python -m
+bench``: 1.15× end to end for four runs of 4 s each).
+
+A :class:`TrainingGroup` is one model configuration and its seeds: a worker
+trains the seeds one after the other and compiles the model once
+(:func:`~attndepth.simulations.jax_model.train` caches the compiled step per
+process).
 
 The workers are started with ``spawn``: each imports JAX itself, and none
 inherits a JAX runtime by ``fork`` (which can deadlock). Each run is the
