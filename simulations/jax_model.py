@@ -313,6 +313,8 @@ def train(config: StackConfig, task: RecallTask, settings: TrainingSettings, see
     state = optimiser.init(params)
     run = TrainingRun(config=config, task=task, settings=settings, seed=seed)
     path = None if checkpoint is None else Path(checkpoint)
+    if path is not None and path.is_dir():
+        raise ValueError(f"checkpoint must be a file path, {path} is a directory")
     if path is not None:
         resumed = _load_checkpoint(path, run, params, state)
         if resumed is not None:

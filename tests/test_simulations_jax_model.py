@@ -100,6 +100,8 @@ def test_a_checkpoint_of_another_run_is_refused_and_a_broken_one_restarts(tmp_pa
     first = train(config, TASK, settings, seed=3, checkpoint=path)
     with pytest.raises(ValueError, match="belongs to another run"):
         train(config, TASK, settings, seed=4, checkpoint=path)
+    with pytest.raises(ValueError, match="is a directory"):
+        train(config, TASK, settings, seed=3, checkpoint=tmp_path)
     path.write_bytes(b"not a checkpoint")
     (tmp_path / ".run.npz.123.partial").write_bytes(b"half")  # its writer was killed
     with pytest.warns(UserWarning, match="unreadable"):
