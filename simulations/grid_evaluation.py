@@ -223,9 +223,14 @@ def evaluate_structured_scales(weights: LinearAttentionWeights, partition: Parti
     -------
     (m_P, m_Q, S) int64 residues.
     """
-    scales = np.asarray(scales, dtype=np.int64)
     if weights.prime is None:
         raise ValueError("evaluate_structured_scales works modulo a prime (weights.prime)")
+    scales = np.asarray(scales)
+    if scales.ndim != 1 or scales.size == 0 or not np.issubdtype(scales.dtype, np.integer) \
+            or scales.min() < 1 or scales.max() >= weights.prime:
+        raise ValueError(f"scales must be a non-empty list of integers in [1, p), got "
+                         f"{scales.tolist()!r}")
+    scales = scales.astype(np.int64)
     if weights.depth < 2 or XP.shape[0] == 0 or XQ.shape[0] == 0:
         return np.stack([evaluate_structured(weights, partition, XP, XQ * t % weights.prime,
                                              coordinate, threads) for t in scales], axis=-1)

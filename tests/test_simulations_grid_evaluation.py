@@ -146,6 +146,10 @@ def test_all_scales_at_once_needs_a_prime():
     XP = np.ones((1, 1, 2))
     with pytest.raises(ValueError, match="modulo a prime"):
         evaluate_structured_scales(weights, make_partition("balanced", 2), XP, XP, 0, [1, 2])
+    exact = draw_linear_attention_weights(2, 2, 1, 0, 1, 0, prime=DEFAULT_PRIME)
+    for bad in ([], [0, 1], [1.5], [DEFAULT_PRIME]):
+        with pytest.raises(ValueError, match="scales must be"):
+            evaluate_structured_scales(exact, make_partition("balanced", 2), XP, XP, 0, bad)
 
 
 def test_all_scales_at_once_reduce_at_every_step_for_large_scales():

@@ -1,7 +1,7 @@
 """Where the depth-to-width transition should fall at a fixed parameter budget.
 
 Experiment B (Levine et al. 2020, §5: "systematic empirical ablations on
-networks of depths 6 to 48" at fixed budgets; docs/theory.md §8). At a budget
+networks of depths 6 to 48" at fixed budgets; docs/theory.md §2). At a budget
 of N non-embedding parameters a network of depth L has width
 
     d(N, L) = √(N / (12·L))          (N = 12·L·d², Kaplan et al. 2020 Table 1)
