@@ -107,3 +107,37 @@ def test_a_wrong_elimination_is_caught(monkeypatch):
     rng = np.random.default_rng(5)
     matrix = low_rank(rng, 300, 280, 200, PRIMES[2])
     assert rank_mod_gemm(matrix, PRIMES[2]) != flint_rank(matrix, PRIMES[2])
+
+
+@pytest.mark.parametrize("prime", [PRIMES[1], PRIMES[3]])
+def test_panels_whose_top_rows_are_dependent_take_the_column_path(prime):
+    """Zero and repeated leading rows make every panel's top block singular, so the
+    column-by-column elimination pivots further down; the rank still equals FLINT's."""
+    rng = np.random.default_rng(2)
+    matrix = low_rank(rng, 260, 240, 180, prime)
+    matrix[:40] = 0
+    matrix[40:80] = matrix[80:120]
+    assert rank_mod_gemm(matrix, prime) == flint_rank(matrix, prime)
+
+
+def test_a_wrong_panel_inverse_is_caught(monkeypatch):
+    """The fast panel path can fail: an inverse off by one in one entry leaves the
+    Schur complements nonzero and the rank-200 matrix reads higher."""
+    def off_by_one(block, prime):
+        inverse = real(block, prime)
+        if inverse is not None:
+            inverse[0, 0] += 1
+        return inverse
+
+    real = modular_lu._inverse_mod
+    monkeypatch.setattr(modular_lu, "_inverse_mod", off_by_one)
+    matrix = low_rank(np.random.default_rng(5), 300, 280, 200, PRIMES[2])
+    assert rank_mod_gemm(matrix, PRIMES[2]) > flint_rank(matrix, PRIMES[2])
+
+
+def test_inverse_mod_is_centred_and_refuses_singular_blocks():
+    prime = PRIMES[2]
+    block = np.array([[2.0, 1.0], [1.0, 1.0]])
+    inverse = modular_lu._inverse_mod(block, prime)
+    np.testing.assert_array_equal(inverse, [[1, -1], [-1, 2]])
+    assert modular_lu._inverse_mod(np.array([[2.0, 4.0], [1.0, 2.0]]), prime) is None
