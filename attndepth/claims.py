@@ -48,6 +48,7 @@ PRESETS: tuple[str, ...] = ("quick", "full")
 CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.expressivity_claims",
     "attndepth.seprank_claims",
+    "attndepth.residual_claims",
     "attndepth.efficiency_claims",
     "attndepth.allocation_claims",
     "attndepth.similarity_claims",

@@ -50,7 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--residual", action="store_true", help="residual connection ρ = 1")
     parser.add_argument("--method", choices=METHODS, default="auto",
                         help="blocks: every homogeneous part f_a ranked over GF(prime) "
-                             "against its own proved bound, ranks summed (rho = 0); exact: "
+                             "against its own proved bound, ranks summed (with --residual: "
+                             "the parts of top degree, a proved lower bound that is the rank "
+                             "when it meets bound (d)); exact: "
                              "the whole evaluation matrix over GF(prime); numeric: float64 "
                              "SVD rank with a tolerance; auto: blocks for rho = 0, exact for "
                              "rho = 1 (default: auto)")
@@ -130,13 +132,15 @@ def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
     return result, exit_code
 
 
-def _describe_blocks(blocks: list[dict]) -> str:
+def _describe_blocks(blocks: list[dict], residual: int) -> str:
     """One line: how many homogeneous parts, how each is certified, the largest."""
     counts = {reason: sum(b["reason"] == reason for b in blocks)
               for reason in ("upper-bound", "margin", "max-points")}
     largest = max(blocks, key=lambda b: b["rank"])
     short = [b for b in blocks if b["rank"] < b["bound"]]
-    text = (f"blocks       {len(blocks)} homogeneous parts f_a: {counts['upper-bound']} meet "
+    parts = ("parts of top degree f_{a,K-a} (= rho 0's f_a)" if residual
+             else "homogeneous parts f_a")
+    text = (f"blocks       {len(blocks)} {parts}: {counts['upper-bound']} meet "
             f"their bound, {counts['margin']} saturated below it, {counts['max-points']} "
             f"unsaturated; largest rank {largest['rank']} (a = {largest['degree']})")
     if short:
@@ -158,10 +162,13 @@ def _describe(result: dict) -> str:
         + f"; saturated: {result['saturated']} ({result['reason']})",
     ]
     if result["blocks"]:
-        lines.append(_describe_blocks(result["blocks"]))
+        lines.append(_describe_blocks(result["blocks"], c["residual"]))
     if result["method"] in ("exact", "blocks"):
         status = ("= generic separation rank (meets an upper bound)"
                   if result["reason"] == "upper-bound" else
+                  "certified LOWER BOUND only: the parts of top degree (rho = 0's blocks) "
+                  "stay below bound (d); --method exact measures the whole matrix"
+                  if result["reason"] == "lower-bound" else
                   f"certified lower bound; equality fails with probability <= "
                   f"{result['failure_probability']:.2e}" if result["saturated"] else
                   "certified LOWER BOUND only: grids not saturated")

@@ -11,9 +11,14 @@ in the conjectured tight family. The ``seprank`` sweep observable and the
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from attndepth.simulations.degree_blocks import BLOCK_PRIME, measure_block_ranks
+from attndepth.simulations.degree_blocks import (
+    BLOCK_PRIME,
+    BoundViolation,
+    measure_block_ranks,
+)
 from attndepth.simulations.observables import Parameter, register_observable
 from attndepth.simulations.partitions import partitions
 from attndepth.simulations.seprank import (
@@ -44,6 +49,50 @@ METHODS = ("auto", "blocks", "exact", "numeric")
 BLOCK_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "evaluator"})
 
 
+def residual_block_ranks(config: SeprankConfig, seed: int = 0,
+                         **options: Any) -> RankCertificate:
+    """ρ = 1 from the degree blocks of ρ = 0: a proved lower bound, the rank when tight.
+
+    The top-degree part of f with ρ = 1 is f with ρ = 0 and the same weights,
+    and the coefficient matrix of f (ρ = 1) is block triangular with f⁰'s
+    degree blocks on its anti-diagonal, so sep(f) ≥ Σ_a sep(f⁰_a) (proof:
+    :func:`attndepth.theory.residual_rank.check_residual_top_part`). The
+    weights drawn from ``seed`` do not depend on ρ, so measuring f⁰'s blocks
+    with this seed measures exactly those anti-diagonal blocks. Their
+    certified sum is a lower bound of the generic rank with ρ = 1; when it
+    meets bound (d) with ρ = 1 the rank is proved (reason ``upper-bound``),
+    else the certificate is unsaturated with reason ``lower-bound`` (the
+    whole-matrix method measures the rank itself).
+
+    Parameters
+    ----------
+    config : SeprankConfig with ``residual = 1``.
+    seed : int
+    **options : the keywords of :data:`BLOCK_OPTIONS`.
+
+    Returns
+    -------
+    RankCertificate
+        Method ``blocks``, config with ρ = 1, ``blocks`` the anti-diagonal
+        blocks (each certified as a block of f⁰).
+    """
+    if config.residual != 1:
+        raise ValueError("residual_block_ranks takes a configuration with residual = 1")
+    plain = replace(config, residual=0)
+    options.setdefault("prime", BLOCK_PRIME)
+    measured = measure_block_ranks(plain, block_bounds_for(plain), seed, **options)
+    bound = bounds_for(config).best
+    if measured.rank > bound:  # a proved lower bound above a proved upper bound
+        raise BoundViolation(f"the anti-diagonal blocks sum to {measured.rank}, above the "
+                             f"proved bound {bound} with residual = 1; a bound or the "
+                             f"evaluation is wrong")
+    proved = measured.rank == bound
+    certificate = measured.certificate(config)
+    return replace(certificate, saturated=proved,
+                   reason="upper-bound" if proved else "lower-bound",
+                   failure_probability=0.0 if proved else None)
+
+
 def resolve_method(config: SeprankConfig, method: str) -> str:
     """``auto`` → ``blocks`` (ρ = 0: per-degree blocks) or ``exact`` (ρ = 1); others as given."""
     if method not in METHODS:
@@ -72,7 +121,9 @@ def measure_rank(config: SeprankConfig, seed: int = 0, method: str = "exact",
         :data:`BLOCK_OPTIONS` (:func:`attndepth.simulations.degree_blocks.measure_block_ranks`).
     method : str
         One of :data:`METHODS`. ``blocks`` measures every homogeneous part f_a
-        against its own proved bound (ρ = 0 only) and sums the ranks.
+        against its own proved bound and sums the ranks; with ρ = 1 that sum
+        is a proved lower bound, the rank when it meets bound (d)
+        (:func:`residual_block_ranks`).
     rank_cap : int, optional
         Whole-matrix methods: an upper bound known to the caller; default: the
         best proved bound (:func:`bounds_for`), so a rank that meets it is
@@ -90,6 +141,8 @@ def measure_rank(config: SeprankConfig, seed: int = 0, method: str = "exact",
                              f"{', '.join(sorted(BLOCK_OPTIONS))}, got "
                              f"{sorted(unknown) or 'positional options or rank_cap'}")
         kwargs.setdefault("prime", BLOCK_PRIME)
+        if config.residual:
+            return residual_block_ranks(config, seed, **kwargs)
         return measure_block_ranks(config, block_bounds_for(config), seed,
                                    **kwargs).certificate(config)
     best = bounds_for(config).best

@@ -1,6 +1,8 @@
 """Ranks with their bounds: proved whenever a bound is met, ratio and tight-family fields,
 and the seprank sweep observable (partition "all" expands to one point per size)."""
 
+import pytest
+
 from attndepth import measure_rank
 from attndepth.separation import bounds_for, rank_with_bounds, tight_fields
 from attndepth.simulations.seprank import SeprankConfig
@@ -36,3 +38,36 @@ def test_seprank_sweep_expands_partitions_and_records_bounds(tmp_path):
     assert all({"bound_best", "bound_bigraded", "ratio", "tight_family"} <= set(r["metrics"])
                for r in rows)
     assert all(0 < r["metrics"]["ratio"] <= 1 for r in rows)
+
+
+def test_residual_blocks_prove_the_rank_where_rho_zero_is_tight():
+    """ρ = 1 through its top-degree blocks (the ρ = 0 network, same weights): proved when
+    they meet bound (d), equal to the whole-matrix rank."""
+    config = SeprankConfig(width=2, depth=2, tokens=4, residual=1)
+    blocks = measure_rank(config, seed=3, method="blocks")
+    whole = measure_rank(config, seed=3, method="exact")
+    assert blocks.reason == "upper-bound" and blocks.saturated
+    assert blocks.rank == whole.rank == bounds_for(config).best
+    assert blocks.config["residual"] == 1 and blocks.failure_probability == 0.0
+
+
+def test_residual_blocks_below_bound_are_a_lower_bound_only():
+    config = SeprankConfig(width=3, depth=2, tokens=3, partition="0/1,2", residual=1)
+    blocks = measure_rank(config, seed=0, method="blocks")
+    assert (blocks.rank, blocks.reason, blocks.saturated) == (39, "lower-bound", False)
+    assert blocks.failure_probability is None
+    assert measure_rank(config, seed=0, method="exact").rank == 39  # the conjecture's case
+
+
+def test_residual_blocks_above_a_bound_stop_and_take_rho_one_only(monkeypatch):
+    from attndepth import separation
+    from attndepth.simulations.degree_blocks import BoundViolation
+    from attndepth.theory.separation_rank import SeparationRankBounds
+
+    config = SeprankConfig(width=2, depth=2, tokens=4, residual=1)
+    monkeypatch.setattr(separation, "bounds_for",
+                        lambda config: SeparationRankBounds(10**6, 10**6, 10**6, 5))
+    with pytest.raises(BoundViolation, match="above the proved bound 5"):
+        separation.residual_block_ranks(config)
+    with pytest.raises(ValueError, match="residual = 1"):
+        separation.residual_block_ranks(SeprankConfig(width=2, depth=2, tokens=4))

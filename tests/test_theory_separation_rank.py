@@ -1,3 +1,4 @@
+import itertools
 import math
 
 import pytest
@@ -132,7 +133,8 @@ def test_bigraded_bound_hand_checked_values(config, rank):
 def test_bounds_ordering_and_residual():
     bounds = separation_rank_bounds(3, 2, 2, 2, 0)
     assert bounds.best == bounds.bigraded <= min(bounds.q_side, bounds.p_side) <= bounds.monomials
-    assert separation_rank_bounds(2, 2, 2, 2, 1).bigraded == 20  # ρ = 1: degrees mix
+    # ρ = 1: degrees mix; the staircase cover gives the ρ = 0 value (the grouped bound was 20)
+    assert separation_rank_bounds(2, 2, 2, 2, 1).bigraded == 18
 
 
 @pytest.mark.parametrize("width, depth", [(2, 2), (3, 3), (2, 4), (4, 2)])
@@ -233,3 +235,14 @@ def test_q_matrix_dimension_and_the_corrected_knee():
     assert corrected_knee(4, 4) == pytest.approx(math.log(21, 3))
     upper, blocks = regime_bounds(4, 4)
     assert upper(3) == 31460 and sum(blocks(3)) == 31460
+
+
+def test_residual_staircase_bound_equals_the_plain_bound_and_beats_one_sided_groupings():
+    """Bound (d) with ρ = 1 (minimum over staircase covers) equals the ρ = 0 bound on every
+    size d ≤ 4, L ≤ 3, |P|, |Q| ≤ 5; the one-sided groupings gave 290 and 36,920."""
+    for width, depth, p_size, q_size in itertools.product(range(1, 5), range(1, 4),
+                                                           range(1, 6), range(1, 6)):
+        assert (separation_rank_bounds(width, depth, p_size, q_size, 1).bigraded
+                == separation_rank_bounds(width, depth, p_size, q_size, 0).bigraded)
+    assert separation_rank_bounds(2, 3, 2, 2, 1).bigraded == 232
+    assert separation_rank_bounds(4, 3, 4, 4, 1).bigraded == 31460

@@ -420,9 +420,26 @@ def separation_rank_bounds(width: int, depth: int, p_size: int, q_size: int,
         f = Σ_a f_a with f_a of degree a in M_Q and K − a in M_P. Each f_a has
         separation rank ≤ min(h_Q(a), h_P(K − a)) by (b)/(c) restricted to one
         degree, and ranks add: sep(f) ≤ Σ_a min(h_Q(a), h_P(K − a)).
-        ρ = 1: G has every degree ≤ K, so f = Σ_{a+b≤K} f_{a,b}. Grouping by a,
-        f_a = Σ_{b≤K−a} f_{a,b} has rank ≤ min(h_Q(a), Σ_{b≤K−a} h_P(b));
-        grouping by b gives the mirror bound; both hold, take the smaller.
+        ρ = 1: G has every degree ≤ K, so f = Σ_{a+b≤K} f_{a,b} (degree 2a in
+        x_Q, 2b + 1 in x_P) and the coefficient matrix C has blocks C_{b,a}
+        (row group b, column group a), zero unless a + b ≤ K: a staircase.
+        Column group a (all of f's degree 2a in x_Q) has rank ≤
+        col(a) = min(h_Q(a), Σ_{b≤K−a} h_P(b)); row group b has rank ≤
+        row(b) = min(h_P(b), Σ_{a≤K−b} h_Q(a)) (by (b)/(c) restricted to one
+        degree). For a threshold t ∈ {0, …, K + 1} write C = C₁ + C₂ with C₁ the
+        column groups a < t and C₂ the rest; C₂'s blocks have a ≥ t, so b ≤ K − t,
+        and C₂ lies in the row groups b ≤ K − t (each a column subset of a
+        whole row group, rank ≤ row(b)). By subadditivity
+        sep(f) ≤ Σ_{a<t} col(a) + Σ_{b≤K−t} row(b); bound (d) is the minimum
+        over t (t = K + 1 groups by a alone, t = 0 by b alone; a vertex cover of
+        the staircase, and with nested neighbourhoods every minimal cover has
+        this threshold form). Taking col(a) ≤ h_Q(a) below the t where
+        h_P(K − a) becomes the smaller and row(K − a) ≤ h_P(K − a) above it
+        shows that it is at most the ρ = 0 bound (d) whenever
+        a ↦ [h_Q(a) ≤ h_P(K − a)] switches once (tested over a range of sizes).
+        With :func:`attndepth.theory.residual_rank.check_residual_top_part`
+        (sep with ρ = 1 ≥ sep with ρ = 0)
+        this pins the ρ = 1 rank wherever the ρ = 0 rank meets its bound (d).
     """
     width, depth, p_size, q_size = _check_exact_sizes(width, depth, p_size, q_size)
     if residual not in (0, 1) or isinstance(residual, bool):
@@ -435,9 +452,9 @@ def separation_rank_bounds(width: int, depth: int, p_size: int, q_size: int,
     else:
         cumulative_q = list(itertools.accumulate(h_q))
         cumulative_p = list(itertools.accumulate(h_p))
-        by_q = sum(min(h_q[a], cumulative_p[K - a]) for a in range(K + 1))
-        by_p = sum(min(cumulative_q[K - b], h_p[b]) for b in range(K + 1))
-        bigraded = min(by_q, by_p)
+        column = [min(h_q[a], cumulative_p[K - a]) for a in range(K + 1)]
+        row = [min(h_p[b], cumulative_q[K - b]) for b in range(K + 1)]
+        bigraded = min(sum(column[:t]) + sum(row[:K + 1 - t]) for t in range(K + 2))
     return SeparationRankBounds(
         monomials=math.comb(q_size * width + output_degree(depth), output_degree(depth)),
         q_side=sum(h_q),
