@@ -642,7 +642,12 @@ def corrected_knee(width: int, q_size: int) -> float:
     Evidence (docs/theory.md, ``levine.threshold``): within one layer of every
     knee decided from certified ranks and proved bounds (d ≤ 9 for |Q| = 1,
     d ≤ 4 for every |Q|), and of the knees bound (d) would have up to d = 243
-    except d = 81, |Q| ≥ d (1.01 layers).
+    except d = 81, |Q| ≥ d (1.01 layers). Against it: for one Q position bound
+    (d) is C(K + d, d) in closed form, and that curve's knee
+    (:func:`attndepth.theory.rank_closed_forms.single_position_knee`) is more
+    than a layer before log₃(2d + 1) from d = 41 on, and tends to
+    log₃ d − 1.02 (+ at most one layer), not log₃ d + 0.63: the law is a
+    finite-size fit.
     """
     return math.log(2 * q_matrix_dimension(width, q_size) + 1, 3)
 
