@@ -5,8 +5,12 @@ from certified ranks and proved bounds (``attndepth.simulations.knee.measure_kne
 the regimes of the claim levine.threshold).
 Open markers: the knee bound (d) would have if it were the rank (conjectured
 rank = bound), for one Q position and for long sequences (|Q| ≥ d) up to
-d = 3^5. Lines: Levine et al.'s L_th = log_3 d (black) and the corrected law
-log_3(2D + 1) [conjecture], D the dimension of the matrices M_Q can be.
+d = 3^5. Solid step line: for one Q position bound (d) is C(K + d, d) in
+closed form (``attndepth.theory.rank_closed_forms``), and its knee is drawn
+at every width of a fine grid — proved as the knee of the upper bound, the
+knee of the rank where rank = bound. Lines: Levine et al.'s L_th = log_3 d
+(black) and the corrected law log_3(2D + 1) [conjecture], D the dimension of
+the matrices M_Q can be.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.knee import KNEE_RATIO, measure_knee
 from attndepth.simulations.presets import THRESHOLD
+from attndepth.theory.rank_closed_forms import single_position_knee
 from attndepth.theory.separation_rank import corrected_knee, log_bigraded_bound, regime_bounds
 
 NAME = "threshold_knee"
@@ -25,6 +30,8 @@ DESCRIPTION = "knee of ln sep vs log_3 d: decided (certified) and bound-based, t
 #: Widths whose bound-based knee is drawn (one Q position and long sequences).
 BOUND_WIDTHS = {"quick": [2, 3, 4, 6, 9, 13, 27, 40, 81],
                 "full": [2, 3, 4, 6, 9, 13, 20, 27, 40, 60, 81, 121, 243]}
+#: Widths of the closed-form curve (one Q position): this many on a log grid.
+CLOSED_FORM_POINTS = 120
 #: Deepest depth searched for a bound-based knee.
 MAX_DEPTH = 12
 
@@ -40,7 +47,8 @@ def _bound_knee(width: int, side: int | None) -> int:
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
-    """Columns: series (decided | bound), q (0 = long sequences), width, log3_width, knee."""
+    """Columns: series (decided | bound | closed), q (0 = long sequences), width,
+    log3_width, knee."""
     columns: dict[str, list] = {k: [] for k in ("series", "q", "width", "log3_width", "knee")}
 
     def add(series: str, q: int, width: int, knee: int) -> None:
@@ -55,6 +63,9 @@ def compute(preset: str, seed: int) -> dict[str, list]:
     for width in BOUND_WIDTHS[preset]:
         add("bound", 1, width, _bound_knee(width, 1))
         add("bound", 0, width, _bound_knee(width, None))
+    grid = np.unique(np.geomspace(2, max(BOUND_WIDTHS[preset]), CLOSED_FORM_POINTS).round())
+    for width in grid.astype(int):
+        add("closed", 1, int(width), single_position_knee(int(width)))
     return columns
 
 
@@ -75,6 +86,10 @@ def draw(data: dict[str, list]):
                     lambda d: corrected_knee(int(d), 2)),
                    (3, r"$|Q| = 3 < d$", PALETTE[3], "D", 0.0,
                     lambda d: corrected_knee(int(d), 3))]
+        closed = series == "closed"
+        if closed.any():
+            axis.step(x[closed], knee[closed], where="post", color=PALETTE[0], linewidth=0.8,
+                      label=r"one Q position: knee of $\binom{K+d}{d}$ (closed form)")
         for value, label, colour, marker, shift, law in regimes:
             bound = (series == "bound") & (q == value)
             if bound.any():
