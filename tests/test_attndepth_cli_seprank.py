@@ -50,12 +50,26 @@ def test_seprank_json_lists_every_block_and_the_whole_matrix_agrees(capsys):
     assert whole["rank"] == blocks["rank"] and whole["blocks"] == []
 
 
-def test_seprank_blocks_refuse_the_residual_and_auto_falls_back(capsys):
+def test_seprank_blocks_with_the_residual_give_the_top_degree_parts(capsys):
+    """--residual --method blocks: the ρ = 0 blocks, proved here (they meet bound (d));
+    auto stays the whole matrix for ρ = 1, with the same rank."""
     argv = ["seprank", "--width", "2", "--depth", "2", "--tokens", "3", "--residual"]
-    assert main(argv + ["--method", "blocks"]) == 2
-    assert "residual" in capsys.readouterr().err
+    assert main(argv + ["--method", "blocks", "--json"]) == 0
+    blocks = json.loads(capsys.readouterr().out)
+    assert (blocks["method"], blocks["reason"]) == ("blocks", "upper-bound")
+    assert blocks["config"]["residual"] == 1 and blocks["blocks"]
     assert main(argv + ["--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["method"] == "exact"
+    whole = json.loads(capsys.readouterr().out)
+    assert whole["method"] == "exact" and whole["rank"] == blocks["rank"]
+    assert main(argv + ["--method", "blocks"]) == 0
+    assert "parts of top degree" in capsys.readouterr().out
+
+
+def test_seprank_residual_blocks_below_the_bound_say_lower_bound(capsys):
+    argv = ["seprank", "--width", "3", "--depth", "2", "--tokens", "3", "--partition",
+            "0/1,2", "--residual", "--method", "blocks"]
+    assert main(argv) == 0
+    assert "LOWER BOUND only" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("extra", [
