@@ -243,11 +243,13 @@ _entry_points_loaded = False
 
 
 def all_claims() -> dict[str, Claim]:
-    """Every registered claim, by id, in registration order.
+    """Every registered claim, by id.
 
-    The built-in claims come first, then those of installed packages that
-    declare the entry-point group :data:`ENTRY_POINT_GROUP`, then any loaded
-    with :func:`load_claims`.
+    The built-in claims come first, module by module in the order of
+    :data:`CLAIM_MODULES` (whichever a program imported first), then those of
+    installed packages that declare the entry-point group
+    :data:`ENTRY_POINT_GROUP`, then any loaded with :func:`load_claims`, in
+    registration order.
     """
     global _entry_points_loaded
     for module in CLAIM_MODULES:
@@ -262,7 +264,10 @@ def all_claims() -> dict[str, Claim]:
             except Exception as error:  # a broken plug-in must not break the toolkit
                 raise ValueError(f"claims entry point {entry.name!r} ({entry.value}) failed "
                                  f"to load: {type(error).__name__}: {error}") from None
-    return dict(_REGISTRY)
+    built_in = {module: index for index, module in enumerate(CLAIM_MODULES)}
+    return dict(sorted(_REGISTRY.items(),  # stable: registration order within a module
+                       key=lambda item: built_in.get(item[1].verify.__module__,
+                                                     len(built_in))))
 
 
 def default_claims() -> list[str]:

@@ -16,7 +16,14 @@ from __future__ import annotations
 
 from attndepth.claims import Outcome, claim, verdict_from
 from attndepth.families import Family
-from attndepth.seprank_claims import SEARCH_BOUND_LIMIT, bounds_of, exact_rank
+from attndepth.seprank_claims import (
+    PROPER_SPLIT,
+    SEARCH_BOUND_LIMIT,
+    SIZE_CLASSES,
+    SIZE_CLASSES_BEYOND,
+    bounds_of,
+    exact_rank,
+)
 from attndepth.simulations.degree_blocks import BLOCK_PRIME, measure_block_ranks
 from attndepth.simulations.seprank import certified_rank
 from attndepth.theory.residual_rank import (
@@ -67,10 +74,8 @@ FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [(3, 3, 1, 6, 1, 3), (3, 3, 1, 4, 1
         config[0], config[1], config[5], config[3] - config[5])},
     conjecture=True,
     family=Family(
-        parameters={"width": (1, 2, 3, 4), "depth": (1, 2, 3), "tokens": (2, 3, 4, 5, 6),
-                    "p_size": (1, 2, 3, 4, 5)},
-        beyond={"width": (5, 6), "tokens": (7, 8), "p_size": (6, 7)},
-        constraints=(("|P| < N", lambda m: m["p_size"] < m["tokens"]),
+        parameters=SIZE_CLASSES, beyond=SIZE_CLASSES_BEYOND,
+        constraints=(PROPER_SPLIT,
                      (f"best bound ≤ {SEARCH_BOUND_LIMIT} (cost)", lambda m: bounds_of(
                          _family_config(m)).best <= SEARCH_BOUND_LIMIT)),
         adapt=lambda m: {"configs": [_family_config(m)]}),

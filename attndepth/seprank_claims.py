@@ -221,6 +221,14 @@ TIGHTNESS_QUICK = [(d, L, 1, N, 0, p) for d, L, N in ((2, 3, 4), (3, 2, 4), (4, 
 TIGHTNESS_FULL = TIGHTNESS_QUICK + [(3, 3, 1, N, 0, p) for N in (4, 5) for p in range(1, N)]
 
 
+#: The size classes (d, L, N, |P|) the conjectures are searched over, and the draws beyond.
+SIZE_CLASSES = {"width": (1, 2, 3, 4), "depth": (1, 2, 3), "tokens": (2, 3, 4, 5, 6),
+                "p_size": (1, 2, 3, 4, 5)}
+SIZE_CLASSES_BEYOND = {"width": (5, 6), "tokens": (7, 8), "p_size": (6, 7)}
+#: Both sides of the partition nonempty.
+PROPER_SPLIT = ("|P| < N", lambda m: m["p_size"] < m["tokens"])
+
+
 @claim(
     "levine.bound-tightness",
     source="[derived]; conjecture of this project",
@@ -234,10 +242,8 @@ TIGHTNESS_FULL = TIGHTNESS_QUICK + [(3, 3, 1, N, 0, p) for N in (4, 5) for p in 
     wrong_theory={"in_conjectured_family": lambda config: True},
     conjecture=True,
     family=Family(
-        parameters={"width": (1, 2, 3, 4), "depth": (1, 2, 3), "tokens": (2, 3, 4, 5, 6),
-                    "p_size": (1, 2, 3, 4, 5)},
-        beyond={"width": (5, 6), "tokens": (7, 8), "p_size": (6, 7)},
-        constraints=(("|P| < N", lambda m: m["p_size"] < m["tokens"]),
+        parameters=SIZE_CLASSES, beyond=SIZE_CLASSES_BEYOND,
+        constraints=(PROPER_SPLIT,
                      ("in the tight family", lambda m: in_tight_family(
                          m["width"], m["depth"], 1, 0, m["p_size"], m["tokens"] - m["p_size"])),
                      (f"best bound ≤ {SEARCH_BOUND_LIMIT} (cost)", lambda m: _proved_bounds(

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from attndepth.claims import (
+    CLAIM_MODULES,
     PRESETS,
     Claim,
     Outcome,
@@ -164,3 +165,12 @@ def test_claims_not_run_by_default_are_named_and_still_declare_a_wrong_theory():
     assert all(CLAIMS[claim_id].wrong_theory for claim_id in optional)
     assert set(r.id for r in run_claims(["yuzhang.linear-rate-fixed"])) == {
         "yuzhang.linear-rate-fixed"}
+
+
+def test_built_in_claims_follow_the_module_order_whatever_was_imported_first():
+    """A test module importing attndepth.residual_claims first registers the seprank claims
+    before the expressivity claims; the listing (and the README table) keeps module order."""
+    modules = [found.verify.__module__ for found in all_claims().values()
+               if found.verify.__module__ in CLAIM_MODULES]
+    positions = [CLAIM_MODULES.index(module) for module in modules]
+    assert positions == sorted(positions)
