@@ -6,6 +6,8 @@ import sympy as sp
 from attndepth.theory.rank_closed_forms import (
     depth_one_separation_rank,
     depth_one_witness_rank,
+    gram_witness,
+    gram_witness_rank,
     knee_offset_limit,
     single_position_bound,
     single_position_knee,
@@ -95,3 +97,20 @@ def test_bad_input():
         single_position_polynomial(4)
     with pytest.raises(ValueError, match="p_size"):
         depth_one_witness_rank(2, 0)
+
+
+@pytest.mark.parametrize("width, depth", [(2, 2), (3, 2), (4, 2), (2, 3)])
+def test_the_identity_weights_reach_the_closed_form(width, depth):
+    """A witness at the bound: the generic rank is C(K + d, d) here, proved over ℚ."""
+    assert gram_witness_rank(width, depth) == single_position_bound(width, depth)
+
+
+def test_the_gram_form_is_the_network_at_identity_weights():
+    from attndepth.theory.separation_rank import symbolic_network
+
+    identity = sp.eye(2)
+    network = symbolic_network([[identity]] * 2, [[identity]] * 2, 2)
+    poly, x, y = gram_witness(2, 2)
+    direct = sp.Poly(network.outputs[0, 0].element.as_expr(), *network.inputs)
+    renamed = poly.as_expr().subs(dict(zip(x + y, network.inputs, strict=True)))
+    assert sp.expand(direct.as_expr() - renamed) == 0

@@ -7,7 +7,9 @@ What is proved here, for the network of Levine et al. 2020 (§3) with one head:
 * one position on each side (|P| = |Q| = 1): bound (d) = C(K + d, d), the
   number of monomials of degree ≤ K = (3^L − 1)/2 in d variables
   (:func:`single_position_bound`), and the knee of that curve for any d
-  (:func:`single_position_knee`) with its limit law (:func:`knee_offset_limit`).
+  (:func:`single_position_knee`) with its limit law (:func:`knee_offset_limit`);
+  the weights A = B = I reach it at small sizes (:func:`gram_witness_rank`),
+  which proves the rank there over ℚ, independently of any prime.
 
 Where certified ranks reach (d ≤ 12 at L = 2, d ≤ 6 at L = 3, d ≤ 3 at
 L = 4, d ≤ 2 at L = 5) the rank with |P| = |Q| = 1 equals C(K + d, d); that it
@@ -161,3 +163,41 @@ def knee_offset_limit() -> tuple[float, float]:
     g = lambda x: (1 + x) * sp.log(1 + x) - x * sp.log(x)  # noqa: E731
     root = float(sp.nsolve(g(3 * c) - 2 * g(c), c, 0.2))
     return root, math.log(2 * root, 3)
+
+
+def gram_witness(width: int, depth: int) -> tuple[sp.Poly, tuple, tuple]:
+    """f at the weights A = B = I, one position each side: e_0ᵀ(xxᵀ + yyᵀ)^K x (SymPy).
+
+    [derived] With A = B = I every layer is T_l = M_l, so G = M^K with
+    M = xxᵀ + yyᵀ. M maps span{x, y} to itself: M[x y] = [x y]Γ with Γ the
+    Gram matrix [[|x|², ⟨x,y⟩], [⟨x,y⟩, |y|²]], so
+    f = x_0 (Γ^K)₁₁ + y_0 (Γ^K)₂₁ — a polynomial in the three invariants and
+    two coordinates, cheap to expand.
+
+    Returns
+    -------
+    (poly, x, y) : the polynomial and the symbols of the two positions.
+    """
+    width, depth = _positive("width", width), _positive("depth", depth)
+    x, y = sp.symbols(f"x0:{width}"), sp.symbols(f"y0:{width}")
+    inner = sum(a * b for a, b in zip(x, y, strict=True))
+    gram = sp.Matrix([[sum(a * a for a in x), inner], [inner, sum(b * b for b in y)]])
+    power = gram ** structural_degree(depth)
+    return sp.Poly(sp.expand(x[0] * power[0, 0] + y[0] * power[1, 0]), *x, *y), x, y
+
+
+def gram_witness_rank(width: int, depth: int) -> int:
+    """sep over x | y of :func:`gram_witness`, exactly (rank over ℚ of its coefficients).
+
+    It meets C(K + d, d) = :func:`single_position_bound` at (d, L) = (2, 2),
+    (3, 2), (4, 2), (2, 3) (tests, under a second) and (3, 3) (224 s, once);
+    the same weights over GF(p) meet it at (5, 2) too. Wherever it does, the
+    generic rank is *proved* to be C(K + d, d) (a witness at the bound). That it
+    does for every d and L would prove the closed form for one position each
+    side — a statement about one explicit polynomial; the y-slices of f are
+    ⟨x,y⟩^j|y|^{2k} and y_0⟨x,y⟩^j|y|^{2k}, so the harmonic decomposition of
+    polynomials under O(d) is the natural way in (not done here).
+    """
+    poly, x, y = gram_witness(width, depth)
+    return coefficient_separation_rank(poly, x, y)
+
