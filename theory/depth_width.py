@@ -41,8 +41,10 @@ VERDICTS = ("depth-inefficient (too deep for its width)",
             "near-optimal")
 
 
-def _positive_finite(name: str, value: object, allow_zero: bool = False,
-                     allow_negative: bool = False) -> float:
+def positive_finite(name: str, value: object, allow_zero: bool = False,
+                    allow_negative: bool = False) -> float:
+    """``value`` as a float, or a ValueError naming ``name``: a real number, finite,
+    and > 0 (≥ 0 with ``allow_zero``; any sign with ``allow_negative``)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"{name} must be a real number, got {value!r}")
     value = float(value)
@@ -73,8 +75,8 @@ class AllocationFit:
     slope: float = FIT_SLOPE
 
     def __post_init__(self) -> None:
-        _positive_finite("intercept", self.intercept, allow_zero=True, allow_negative=True)
-        _positive_finite("slope", self.slope)
+        positive_finite("intercept", self.intercept, allow_zero=True, allow_negative=True)
+        positive_finite("slope", self.slope)
         if not -MAX_LOG_WIDTH < self.intercept < MAX_LOG_WIDTH:
             raise ValueError(f"intercept must lie in (-{MAX_LOG_WIDTH}, {MAX_LOG_WIDTH}): "
                              f"e^intercept is the optimal width at depth 0 and leaves float64 "
@@ -138,9 +140,9 @@ def closed_form_matches_sympy() -> bool:
 
 def parameter_count(depth: float, width: float, vocabulary: int = 0) -> float:
     """Non-embedding ``12·L·d²`` plus ``V·d`` embeddings."""
-    depth = _positive_finite("depth", depth)
-    width = _positive_finite("width", width)
-    vocabulary = _positive_finite("vocabulary", vocabulary, allow_zero=True)
+    depth = positive_finite("depth", depth)
+    width = positive_finite("width", width)
+    vocabulary = positive_finite("vocabulary", vocabulary, allow_zero=True)
     try:
         count = PARAMS_PER_LAYER_PER_WIDTH2 * depth * width * width + vocabulary * width
     except OverflowError:
@@ -153,7 +155,7 @@ def parameter_count(depth: float, width: float, vocabulary: int = 0) -> float:
 
 def optimal_width(depth: float, fit: AllocationFit = DEFAULT_FIT) -> float:
     """``d_opt(L) = exp(a + b·L)``."""
-    depth = _positive_finite("depth", depth)
+    depth = positive_finite("depth", depth)
     return _exp("the optimal width", fit.intercept + fit.slope * depth)
 
 
@@ -163,7 +165,7 @@ def optimal_depth_for_width(width: float, fit: AllocationFit = DEFAULT_FIT) -> f
     Raises ``ValueError`` for ``d ≤ e^a`` (≈ 154 with the default fit), where
     the fit gives no positive depth.
     """
-    width = _positive_finite("width", width)
+    width = positive_finite("width", width)
     depth = (math.log(width) - fit.intercept) / fit.slope
     if depth <= 0:
         raise ValueError(f"width must exceed e^a (a = {fit.intercept:g}) for the fit "
@@ -183,7 +185,7 @@ def smallest_budget(fit: AllocationFit = DEFAULT_FIT) -> float:
 
 def optimal_depth(budget: float, fit: AllocationFit = DEFAULT_FIT) -> float:
     """``L_opt(N) = W₀(N·b·e^{−2a}/6)/(2b)`` via ``scipy.special.lambertw``."""
-    budget = _positive_finite("budget", budget)
+    budget = positive_finite("budget", budget)
     floor = smallest_budget(fit)
     if budget < floor:
         raise ValueError(f"budget must be at least one optimal layer, {floor:.4g} "
@@ -239,8 +241,8 @@ def judge_shape(depth: float, width: float, fit: AllocationFit = DEFAULT_FIT) ->
     The alternative shape is the optimum at the same budget ``12·L·d²``
     (None when that budget is below one optimal layer).
     """
-    depth = _positive_finite("depth", depth)
-    width = _positive_finite("width", width)
+    depth = positive_finite("depth", depth)
+    width = positive_finite("width", width)
     ratio = depth / optimal_depth_for_width(width, fit)
     budget = parameter_count(depth, width)
     alternative = plan_for_budget(budget, fit) if budget >= smallest_budget(fit) else None
