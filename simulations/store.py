@@ -29,6 +29,7 @@ import os
 import secrets
 import socket
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -218,6 +219,31 @@ def _probe(path: Path) -> None:
         raise ValueError(f"store {path} is damaged ({error}); {_recover_hint(path)}") from None
 
 
+#: A creation file this old whose process is gone on this host is an orphan (seconds).
+STALE_CREATION_SECONDS = 600
+
+
+def _remove_orphaned_creations(path: Path) -> None:
+    """Delete ``.NAME.creating-PID-*`` files left by creators killed mid-creation.
+
+    Only files older than :data:`STALE_CREATION_SECONDS` whose PID names no
+    live process on this host: a creator on another host sharing the directory
+    finishes within seconds, far inside that age. They hold no data (an empty
+    schema); the store itself is never touched.
+    """
+    now = time.time()
+    for orphan in path.parent.glob(f".{path.name}.creating-*"):
+        pid = orphan.name.rsplit(".creating-", 1)[1].split("-", 1)[0]
+        try:
+            if now - orphan.stat().st_mtime < STALE_CREATION_SECONDS or not pid.isdigit():
+                continue
+            os.kill(int(pid), 0)  # raises if no such process
+        except ProcessLookupError:
+            orphan.unlink(missing_ok=True)
+        except OSError:  # gone meanwhile, or a live process of another user: keep
+            continue
+
+
 def _create(path: Path) -> None:
     """Build a complete, empty store in a temporary file and link it into place."""
     temporary = path.with_name(f".{path.name}.creating-{os.getpid()}-{secrets.token_hex(4)}")
@@ -245,7 +271,8 @@ def _check_pages(connection: sqlite3.Connection, path: Path) -> None:
 
 
 def open_store(path: str | Path, readonly: bool = False) -> ResultStore:
-    """Open (or create) a store.
+    """Open (or create) a store; a writable open removes the empty creation files of
+    creators killed mid-creation (:func:`_remove_orphaned_creations`).
 
     Parameters
     ----------
@@ -269,6 +296,8 @@ def open_store(path: str | Path, readonly: bool = False) -> ResultStore:
         raise ValueError(f"store {path} is not a regular file; it was left untouched")
     if readonly and not (path.is_file() and path.stat().st_size > 0):
         raise ValueError(f"store {path} does not exist or is not a file")
+    if not readonly and path.parent.is_dir():
+        _remove_orphaned_creations(path)
     if path.exists() and path.stat().st_size > 0:
         _probe(path)
         if readonly:

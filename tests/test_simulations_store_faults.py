@@ -178,3 +178,27 @@ def test_a_store_that_cannot_be_created_is_one_line(tmp_path, capsys, where):
                     'tokens = 2\nwidth = 2\n')
     assert main(["sweep", str(spec), "--store", str(tmp_path / where), "--quiet"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_a_writable_open_removes_orphaned_creation_files_only(tmp_path):
+    """A creator killed mid-creation leaves .NAME.creating-PID-*; the next writable open
+    removes it once it is older than STALE_CREATION_SECONDS and its process is gone, and
+    keeps a recent one, a live process's and anything else."""
+    from attndepth.simulations.store import STALE_CREATION_SECONDS
+
+    path = tmp_path / "s.sqlite"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    old = time.time() - STALE_CREATION_SECONDS - 60
+    orphan = tmp_path / f".s.sqlite.creating-{dead}-abcd1234"
+    recent = tmp_path / f".s.sqlite.creating-{dead}-ffff0000"
+    alive = tmp_path / f".s.sqlite.creating-{os.getpid()}-00000000"
+    other = tmp_path / f".t.sqlite.creating-{dead}-12345678"
+    for stray in (orphan, recent, alive, other):
+        stray.write_bytes(b"")
+    for stray in (orphan, alive, other):
+        os.utime(stray, (old, old))
+    open_store(path, readonly=False).close()
+    assert not orphan.exists()
+    assert recent.exists() and alive.exists() and other.exists()
+    open_store(path, readonly=True).close()  # a read-only open touches nothing
