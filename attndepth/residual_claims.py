@@ -70,6 +70,7 @@ FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [(3, 3, 1, 6, 1, 3), (3, 3, 1, 4, 1
     theory=(check_residual_top_part, separation_rank_bounds, predicted_residual_rank),
     simulation=(measure_block_ranks, certified_rank),
     test=f"{TESTS}::test_residual_rank_holds_and_a_wrong_theory_fails",
+    figure=None,  # pairs of equal integers: the note and theory §1 list them; no curve to draw
     wrong_theory={"predicted_residual_rank": lambda config, rank: grouped_bound(
         config[0], config[1], config[5], config[3] - config[5])},
     conjecture=True,

@@ -76,6 +76,8 @@ def residual_block_ranks(config: SeprankConfig, seed: int = 0,
         Method ``blocks``, config with ρ = 1, ``blocks`` the anti-diagonal
         blocks (each certified as a block of f⁰).
     """
+    if not isinstance(config, SeprankConfig):
+        raise TypeError(f"config must be a SeprankConfig, got {type(config).__name__}")
     if config.residual != 1:
         raise ValueError("residual_block_ranks takes a configuration with residual = 1")
     plain = replace(config, residual=0)

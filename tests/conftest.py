@@ -1,7 +1,9 @@
-"""Hypothesis profiles: ``dev`` (default), ``ci`` (when CI is set), ``fuzz`` (many cases)."""
+"""Hypothesis profiles: ``dev`` (default), ``ci`` (when CI is set), ``fuzz`` (many cases);
+the JAX ordering; a small training sweep shared by the figure tests."""
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("dev", max_examples=20, deadline=None)
@@ -25,3 +27,22 @@ def pytest_collection_modifyitems(config, items):
     so). Running the JAX tests last keeps every fork before JAX exists.
     """
     items.sort(key=lambda item: item.get_closest_marker("jax") is not None)
+
+
+@pytest.fixture
+def training_store(tmp_path):
+    """Build a small training sweep (2 variants × the given depths × 2 seeds) and return its
+    store path: ``training_store(depths, steps, evaluate_every)``."""
+    from attndepth.simulations.sweep import parse_spec, run_sweep
+
+    def build(depths, steps, evaluate_every):
+        spec = parse_spec({"measurement": "train", "seeds": [0, 1],
+                           "grid": {"variant": ["post-ln", "post-ln-deesc-a"],
+                                    "depth": list(depths)},
+                           "fixed": {"width": 8, "pairs": 2, "steps": steps, "batch": 8,
+                                     "evaluate_every": evaluate_every}})
+        store = tmp_path / "train.sqlite"
+        run_sweep(spec, store, workers=1, progress=False)
+        return store
+
+    return build

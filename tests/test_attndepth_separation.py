@@ -71,3 +71,5 @@ def test_residual_blocks_above_a_bound_stop_and_take_rho_one_only(monkeypatch):
         separation.residual_block_ranks(config)
     with pytest.raises(ValueError, match="residual = 1"):
         separation.residual_block_ranks(SeprankConfig(width=2, depth=2, tokens=4))
+    with pytest.raises(TypeError, match="SeprankConfig"):
+        separation.residual_block_ranks({"width": 2})

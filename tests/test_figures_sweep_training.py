@@ -5,17 +5,11 @@ import pytest
 
 from attndepth.figures import sweep_training
 from attndepth.figures.registry import write_store_figure
-from attndepth.simulations.sweep import parse_spec, run_sweep
 
 
 @pytest.mark.jax
-def test_figure_from_a_training_store(tmp_path):
-    spec = parse_spec({"measurement": "train", "seeds": [0, 1],
-                       "grid": {"variant": ["post-ln", "post-ln-deesc-a"], "depth": [1, 2]},
-                       "fixed": {"width": 8, "pairs": 2, "steps": 10, "batch": 8,
-                                 "evaluate_every": 10}})
-    store = tmp_path / "train.sqlite"
-    run_sweep(spec, store, workers=1, progress=False)
+def test_figure_from_a_training_store(tmp_path, training_store):
+    store = training_store(depths=[1, 2], steps=10, evaluate_every=10)
     data = sweep_training.compute_from_store(store)
     panel, variant = np.array(data["panel"]), np.array(data["variant"])
     assert sorted(set(variant)) == ["post-ln", "post-ln-deesc-a τ=1"]

@@ -6,17 +6,11 @@ import pytest
 from attndepth.figures import sweep_training_curves
 from attndepth.figures.registry import write_store_figure
 from attndepth.simulations.store import open_store
-from attndepth.simulations.sweep import parse_spec, run_sweep
 
 
 @pytest.mark.jax
-def test_curves_from_a_training_store(tmp_path):
-    spec = parse_spec({"measurement": "train", "seeds": [0, 1],
-                       "grid": {"variant": ["post-ln", "post-ln-deesc-a"], "depth": [1, 3]},
-                       "fixed": {"width": 8, "pairs": 2, "steps": 20, "batch": 8,
-                                 "evaluate_every": 5}})
-    store = tmp_path / "a.sqlite"
-    run_sweep(spec, store, workers=1, progress=False)
+def test_curves_from_a_training_store(tmp_path, training_store):
+    store = training_store(depths=[1, 3], steps=20, evaluate_every=5)
     data = sweep_training_curves.compute_from_store(store)
     assert set(data["depth"]) == {3} and set(data["step"]) == {5, 10, 15, 20}
     assert set(data["layer"]) == {0, 1, 2, 3} and len(data["t_sim"]) == 2 * 4 * 4

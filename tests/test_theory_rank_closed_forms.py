@@ -97,6 +97,8 @@ def test_bad_input():
         single_position_polynomial(4)
     with pytest.raises(ValueError, match="p_size"):
         depth_one_witness_rank(2, 0)
+    with pytest.raises(ValueError, match="residual"):
+        depth_one_witness_rank(2, 1, 1, 2)
 
 
 @pytest.mark.parametrize("width, depth", [(2, 2), (3, 2), (4, 2), (2, 3)])

@@ -28,3 +28,9 @@ def test_the_grouped_bound_is_proved_but_above_the_staircase():
 
 def test_the_conjecture_predicts_the_plain_rank():
     assert predicted_residual_rank((2, 3, 1, 3, 1, 2), 137) == 137
+
+
+@pytest.mark.parametrize("arguments", [(0,), ("2",), (2, 3, 0), (2, 3, 2, 3), (2, 3, 2, 1, -1)])
+def test_the_top_part_check_refuses_bad_sizes(arguments):
+    with pytest.raises(ValueError, match="must"):
+        check_residual_top_part(*arguments)

@@ -69,6 +69,8 @@ def depth_one_witness_rank(width: int, p_size: int = 1, q_size: int = 1,
     """
     width, p_size, q_size = (_positive(name, value) for name, value in
                              (("width", width), ("p_size", p_size), ("q_size", q_size)))
+    if residual not in (0, 1) or isinstance(residual, bool):
+        raise ValueError(f"residual must be 0 or 1, got {residual!r}")
     identity = sp.eye(width)
     network = symbolic_network([[identity]], [[identity]], p_size + q_size, residual)
     poly = sp.Poly(network.outputs[0, 0].element.as_expr(), *network.inputs)

@@ -46,6 +46,12 @@ def check_residual_top_part(width: int = 2, tokens: int = 3, depth: int = 2,
     Returns True when every output coordinate's top-degree part equals the
     ρ = 0 output (random integer weights of ``seed``, SymPy over ZZ).
     """
+    for name, value, minimum in (("width", width, 1), ("tokens", tokens, 1),
+                                 ("depth", depth, 1), ("heads", heads, 1), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if width % heads:
+        raise ValueError(f"heads must divide width={width}, got heads={heads}")
     bilinear, value_output = random_integer_weights(width, depth, heads, seed)
     residual = symbolic_network(bilinear, value_output, tokens, residual=1)
     plain = symbolic_network(bilinear, value_output, tokens, residual=0)
