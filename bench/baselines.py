@@ -9,9 +9,9 @@ from __future__ import annotations
 import flint
 import numpy as np
 
-from attndepth.simulations.grid_evaluation import _gram, _kronecker, _transfer
+from attndepth.simulations.exact.grid_evaluation import _gram, _kronecker, _transfer
+from attndepth.simulations.models.stacks import LAYER_NORM_EPS, SoftmaxWeights, StackConfig
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
-from attndepth.simulations.stacks import LAYER_NORM_EPS, SoftmaxWeights, StackConfig
 
 
 def matmul_mod_limbs(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:

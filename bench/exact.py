@@ -8,15 +8,15 @@ import flint
 import numpy as np
 import sympy as sp
 
-from attndepth.simulations.degree_blocks import BLOCK_PRIME, separating_scales
-from attndepth.simulations.grid_evaluation import (
+from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, separating_scales
+from attndepth.simulations.exact.grid_evaluation import (
     evaluate_structured,
     evaluate_structured_scales,
 )
-from attndepth.simulations.linear_attention import draw_linear_attention_weights
-from attndepth.simulations.modular import DEFAULT_PRIME, rank_mod
-from attndepth.simulations.partitions import make_partition
-from attndepth.simulations.seprank import SeprankConfig, measure_rank
+from attndepth.simulations.exact.modular import DEFAULT_PRIME, rank_mod
+from attndepth.simulations.exact.partitions import make_partition
+from attndepth.simulations.exact.seprank import SeprankConfig, measure_rank
+from attndepth.simulations.models.linear_attention import draw_linear_attention_weights
 from attndepth.simulations.threads import available_cores
 from attndepth.theory.separation_rank import separation_rank_bounds
 from bench.baselines import evaluate_structured_before, rank_mod_before

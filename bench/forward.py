@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_info
 
-from attndepth.simulations.fitting import linear_fit
-from attndepth.simulations.similarity import (
+from attndepth.simulations.measures.fitting import linear_fit
+from attndepth.simulations.measures.similarity import (
     dong_residual,
     invariant_eigenspace_defects,
     log_odds,
     norm_1_inf,
     token_similarity,
 )
-from attndepth.simulations.stacks import (
+from attndepth.simulations.models.stacks import (
     StackConfig,
     _draw_softmax_weights,
     draw_softmax_weights,
@@ -130,10 +130,10 @@ def stack_vs_torch(tokens: int, width: int, depth: int, batch: int) -> dict:
 def stack_vs_jax(tokens: int, width: int, depth: int, batch: int) -> dict:
     """The post-LN stack on the JAX backend (compiled once, untimed) against NumPy, float64.
 
-    Both compute the same states (``attndepth.simulations.jax_stack``); without the train
+    Both compute the same states (``attndepth.simulations.models.jax_stack``); without the train
     extra the row says so.
     """
-    from attndepth.simulations import jax_stack
+    from attndepth.simulations.models import jax_stack
 
     if not jax_stack.available():
         return {"shape": _label(tokens, width, depth, batch), "note": "jax not installed"}

@@ -12,8 +12,8 @@ import time
 import flint
 import numpy as np
 
-from attndepth.simulations.degree_blocks import BLOCK_PRIME
-from attndepth.simulations.modular_lu import limb_bits, rank_mod_gemm
+from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME
+from attndepth.simulations.exact.modular_lu import limb_bits, rank_mod_gemm
 from attndepth.simulations.threads import available_cores
 from bench.timing import best_of
 
@@ -112,7 +112,7 @@ def largest_certified_blocks(limit_seconds: float, cases=REACH_CASES) -> dict:
     stop at the first one over the limit (the next ones are larger)."""
     best = None
     for width, depth, tokens in cases:
-        command = [sys.executable, "-m", "attndepth.cli", "seprank", "--width", str(width),
+        command = [sys.executable, "-m", "attndepth.cli.main", "seprank", "--width", str(width),
                    "--depth", str(depth), "--tokens", str(tokens), "--json"]
         start = time.perf_counter()
         finished = _run_limited(command, limit_seconds)

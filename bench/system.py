@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from attndepth.simulations.similarity import attention_spectra
-from attndepth.simulations.stacks import StackConfig, run_stack
+from attndepth.simulations.measures.similarity import attention_spectra
+from attndepth.simulations.models.stacks import StackConfig, run_stack
 from bench.timing import best_of
 
 
@@ -38,7 +38,7 @@ def verify_quick() -> dict:
     """Wall time and peak memory (max RSS) of ``attndepth verify --preset quick``, run as
     the first child of this process so no other child's peak is mixed in."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "attndepth.cli", "verify"], check=False,
+    subprocess.run([sys.executable, "-m", "attndepth.cli.main", "verify"], check=False,
                    capture_output=True)
     wall = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -47,7 +47,7 @@ def verify_quick() -> dict:
 
 def sweep_workers(quick: bool) -> dict:
     """Wall time of one similarity sweep with 1 and 2 local workers (fresh stores)."""
-    from attndepth.simulations.sweep import parse_spec, run_sweep
+    from attndepth.simulations.sweeps.sweep import parse_spec, run_sweep
 
     count = 4 if quick else 8
     spec = parse_spec({"measurement": "similarity", "seeds": {"base": 0, "count": count},

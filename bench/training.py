@@ -23,9 +23,9 @@ def _gemm_rate() -> float:
 
 
 def _setup(depth: int, width: int, steps: int):
-    from attndepth.simulations.jax_model import TrainingSettings
-    from attndepth.simulations.stacks import StackConfig
-    from attndepth.simulations.tasks import RecallTask
+    from attndepth.simulations.models.jax_model import TrainingSettings
+    from attndepth.simulations.models.stacks import StackConfig
+    from attndepth.simulations.models.tasks import RecallTask
 
     task = RecallTask(pairs=4, keys=16, values=16)
     config = StackConfig(variant="post-ln", depth=depth, tokens=task.length, width=width,
@@ -37,8 +37,8 @@ def _setup(depth: int, width: int, steps: int):
 
 def step_rate(depth: int, width: int, steps: int = 100) -> dict:
     """ms per Adam step of post-LN on associative recall (batch 64, 9 tokens), compiled."""
-    from attndepth.simulations import jax_stack
-    from attndepth.simulations.jax_model import train
+    from attndepth.simulations.models import jax_stack
+    from attndepth.simulations.models.jax_model import train
 
     shape = f"L={depth} d={width} batch 64 × 9 tokens"
     if not jax_stack.available():
@@ -54,8 +54,8 @@ def step_rate(depth: int, width: int, steps: int = 100) -> dict:
 
 def pool_speedup(depth: int, width: int, steps: int, groups: int = 4) -> dict:
     """Wall time of ``groups`` one-seed groups on 1 worker and on 2 (spawned) workers."""
-    from attndepth.simulations import jax_stack
-    from attndepth.simulations.training_pool import TrainingGroup, train_groups
+    from attndepth.simulations.models import jax_stack
+    from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups
 
     shape = f"{groups} runs, L={depth} d={width}, {steps} steps"
     if not jax_stack.available():

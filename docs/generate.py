@@ -16,11 +16,12 @@ def _cell(text: str) -> str:
 
 def claims_table() -> str:
     """Every registered claim: id, statement, source, tolerance, quick verdict inputs."""
-    from attndepth.claims import all_claims
+    from attndepth.framework.registry import all_claims
 
     lines = ["# Claims", "",
-             "Generated from the registry (`attndepth.claims.all_claims`). Run them with",
-             "`attndepth verify`; see where one lives with `attndepth verify --explain ID`.",
+             "Generated from the registry (`attndepth.framework.registry.all_claims`).",
+             "Run them with `attndepth verify`; see where one lives with",
+             "`attndepth verify --explain ID`.",
              "The [theory](../theory.md) states and discusses each one.", "",
              "| claim | statement | source | tolerance | figure |",
              "|---|---|---|---|---|"]
@@ -47,32 +48,46 @@ def gallery(out: Path) -> str:
     return "\n".join(lines)
 
 
-#: Sections of the API page: package, title.
+#: Sections of the API page: package, title. Subpackages of a section are listed
+#: in it unless they have a section of their own.
 API_SECTIONS = (
+    ("attndepth.framework", "Claims framework: registry, families, search, report"),
+    ("attndepth.claims", "The registered claims"),
+    ("attndepth.cli", "Command line"),
     ("attndepth.theory", "Theory (SymPy)"),
     ("attndepth.simulations", "Simulations (NumPy, python-flint)"),
     ("attndepth.figures", "Figures (matplotlib)"),
-    ("attndepth", "Front door: claims, search, report, command line"),
+    ("attndepth", "Front door: separation ranks with bounds, the pytest plugin"),
 )
+
+
+def _modules(package: str) -> list[str]:
+    """Every module below ``package`` (subpackages' modules too), except private ones
+    and those of packages that have a section of their own."""
+    import importlib
+    import pkgutil
+
+    own = {name for name, _ in API_SECTIONS if name.startswith(package + ".")}
+    path = importlib.import_module(package).__path__
+    names = []
+    for info in pkgutil.walk_packages(path, prefix=package + "."):
+        if info.ispkg or any(info.name == o or info.name.startswith(o + ".") for o in own) \
+                or any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        names.append(info.name)
+    return sorted(names)
 
 
 def api_page() -> str:
     """An automodule entry for every module of every layer (nothing can go missing)."""
-    import importlib
-    import pkgutil
-
     lines = ["API reference", "=============", "",
              "Every module, from its numpydoc docstrings. The names in ``attndepth.__all__``",
              "are the stable public API; everything else may move between releases.", "",
              ".. automodule:: attndepth", "   :no-members:", ""]
     for package, title in API_SECTIONS:
         lines += [title, "-" * len(title), ""]
-        path = importlib.import_module(package).__path__
-        for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
-            if info.ispkg or info.name.startswith("_") or info.name in ("theory", "simulations",
-                                                                        "figures"):
-                continue
-            lines += [f".. automodule:: {package}.{info.name}", ""]
+        for name in _modules(package):
+            lines += [f".. automodule:: {name}", ""]
     return "\n".join(lines)
 
 

@@ -17,6 +17,9 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "jax: the test runs JAX (the train extra); run last")
+    config.addinivalue_line(
+        "markers", "slow: longer than about 5 s; left out of a plain `pytest` (the README's "
+        "command), run by `pytest -m slow` in .ci/run")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -33,7 +36,7 @@ def pytest_collection_modifyitems(config, items):
 def training_store(tmp_path):
     """Build a small training sweep (2 variants × the given depths × 2 seeds) and return its
     store path: ``training_store(depths, steps, evaluate_every)``."""
-    from attndepth.simulations.sweep import parse_spec, run_sweep
+    from attndepth.simulations.sweeps.sweep import parse_spec, run_sweep
 
     def build(depths, steps, evaluate_every):
         spec = parse_spec({"measurement": "train", "seeds": [0, 1],

@@ -10,8 +10,8 @@ import textwrap
 
 import pytest
 
-from attndepth.claims import load_claims
-from attndepth.cli import main
+from attndepth.cli.main import main
+from attndepth.framework.registry import load_claims
 
 USER_CLAIMS = textwrap.dedent('''
     from attndepth import Family, Outcome, claim, verdict_from
@@ -37,7 +37,7 @@ USER_CLAIMS = textwrap.dedent('''
 
 @pytest.fixture
 def claims_file(tmp_path, monkeypatch):
-    from attndepth import claims
+    from attndepth.framework import registry as claims
 
     # Claims loaded here must not stay registered for the other test modules.
     monkeypatch.setattr(claims, "_REGISTRY", dict(claims.all_claims()))

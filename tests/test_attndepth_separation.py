@@ -5,10 +5,10 @@ import pytest
 
 from attndepth import measure_rank
 from attndepth.separation import bounds_for, rank_with_bounds, tight_fields
-from attndepth.simulations.seprank import SeprankConfig
-from attndepth.simulations.seprank import measure_rank as measure_without_bounds
-from attndepth.simulations.store import open_store
-from attndepth.simulations.sweep import parse_spec, run_sweep
+from attndepth.simulations.exact.seprank import SeprankConfig
+from attndepth.simulations.exact.seprank import measure_rank as measure_without_bounds
+from attndepth.simulations.sweeps.store import open_store
+from attndepth.simulations.sweeps.sweep import parse_spec, run_sweep
 
 
 def test_a_rank_that_meets_a_bound_is_proved_without_a_cap_from_the_caller():
@@ -61,7 +61,7 @@ def test_residual_blocks_below_bound_are_a_lower_bound_only():
 
 def test_residual_blocks_above_a_bound_stop_and_take_rho_one_only(monkeypatch):
     from attndepth import separation
-    from attndepth.simulations.degree_blocks import BoundViolation
+    from attndepth.simulations.exact.degree_blocks import BoundViolation
     from attndepth.theory.separation_rank import SeparationRankBounds
 
     config = SeprankConfig(width=2, depth=2, tokens=4, residual=1)

@@ -3,11 +3,16 @@ ratios in bench/RESULTS.md compare the same work."""
 
 import numpy as np
 
-from attndepth.simulations.grid_evaluation import evaluate_structured
-from attndepth.simulations.linear_attention import draw_linear_attention_weights
-from attndepth.simulations.modular import DEFAULT_PRIME, rank_mod
-from attndepth.simulations.partitions import make_partition
-from attndepth.simulations.stacks import StackConfig, _draw_softmax_weights, draw_stack, run_stack
+from attndepth.simulations.exact.grid_evaluation import evaluate_structured
+from attndepth.simulations.exact.modular import DEFAULT_PRIME, rank_mod
+from attndepth.simulations.exact.partitions import make_partition
+from attndepth.simulations.models.linear_attention import draw_linear_attention_weights
+from attndepth.simulations.models.stacks import (
+    StackConfig,
+    _draw_softmax_weights,
+    draw_stack,
+    run_stack,
+)
 from bench.baselines import (
     draw_weights_before,
     evaluate_structured_before,

@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from attndepth.claims import all_claims
+import pytest
+
+from attndepth.framework.registry import all_claims
 
 ROOT = Path(__file__).resolve().parent.parent
 THEORY = (ROOT / "docs" / "theory.md").read_text()
@@ -35,6 +37,7 @@ def test_nothing_refers_outside_the_repository():
     assert not offenders
 
 
+@pytest.mark.slow
 def test_site_builds_with_warnings_as_errors(tmp_path):
     build = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",

@@ -2,14 +2,15 @@
 agrees with the data they draw, within the tolerances of the claims they show."""
 
 import numpy as np
+import pytest
 
-from attndepth.figures import dong_collapse, fixed_rate, postln_rate
-from attndepth.similarity_claims import (
+from attndepth.claims.similarity import (
     FIXED_RATE_TOLERANCE,
     ORDER_TOLERANCE,
     POSTLN_RATE_TOLERANCE,
 )
-from attndepth.simulations.fitting import ESCALATION_WINDOW
+from attndepth.figures import dong_collapse, fixed_rate, postln_rate
+from attndepth.simulations.measures.fitting import ESCALATION_WINDOW
 from attndepth.theory.rank_collapse import convergence_order
 
 
@@ -26,6 +27,7 @@ def test_fixed_rate_dashed_slopes_match_the_curves():
     assert np.median(errors) <= FIXED_RATE_TOLERANCE
 
 
+@pytest.mark.slow
 def test_postln_predicted_line_follows_the_median_in_the_window():
     data = postln_rate.compute("quick", 0)
     curve = np.array(data["curve"])

@@ -2,10 +2,12 @@
 and every drawn flow ends in one cluster."""
 
 import numpy as np
+import pytest
 
 from attndepth.figures import geshkovski_cluster
 
 
+@pytest.mark.slow
 def test_drawn_prediction_agrees_with_the_drawn_data():
     data = geshkovski_cluster.compute("quick", 0)
     panel, series = np.array(data["panel"]), np.array(data["series"])

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from attndepth.clustering_claims import GAMMA_TOLERANCE
+from attndepth.claims.clustering import GAMMA_TOLERANCE
 from attndepth.figures import geshkovski_orthogonal
 
 

@@ -1,7 +1,7 @@
 import numpy as np
 
 from attndepth.figures import similarity_depth
-from attndepth.simulations.stacks import VARIANTS
+from attndepth.simulations.models.stacks import VARIANTS
 
 
 def test_data_has_every_variant_and_ordered_quantiles():

@@ -1,8 +1,8 @@
 import pytest
 
-from attndepth.cli import main
+from attndepth.cli.main import main
 from attndepth.figures import sweep_similarity
-from attndepth.simulations.sweep import parse_spec, run_sweep
+from attndepth.simulations.sweeps.sweep import parse_spec, run_sweep
 
 
 def test_figure_from_a_sweep_store(tmp_path, capsys):
@@ -26,7 +26,7 @@ def test_figure_from_a_sweep_store(tmp_path, capsys):
 def test_missing_or_empty_store(tmp_path):
     with pytest.raises(ValueError, match="does not exist"):
         sweep_similarity.compute_from_store(tmp_path / "none.sqlite")
-    from attndepth.simulations.store import open_store
+    from attndepth.simulations.sweeps.store import open_store
 
     open_store(tmp_path / "empty.sqlite").close()
     with pytest.raises(ValueError, match="no finished"):

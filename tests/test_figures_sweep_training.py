@@ -7,6 +7,7 @@ from attndepth.figures import sweep_training
 from attndepth.figures.registry import write_store_figure
 
 
+@pytest.mark.slow
 @pytest.mark.jax
 def test_figure_from_a_training_store(tmp_path, training_store):
     store = training_store(depths=[1, 2], steps=10, evaluate_every=10)

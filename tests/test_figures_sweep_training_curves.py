@@ -5,7 +5,7 @@ import pytest
 
 from attndepth.figures import sweep_training_curves
 from attndepth.figures.registry import write_store_figure
-from attndepth.simulations.store import open_store
+from attndepth.simulations.sweeps.store import open_store
 
 
 @pytest.mark.jax

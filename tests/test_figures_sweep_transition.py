@@ -5,10 +5,11 @@ import pytest
 
 from attndepth.figures import sweep_transition
 from attndepth.figures.registry import write_store_figure
-from attndepth.simulations.sweep import parse_spec, run_sweep
+from attndepth.simulations.sweeps.sweep import parse_spec, run_sweep
 from attndepth.theory.trained_transition import corrected_knee_law, transition_depth
 
 
+@pytest.mark.slow
 @pytest.mark.jax
 def test_figure_from_a_budget_store(tmp_path):
     spec = parse_spec({"measurement": "train", "seeds": [0, 1],

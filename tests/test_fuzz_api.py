@@ -10,13 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attndepth.simulations.fitting import linear_fit, power_law_fit, transition_depth
-from attndepth.simulations.linear_attention import draw_linear_attention_weights
-from attndepth.simulations.modular import check_prime
-from attndepth.simulations.partitions import make_partition
-from attndepth.simulations.seprank import SeprankConfig, measure_rank
-from attndepth.simulations.similarity import attention_spectra, log_odds, mean_pairwise_cosine
-from attndepth.simulations.stacks import StackConfig, run_stack
+from attndepth.simulations.exact.modular import check_prime
+from attndepth.simulations.exact.partitions import make_partition
+from attndepth.simulations.exact.seprank import SeprankConfig, measure_rank
+from attndepth.simulations.measures.fitting import linear_fit, power_law_fit, transition_depth
+from attndepth.simulations.measures.similarity import (
+    attention_spectra,
+    log_odds,
+    mean_pairwise_cosine,
+)
+from attndepth.simulations.models.linear_attention import draw_linear_attention_weights
+from attndepth.simulations.models.stacks import StackConfig, run_stack
 from attndepth.theory.depth_width import judge_shape, optimal_depth, plan_for_width
 from attndepth.theory.separation_rank import (
     log_bigraded_bound,

@@ -11,7 +11,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attndepth.cli import main
+from attndepth.cli.main import main
 
 ADVERSARIAL = ["0", "-1", "-7", "nan", "inf", "-inf", "1e309", "abc", "", " ", "3.5",
                "1e12", "1000000000000", str(2**63), str(-2**63), "0x10", "--json", "/",

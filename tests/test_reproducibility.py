@@ -27,7 +27,7 @@ def _strict(text: str):
 
 
 def _run(argv: list[str]) -> str:
-    run = subprocess.run([sys.executable, "-m", "attndepth.cli", *argv], capture_output=True,
+    run = subprocess.run([sys.executable, "-m", "attndepth.cli.main", *argv], capture_output=True,
                          text=True, timeout=300)
     assert run.returncode in (0, 1), run.stderr
     return run.stdout

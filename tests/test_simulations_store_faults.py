@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from attndepth.cli import main
-from attndepth.simulations.store import (
+from attndepth.cli.main import main
+from attndepth.simulations.sweeps.store import (
     COLUMNS,
     SCHEMA_VERSION,
     STORE_FORMAT,
@@ -25,7 +25,7 @@ from attndepth.simulations.store import (
     recover_store,
 )
 
-CREATE_MANY = ("import sys; from attndepth.simulations.store import open_store\n"
+CREATE_MANY = ("import sys; from attndepth.simulations.sweeps.store import open_store\n"
                "for k in range(100000): open_store(f'{sys.argv[1]}/s{k}.sqlite').close()\n")
 
 
@@ -64,7 +64,7 @@ def test_killed_creation_leaves_nothing_or_a_complete_store(tmp_path):
 @pytest.mark.parametrize("trial", range(3))
 def test_concurrent_creators_share_one_store(tmp_path, trial):
     path = tmp_path / "shared.sqlite"
-    code = ("import sys; from attndepth.simulations.store import open_store\n"
+    code = ("import sys; from attndepth.simulations.sweeps.store import open_store\n"
             "from tests.test_simulations_store_faults import _result\n"
             "with open_store(sys.argv[1]) as s: s.record(_result(int(sys.argv[2])))\n")
     root = Path(__file__).resolve().parent.parent
@@ -184,7 +184,7 @@ def test_a_writable_open_removes_orphaned_creation_files_only(tmp_path):
     """A creator killed mid-creation leaves .NAME.creating-PID-*; the next writable open
     removes it once it is older than STALE_CREATION_SECONDS and its process is gone, and
     keeps a recent one, a live process's and anything else."""
-    from attndepth.simulations.store import STALE_CREATION_SECONDS
+    from attndepth.simulations.sweeps.store import STALE_CREATION_SECONDS
 
     path = tmp_path / "s.sqlite"
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],

@@ -5,9 +5,12 @@ import pytest
 from hypothesis import find, given
 from hypothesis import strategies as st
 
-from attndepth.simulations.partitions import make_partition
-from attndepth.simulations.similarity import attention_spectra, invariant_eigenspace_defects
-from attndepth.simulations.stacks import DTYPES, VARIANTS, remove_token_mean, run_stack
+from attndepth.simulations.exact.partitions import make_partition
+from attndepth.simulations.measures.similarity import (
+    attention_spectra,
+    invariant_eigenspace_defects,
+)
+from attndepth.simulations.models.stacks import DTYPES, VARIANTS, remove_token_mean, run_stack
 from attndepth.simulations.testing import (
     doubly_stochastic_matrices,
     orthogonal_matrices,

@@ -101,7 +101,8 @@ def test_bad_input():
         depth_one_witness_rank(2, 1, 1, 2)
 
 
-@pytest.mark.parametrize("width, depth", [(2, 2), (3, 2), (4, 2), (2, 3)])
+@pytest.mark.parametrize("width, depth", [(2, 2), (3, 2), (4, 2),
+                                          pytest.param(2, 3, marks=pytest.mark.slow)])
 def test_the_identity_weights_reach_the_closed_form(width, depth):
     """A witness at the bound: the generic rank is C(K + d, d) here, proved over ℚ."""
     assert gram_witness_rank(width, depth) == single_position_bound(width, depth)

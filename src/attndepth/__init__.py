@@ -1,0 +1,67 @@
+"""attndepth: check the theory of how deep self-attention can usefully go.
+
+One import name with three layers below a front door:
+
+* :mod:`attndepth.theory` — SymPy statements, bounds and derivations;
+* :mod:`attndepth.simulations` — NumPy / python-flint measurements on seeded stacks;
+* :mod:`attndepth.figures` — one module per figure and the house style;
+* the front door — the claims registry (:mod:`attndepth.framework.registry`), the report
+  (:mod:`attndepth.framework.report`) and the command line (:mod:`attndepth.cli.main`).
+
+The names in :data:`__all__` are the public API; they stay importable from
+``attndepth`` whatever module they move to. They load on first use, so
+``import attndepth`` is cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+try:
+    __version__ = version("attndepth")
+except PackageNotFoundError:  # running from a source tree without install
+    __version__ = "0+unknown"
+
+#: Public name -> module that defines it.
+_PUBLIC: dict[str, str] = {
+    "Claim": "attndepth.framework.registry",
+    "ClaimResult": "attndepth.framework.registry",
+    "Outcome": "attndepth.framework.registry",
+    "claim": "attndepth.framework.registry",
+    "register": "attndepth.framework.registry",
+    "all_claims": "attndepth.framework.registry",
+    "run_claim": "attndepth.framework.registry",
+    "run_claims": "attndepth.framework.registry",
+    "explain": "attndepth.framework.registry",
+    "load_claims": "attndepth.framework.registry",
+    "Family": "attndepth.framework.families",
+    "search_claim": "attndepth.framework.search",
+    "verdict_from": "attndepth.framework.registry",
+    "StackConfig": "attndepth.simulations.models.stacks",
+    "run_stack": "attndepth.simulations.models.stacks",
+    "SeprankConfig": "attndepth.simulations.exact.seprank",
+    "measure_rank": "attndepth.separation",
+    "rank_with_bounds": "attndepth.separation",
+    "certified_rank": "attndepth.simulations.exact.seprank",
+    "escalation_rate": "attndepth.simulations.measures.fitting",
+    "separation_rank_bounds": "attndepth.theory.separation_rank",
+    "threshold_depth": "attndepth.theory.separation_rank",
+    "postln_rate": "attndepth.theory.similarity",
+    "plan_for_budget": "attndepth.theory.depth_width",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'attndepth' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

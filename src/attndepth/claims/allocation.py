@@ -1,0 +1,130 @@
+"""Claims of Levine et al. 2020, §5 (theory document §2): the depth-to-width allocation rule."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+
+from attndepth.framework.families import Family
+from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.theory.depth_width import (
+    DEFAULT_FIT,
+    AllocationFit,
+    closed_form_matches_sympy,
+    optimal_depth,
+    plan_for_budget,
+)
+
+TESTS = "tests/test_claims_allocation.py"
+
+#: GPT-3 175B (Brown et al. 2020, Table 2.1).
+GPT3_LAYERS, GPT3_PARAMS = 96, 175e9
+#: "Well below": the rule's depth at GPT-3's budget at most this fraction of 96.
+GPT3_DEPTH_FRACTION = 0.9
+#: "About 30K": relative distance of d_opt(1T) from 30,000 allowed.
+WIDTH_1T_TARGET, WIDTH_1T_TOLERANCE = 30_000, 0.05
+#: Closed form vs root-find, relative.
+ROOT_FIND_TOLERANCE = 1e-9
+
+
+def _half_slope_plan(budget: float, fit: AllocationFit = DEFAULT_FIT, right=plan_for_budget):
+    """A wrong theory: the fit's depth slope b halved (deeper optimal networks)."""
+    return right(budget, AllocationFit(fit.intercept, fit.slope / 2))
+
+
+@claim(
+    "levine.gpt3-too-deep",
+    source="Levine et al. 2020, §5; Lieber et al. 2021",
+    statement="At GPT-3's 175B budget the rule's optimal depth is well below 96 layers.",
+    tolerance=f"L_opt ≤ {GPT3_DEPTH_FRACTION} × {GPT3_LAYERS}",
+    presets={"quick": dict(budget=GPT3_PARAMS), "full": dict(budget=GPT3_PARAMS)},
+    theory=(plan_for_budget,),
+    test=f"{TESTS}::test_allocation_claims_hold_with_reported_numbers",
+    figure="allocation",
+    wrong_theory={"plan_for_budget": _half_slope_plan},
+    family=Family(parameters={"budget": (GPT3_PARAMS,)}),  # a statement about one budget
+)
+def verify_gpt3_too_deep(seed: int, budget: float) -> Outcome:
+    """L_opt at GPT-3's budget vs its 96 layers (deterministic; seed unused)."""
+    plan = plan_for_budget(budget)
+    limit = GPT3_DEPTH_FRACTION * GPT3_LAYERS
+    return Outcome(
+        predicted=f"L_opt(175B) well below {GPT3_LAYERS} (≤ {limit:.1f})",
+        measured=f"L_opt {plan.depth_opt:.1f}, d_opt {plan.width_opt:,.0f}",
+        verdict=verdict_from(plan.depth_opt <= limit),
+        note=(f"rule ln d = 5.039 + 0.0555 L at N = {budget:.3g}; Jurassic-1 report quotes "
+              f"~80 layers; theory threshold log_3 d_opt = {plan.threshold_depth:.1f}"),
+        values=plan.as_dict(),
+    )
+
+
+@claim(
+    "levine.1t-width",
+    source="Levine et al. 2020, §5",
+    statement="About 30K width is optimal at 1T parameters.",
+    tolerance=f"|d_opt − 30,000| ≤ {WIDTH_1T_TOLERANCE:.0%}",
+    presets={"quick": dict(budget=1e12), "full": dict(budget=1e12)},
+    theory=(plan_for_budget,),
+    test=f"{TESTS}::test_allocation_claims_hold_with_reported_numbers",
+    figure="allocation",
+    wrong_theory={"plan_for_budget": _half_slope_plan},
+    family=Family(parameters={"budget": (1e12,)}),  # a statement about one budget
+)
+def verify_1t_width(seed: int, budget: float) -> Outcome:
+    """d_opt at 1T parameters vs about 30K (deterministic; seed unused)."""
+    plan = plan_for_budget(budget)
+    relative = abs(plan.width_opt - WIDTH_1T_TARGET) / WIDTH_1T_TARGET
+    return Outcome(
+        predicted=f"d_opt(1T) ≈ {WIDTH_1T_TARGET:,}",
+        measured=f"d_opt {plan.width_opt:,.0f} at L_opt {plan.depth_opt:.1f}",
+        verdict=verdict_from(relative <= WIDTH_1T_TOLERANCE),
+        note=f"relative distance {relative:.3f}; threshold log_3 d_opt = "
+             f"{plan.threshold_depth:.2f} layers",
+        values={**plan.as_dict(), "relative_distance": relative},
+    )
+
+
+@claim(
+    "levine.fit-consistency",
+    source="[derived]: Lambert-W closed form of the allocation rule",
+    statement="The Lambert-W closed form for the optimal depth solves the budget equation.",
+    tolerance=f"relative difference ≤ {ROOT_FIND_TOLERANCE}; sympy residual exactly 0",
+    presets={
+        "quick": dict(budgets=50, low_exponent=6.0, high_exponent=15.0),
+        "full": dict(budgets=2000, low_exponent=5.6, high_exponent=18.0),
+    },
+    theory=(optimal_depth, closed_form_matches_sympy),
+    simulation=(brentq,),
+    test=f"{TESTS}::test_allocation_claims_hold_with_reported_numbers",
+    wrong_theory={"optimal_depth": lambda budget, right=optimal_depth: 1.01 * right(budget)},
+    # Budgets start at 10^6: below about 3.2·10^5 parameters (one layer of the optimal
+    # width, theory.depth_width.smallest_budget) the rule has no optimal depth at all.
+    family=Family(parameters={"low_exponent": (6.0, 8.0, 10.0),
+                              "high_exponent": (12.0, 15.0, 18.0)},
+                  beyond={"high_exponent": (21.0, 24.0)}, fixed={"budgets": 50}),
+)
+def verify_fit_consistency(seed: int, budgets: int, low_exponent: float,
+                            high_exponent: float) -> Outcome:
+    """Closed form (Lambert W) vs Brent's root-find of 12·L·e^{2a+2bL} = N."""
+    symbolic = closed_form_matches_sympy()
+    rng = np.random.default_rng(seed)
+    exponents = rng.uniform(low_exponent, high_exponent, budgets)
+    a, b = DEFAULT_FIT.intercept, DEFAULT_FIT.slope
+    worst = 0.0
+    for budget in 10.0**exponents:
+        closed = optimal_depth(budget)
+        # log of the budget equation: monotone in L, no overflow for large L.
+        root = brentq(lambda L, N=budget: math.log(12 * L) + 2 * (a + b * L) - math.log(N),
+                      1.0, 1e4, xtol=1e-14, rtol=1e-15)
+        worst = max(worst, abs(closed - root) / root)
+    return Outcome(
+        predicted="closed form = root of 12·L·e^(2a+2bL) = N",
+        measured=f"max rel. diff {worst:.1e} over {budgets} budgets",
+        verdict=verdict_from(symbolic and worst <= ROOT_FIND_TOLERANCE),
+        note=(f"sympy solve gives W0(N b e^-2a/6)/(2b) and the residual vanishes "
+              f"identically: {symbolic}; budgets 10^U({low_exponent}, {high_exponent}), "
+              f"seed {seed}"),
+        values={"max_relative_difference": worst, "symbolic": symbolic},
+    )

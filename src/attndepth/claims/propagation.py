@@ -1,0 +1,205 @@
+"""Claims on signal propagation at initialisation (theory document §5): residual scaling
+(Noci et al. 2022) and the correlation map of one attention layer (Giorlandino & Goldt 2025)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attndepth.framework.families import Family
+from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.simulations.measures.alignment import alignment_sample
+from attndepth.simulations.measures.fitting import standard_error
+from attndepth.simulations.measures.rem import rem_participation, wide_layer_map
+from attndepth.simulations.models.stacks import StackConfig
+from attndepth.theory.correlation_map import (
+    check_critical_beta,
+    check_inverse_square,
+    critical_beta,
+    energy_scale,
+    limit_participation,
+)
+from attndepth.theory.residual_scaling import (
+    SCALINGS,
+    check_limits,
+    check_uniform_attention_recursion,
+    cosine_from_log_odds,
+    log_odds_growth,
+    residual_scale,
+)
+
+TESTS = "tests/test_claims_propagation.py"
+#: Relative part of the growth tolerance: the first-order recursion neglects O(α⁴/d) per layer
+#: and the O(1/temperature) departure of softmax attention from uniform.
+GROWTH_RELATIVE = 0.05
+#: Standard errors of the batch mean added to the tolerance.
+GROWTH_ERRORS = 3.0
+#: Largest |measured − implied| mean pairwise cosine at the last layer, where "implied" is
+#: (n t − 1)/(n − 1) of each stack's measured t_sim (tokens of equal norm; Gaussian inputs
+#: have norms spread by ≈ 1/√(2d)).
+COSINE_TOLERANCE = 0.05
+
+
+@claim(
+    "noci.residual-scaling",
+    source="Noci et al. 2022, arXiv 2206.03126 (rank collapse at initialisation; residual "
+           "branches scaled by 1/√L; uniform attention); recursion (*) [derived]",
+    statement="With residual branches scaled by α and uniform attention, the token log-odds "
+              "grow by L ln(1 + α²) over L blocks: α = 1 aligns every token (cosine → 1), "
+              "α = 1/√L keeps the growth below 1, α = 1/L below 1/L.",
+    tolerance=(f"|measured − L ln(1 + α²)| ≤ {GROWTH_RELATIVE:.0%} of it + {GROWTH_ERRORS:g} "
+               f"standard errors, and |cosine − (n t_sim − 1)/(n − 1)| ≤ {COSINE_TOLERANCE}, for "
+               f"each α and L; SymPy: the recursion and the three limits"),
+    presets={"quick": dict(tokens=16, width=64, depths=(8, 32), temperature=10.0, batch=16),
+             # batch 16 at d = 128, L = 64: 0.27 GB of weights (64 stacks took 2.1 GB)
+             "full": dict(tokens=16, width=128, depths=(8, 32, 64), temperature=10.0,
+                          batch=16)},
+    theory=(log_odds_growth, residual_scale, cosine_from_log_odds, check_limits,
+            check_uniform_attention_recursion),
+    simulation=(alignment_sample,),
+    test=f"{TESTS}::test_residual_scaling_reports_the_departure_at_temperature_one",
+    figure="noci_residual_scaling",
+    # wrong: growth L·ln(1 + α) (the branch's variance taken as α, not α²)
+    wrong_theory={"log_odds_growth": lambda depth, scale: depth * np.log1p(scale)},
+    family=Family(parameters={"tokens": (4, 8, 16), "width": (32, 64),
+                              "temperature": (10.0, 100.0)},
+                  beyond={"tokens": (32,), "width": (128,)},
+                  fixed={"depths": (8, 32), "batch": 16}),
+)
+def verify_residual_scaling(seed: int, tokens: int, width: int, depths: tuple[int, ...],
+                            temperature: float, batch: int) -> Outcome:
+    """Residual stacks with α ∈ {1, 1/√L, 1/L}: log-odds growth against L ln(1 + α²)."""
+    symbolic = check_limits() and check_uniform_attention_recursion()
+    rows, misses = [], []
+    for depth in depths:
+        for name in SCALINGS:
+            alpha = residual_scale(name, depth)
+            config = StackConfig(variant="residual", depth=depth, tokens=tokens, width=width,
+                                 temperature=temperature, residual_scale=alpha)
+            sample = alignment_sample(config, batch, seed)
+            predicted = log_odds_growth(depth, alpha)
+            allowed = GROWTH_RELATIVE * predicted + GROWTH_ERRORS * sample.growth_error
+            if abs(sample.mean_growth - predicted) > allowed:
+                misses.append(f"α={name}, L={depth}: {sample.mean_growth:.3f} vs "
+                              f"{predicted:.3f} (±{allowed:.3f})")
+            cosine = float(sample.final_cosine.mean())
+            # the cosine the measured log-odds imply for tokens of equal norm, stack by stack
+            expected = float(np.mean([cosine_from_log_odds(float(odds), tokens) for odds in
+                                      sample.initial_log_odds + sample.growth]))
+            if abs(cosine - expected) > COSINE_TOLERANCE:
+                misses.append(f"cosine α={name}, L={depth}: {cosine:.3f} vs {expected:.3f}")
+            rows.append(dict(scaling=name, depth=depth, alpha=alpha, predicted=predicted,
+                             measured=sample.mean_growth, error=sample.growth_error,
+                             cosine=cosine, implied_cosine=expected))
+    deepest = [r for r in rows if r["depth"] == depths[-1]]
+    default = alignment_sample(StackConfig(variant="residual", depth=depths[-1], tokens=tokens,
+                                           width=width, temperature=1.0), batch, seed)
+    default_ratio = default.mean_growth / log_odds_growth(depths[-1], 1.0)
+    holds = symbolic and not misses
+    shown = "; ".join(f"{r['scaling']}: {r['measured']:.2f}" for r in deepest)
+    return Outcome(
+        predicted=(f"growth at L={depths[-1]}: " + "; ".join(
+            f"{r['scaling']}: {r['predicted']:.2f}" for r in deepest)),
+        measured=(f"{shown}; cosine {deepest[0]['cosine']:.4f} (α=1; from t_sim "
+                  f"{deepest[0]['implied_cosine']:.4f}) vs {deepest[1]['cosine']:.3f} (1/√L; "
+                  f"from t_sim {deepest[1]['implied_cosine']:.3f})"),
+        verdict=verdict_from(holds),
+        note=(f"residual stacks, n={tokens}, d={width}, temperature {temperature:g} "
+              f"(near-uniform attention), {batch} stacks per point, L ∈ {list(depths)}; "
+              + (f"outside tolerance: {', '.join(misses)}; " if misses else "")
+              + f"SymPy recursion and limits: {symbolic}; at the stacks' default temperature 1 "
+                f"attention is not uniform and α = 1 grows {default_ratio:.3f}× the "
+                f"uniform-attention prediction at L = {depths[-1]}"),
+        values={"rows": rows, "misses": misses,
+                "default_temperature_ratio": default_ratio, "symbolic": symbolic},
+    )
+
+
+#: Allowed error of the REM quadrature (it agrees with sampling to ~1e-4).
+QUADRATURE_TOLERANCE = 1e-3
+#: Standard errors allowed between the measured layer and the finite-T REM value.
+LAYER_ERRORS = 4.0
+#: Largest |E Y₂(T = 1e300) − (1 − β_c/β)₊| away from the critical point.
+LIMIT_TOLERANCE = 0.01
+#: Within this distance of β/β_c = 1 the limit is approached like 1/√(ln T) (0.022 at
+#: T = 1e300) and cannot be decided by any T: the verdict is inconclusive there.
+CRITICAL_WINDOW = 0.25
+#: The "infinite" T of the limit check.
+LARGE_TOKENS = 1e300
+
+
+def _intercept(widths: np.ndarray, means: np.ndarray, errors: np.ndarray) -> tuple[float, float]:
+    """Weighted least squares y = a + b/d; returns (a, standard error of a)."""
+    design = np.column_stack([np.ones_like(widths), 1.0 / widths])
+    weights = 1.0 / np.maximum(errors, 1e-12) ** 2
+    normal = design.T @ (design * weights[:, None])
+    coefficients = np.linalg.solve(normal, design.T @ (weights * means))
+    return float(coefficients[0]), float(np.sqrt(np.linalg.inv(normal)[0, 0]))
+
+
+@claim(
+    "giorlandino.correlation-map",
+    source="Giorlandino & Goldt 2025, arXiv 2505.24333 (attention as a random energy model; "
+           "β_c = √(2/(1−p))); logit convention β√(ln T)xᵀGx/d and the finite-T integral "
+           "[derived]",
+    statement="One softmax layer maps token overlap p and norm 1 to norm q′ = p + (1 − p)·"
+              "(1 − β_c/β)₊, β_c = √(2/(1 − p)): below β_c the tokens collapse (q′ = p).",
+    tolerance=(f"the 1/d-extrapolated excess (q′ − p)/(q − p) within {LAYER_ERRORS:g} standard "
+               f"errors + {QUADRATURE_TOLERANCE:g} of the finite-T REM value E Y₂(T); E Y₂(T = "
+               f"1e300) within {LIMIT_TOLERANCE} of (1 − β_c/β)₊ (inconclusive within "
+               f"{CRITICAL_WINDOW} of β = β_c); SymPy: β_c from the freezing condition"),
+    presets={"quick": dict(overlap=0.5, ratio=2.0, tokens=256, widths=(256, 512, 1024),
+                           samples=8),
+             "full": dict(overlap=0.5, ratio=2.0, tokens=512, widths=(256, 512, 1024, 2048),
+                          samples=16)},
+    theory=(critical_beta, limit_participation, energy_scale, check_critical_beta,
+            check_inverse_square),
+    simulation=(wide_layer_map, rem_participation),
+    test=f"{TESTS}::test_correlation_map_below_the_critical_beta_collapses",
+    figure="giorlandino_correlation_map",
+    # wrong: β_c = √(1/(1 − p)) (the freezing condition without its factor 2)
+    wrong_theory={"critical_beta": lambda overlap: float(np.sqrt(1.0 / (1.0 - overlap)))},
+    family=Family(parameters={"overlap": (0.0, 0.25, 0.5), "ratio": (0.5, 2.0, 4.0)},
+                  beyond={"overlap": (0.75,), "ratio": (1.5, 8.0)},
+                  fixed={"tokens": 256, "widths": (256, 512, 1024), "samples": 8}),
+)
+def verify_correlation_map(seed: int, overlap: float, ratio: float, tokens: int,
+                           widths: tuple[int, ...], samples: int) -> Outcome:
+    """Wide layers at β = ratio·β_c against the REM participation at T and as T → ∞."""
+    symbolic = check_critical_beta() and check_inverse_square()
+    beta = ratio * critical_beta(overlap)
+    finite = rem_participation(tokens, energy_scale(overlap, beta, tokens))
+    maps = [wide_layer_map(tokens, d, overlap, beta, seed, samples) for d in widths]
+    means = np.array([m.excess.mean() for m in maps])
+    errors = np.array([standard_error(m.excess) for m in maps])
+    intercept, intercept_error = _intercept(np.array(widths, dtype=float), means, errors)
+    layer_ok = abs(intercept - finite) <= LAYER_ERRORS * intercept_error + QUADRATURE_TOLERANCE
+    last = maps[-1]
+    participation = float(last.participation.mean())
+    participation_error = standard_error(last.participation)
+    participation_ok = abs(participation - finite) <= (LAYER_ERRORS * participation_error
+                                                      + QUADRATURE_TOLERANCE)
+    limit = max(0.0, 1.0 - critical_beta(overlap) / beta)
+    far = rem_participation(LARGE_TOKENS, energy_scale(overlap, beta, LARGE_TOKENS))
+    critical = abs(ratio - 1.0) < CRITICAL_WINDOW
+    limit_ok = abs(far - limit) <= LIMIT_TOLERANCE
+    drift = float(np.mean(last.p_out - last.p_in))
+    q_map = overlap + (1 - overlap) * limit
+    return Outcome(
+        predicted=(f"β_c = {critical_beta(overlap):.4f}; q′ = {q_map:.4f} (T → ∞); E Y₂ = "
+                   f"{finite:.4f} at T = {tokens}, {far:.4f} at T = 1e300 vs limit {limit:.4f}"),
+        measured=(f"excess {intercept:.4f} ± {intercept_error:.4f} (d → ∞; at d = {widths[-1]}: "
+                  f"{means[-1]:.4f}); Σ A² = {participation:.4f} ± {participation_error:.4f}"),
+        verdict=verdict_from(symbolic and layer_ok and participation_ok and limit_ok,
+                             inconclusive=critical and symbolic and layer_ok
+                             and participation_ok),
+        note=(f"p = {overlap}, β = {ratio:g}·β_c = {beta:.4f}, T = {tokens}, d ∈ {list(widths)}, "
+              f"{samples} layers each; fit (q′ − p)/(q − p) = a + b/d; the overlap drifts by "
+              f"p′ − p = {drift:+.4f} at d = {widths[-1]} (correlated rows, → 0 only as T → ∞); "
+              + ("within the critical window the T → ∞ limit cannot be reached: inconclusive; "
+                 if critical else "")
+              + f"SymPy β_c and 1/Z² identity: {symbolic}"),
+        values={"finite_participation": finite, "intercept": intercept,
+                "intercept_error": intercept_error, "participation": participation,
+                "limit": limit, "participation_at_1e300": far, "overlap_drift": drift,
+                "excess_by_width": dict(zip(widths, means.tolist(), strict=True))},
+    )

@@ -1,0 +1,115 @@
+"""The residual connection and the separation rank (theory document §1, "ρ = 1").
+
+With ρ = 1 the output f has parts f_{a,b} of every degree a + b ≤ K, and its
+coefficient matrix is block triangular instead of block diagonal. Two facts
+are proved (``attndepth.theory.separation_rank``): the top-degree parts are
+the ρ = 0 network with the same weights, so sep(ρ = 1) ≥ sep(ρ = 0)
+(``attndepth.theory.residual_rank``), and bound (d) with ρ = 1 — a staircase cover
+of the triangular matrix — is at most the ρ = 0 bound (d) where its minima
+switch once (``separation_rank_bounds``). Together: where the ρ = 0 rank meets
+bound (d), the ρ = 1 rank equals it. The claim is the conjecture beyond that:
+one head, the residual never changes the separation rank, including where
+the ρ = 0 rank stays below bound (d).
+"""
+
+from __future__ import annotations
+
+from attndepth.claims.seprank import (
+    PROPER_SPLIT,
+    SEARCH_BOUND_LIMIT,
+    SIZE_CLASSES,
+    SIZE_CLASSES_BEYOND,
+    bounds_of,
+    exact_rank,
+)
+from attndepth.framework.families import Family
+from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block_ranks
+from attndepth.simulations.exact.seprank import certified_rank
+from attndepth.theory.residual_rank import (
+    check_residual_top_part,
+    grouped_bound,
+    predicted_residual_rank,
+)
+from attndepth.theory.separation_rank import separation_rank_bounds
+
+TESTS = "tests/test_claims_residual.py"
+Config = tuple[int, ...]
+
+#: Networks whose top-degree part is compared with the ρ = 0 network exactly (SymPy):
+#: (width, tokens, depth, heads, seed).
+TOP_PART_CHECKS = ((2, 3, 2, 1, 0), (3, 2, 2, 1, 1), (2, 2, 3, 1, 2))
+
+
+def _without_residual(config: Config) -> Config:
+    width, depth, heads, tokens, _, p_size = config
+    return (width, depth, heads, tokens, 0, p_size)
+
+
+def _family_config(member: dict) -> Config:
+    return (member["width"], member["depth"], 1, member["tokens"], 1, member["p_size"])
+
+
+#: (d, L, H, N, ρ, |P|): below bound (d) with ρ = 0 (the first three) and meeting it.
+QUICK_CONFIGS: list[Config] = [(2, 3, 1, 3, 1, 2), (3, 2, 1, 3, 1, 1), (3, 3, 1, 4, 1, 1),
+                               (2, 3, 1, 4, 1, 2), (4, 2, 1, 4, 1, 2)]
+FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [(3, 3, 1, 6, 1, 3), (3, 3, 1, 4, 1, 3),
+                                              (4, 2, 1, 6, 1, 1), (4, 3, 1, 3, 1, 2)]
+
+
+@claim(
+    "levine.residual-rank",
+    source="[derived] lower bound and staircase bound; conjecture of this project "
+           "(network of Levine et al. 2020, §3, with ρ = 1)",
+    statement="With one head a residual connection leaves the separation rank unchanged: "
+              "sep(ρ = 1) = sep(ρ = 0). Proved where the ρ = 0 rank meets bound (d); "
+              "conjectured elsewhere.",
+    tolerance="exact integers: equal ranks; ρ = 1 rank ≥ ρ = 0 rank and the two bounds (d) "
+              "equal (the proved parts)",
+    presets={"quick": dict(configs=QUICK_CONFIGS), "full": dict(configs=FULL_CONFIGS)},
+    theory=(check_residual_top_part, separation_rank_bounds, predicted_residual_rank),
+    simulation=(measure_block_ranks, certified_rank),
+    test=f"{TESTS}::test_residual_rank_holds_and_a_wrong_theory_fails",
+    figure=None,  # pairs of equal integers: the note and theory §1 list them; no curve to draw
+    wrong_theory={"predicted_residual_rank": lambda config, rank: grouped_bound(
+        config[0], config[1], config[5], config[3] - config[5])},
+    conjecture=True,
+    family=Family(
+        parameters=SIZE_CLASSES, beyond=SIZE_CLASSES_BEYOND,
+        constraints=(PROPER_SPLIT,
+                     (f"best bound ≤ {SEARCH_BOUND_LIMIT} (cost)", lambda m: bounds_of(
+                         _family_config(m)).best <= SEARCH_BOUND_LIMIT)),
+        adapt=lambda m: {"configs": [_family_config(m)]}),
+)
+def verify_residual_rank(seed: int, configs: list[Config]) -> Outcome:
+    """Whole-matrix ranks with ρ = 1 against the degree-block ranks with ρ = 0."""
+    top_parts = all(check_residual_top_part(*network) for network in TOP_PART_CHECKS)
+    rows, unequal, below, bound_changes, proved = [], [], [], [], 0
+    for config in map(tuple, configs):
+        if len(config) != 6 or config[4] != 1:
+            raise ValueError(f"configs are (d, L, H, N, ρ = 1, |P|), got {config}")
+        without = exact_rank(_without_residual(config), seed)
+        bound = bounds_of(config).best
+        with_residual = exact_rank(config, seed, BLOCK_PRIME)
+        proved += with_residual.reason == "upper-bound"
+        if with_residual.rank != predicted_residual_rank(config, without.rank):
+            unequal.append(config)
+        if with_residual.rank < without.rank:
+            below.append(config)
+        if separation_rank_bounds(*config[:2], config[5], config[3] - config[5], 1).bigraded \
+                != bounds_of(_without_residual(config)).bigraded:
+            bound_changes.append(config)
+        rows.append(f"{config}: {with_residual.rank} / {without.rank} (bound {bound})")
+    return Outcome(
+        predicted="sep(ρ = 1) = sep(ρ = 0) on every configuration; top-degree part of the "
+                  "ρ = 1 network = the ρ = 0 network",
+        measured=(f"{len(configs) - len(unequal)}/{len(configs)} equal, {proved} of them "
+                  f"proved (ρ = 1 rank = bound (d)); ρ = 1 below ρ = 0: {len(below)}; bound "
+                  f"(d) changed by ρ: {len(bound_changes)}; SymPy top-part check on "
+                  f"{len(TOP_PART_CHECKS)} networks: {'equal' if top_parts else 'DIFFERENT'}"),
+        verdict=verdict_from(not unequal and not below and not bound_changes and top_parts),
+        note=("(d, L, H, N, ρ, |P|): rank with ρ = 1 (whole matrix, GF(" + str(BLOCK_PRIME)
+              + ")) / rank with ρ = 0 (degree blocks), same seed " + str(seed)
+              + " and hence the same weights — " + "; ".join(rows)),
+        values={"unequal": unequal, "below": below, "bound_changes": bound_changes},
+    )

@@ -1,0 +1,365 @@
+"""The ``attndepth`` command line.
+
+Exit codes: 0 success, 1 a claim failed, 2 bad input (one line on stderr),
+3 a sweep worker died (the committed rows are kept; rerun to continue),
+130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+from attndepth.simulations.exact.degree_blocks import BoundViolation
+from attndepth.simulations.sweeps.sweep import WorkerDied
+
+EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_WORKER_DIED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+class BadInput(Exception):
+    """Raised by the argument parser instead of printing usage and exiting."""
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Appends each option's default (unless None, False or already in the help) and keeps
+    the examples of an epilog as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if any(action.default is value for value in (None, False, argparse.SUPPRESS)) \
+                or "default" in text \
+                or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        if kwargs.get("description"):  # the formatter keeps text raw: wrap it here
+            kwargs["description"] = textwrap.fill(kwargs["description"], 79)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str):  # type: ignore[override]
+        raise BadInput(f"{self.prog}: {message}")
+
+
+def examples(*lines: str) -> str:
+    """An epilog of example command lines (shown at the end of ``--help``)."""
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def integer(text: str) -> int:
+    """An integer argument: ASCII digits with an optional sign, nothing else.
+
+    Python's ``int()`` also accepts ``'٣'``, ``'４'`` and ``'4_0'``; a command
+    line that means a number should spell it plainly, so these are refused.
+    """
+    body = text.strip()
+    digits = body[1:] if body[:1] in "+-" else body
+    if not (digits.isascii() and digits.isdigit()):
+        raise argparse.ArgumentTypeError(f"expected an integer (ASCII digits), got {text!r}")
+    return int(body)
+
+
+def _non_negative_int(text: str) -> int:
+    value = integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value
+
+
+def _emit(text: str, out: str | None) -> None:
+    """Print to stdout, or write to ``out`` when given."""
+    if out is None:
+        print(text)
+    else:
+        Path(out).write_text(text + "\n")
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from attndepth.framework.registry import (
+        FAILING_VERDICTS,
+        all_claims,
+        explain,
+        get_claim,
+        load_claims,
+        run_claims,
+    )
+    from attndepth.framework.report import render
+
+    loaded = [claim_id for source in args.claims or [] for claim_id in load_claims(source)]
+    if loaded and not args.claim:
+        args.claim = loaded  # --claims FILE alone runs the claims of FILE
+
+    if args.list:
+        claims = all_claims()
+        width = max(len(claim_id) for claim_id in claims)
+        for claim_id, found in claims.items():
+            label = " (conjecture)" if found.conjecture else ""
+            if not found.by_default:
+                label += " (not run by default: name it with --claim)"
+            print(f"{claim_id:<{width}}  {found.statement}{label}")
+        return EXIT_OK
+    if args.explain:
+        for claim_id in args.explain:
+            get_claim(claim_id)  # every id is checked before anything prints
+        print("\n\n".join(explain(claim_id) for claim_id in args.explain))
+        return EXIT_OK
+    if args.member is not None:
+        return _verify_member(args)
+    if args.search:
+        return _search(args)
+
+    def progress(claim_id: str) -> None:
+        if sys.stderr.isatty():
+            print(f"running {claim_id} ...", file=sys.stderr)
+
+    results = run_claims(args.claim, args.preset, args.seed, progress=progress)
+    _emit(render(results, args.format, args.preset, args.seed), args.out)
+    return EXIT_CLAIM_FAILED if any(r.verdict in FAILING_VERDICTS for r in results) else EXIT_OK
+
+
+def _verify_member(args: argparse.Namespace) -> int:
+    """``verify --claim ID --member JSON``: one family member (reproduces a counterexample)."""
+    import json
+
+    from attndepth.framework.registry import FAILING_VERDICTS, get_claim, run_claim
+    from attndepth.framework.report import render
+
+    if not args.claim or len(args.claim) != 1:
+        raise ValueError("--member needs exactly one --claim")
+    found = get_claim(args.claim[0])
+    if found.family is None:
+        raise ValueError(f"claim {found.id!r} declares no family")
+    try:
+        member = json.loads(args.member)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"--member must be a JSON object: {error}") from None
+    if not isinstance(member, dict) or set(member) != set(found.family.parameters):
+        raise ValueError(f"--member must be a JSON object with the keys "
+                         f"{', '.join(found.family.parameters)}")
+    if not found.family.contains(member):
+        raise ValueError(f"--member {args.member} is not in the family of {found.id}")
+    result = run_claim(found.id, args.preset, args.seed, **found.family.kwargs(member))
+    _emit(render([result], args.format, args.preset, args.seed), args.out)
+    return EXIT_CLAIM_FAILED if result.verdict in FAILING_VERDICTS else EXIT_OK
+
+
+def _search(args: argparse.Namespace) -> int:
+    """``verify --search``: each claim's family, exhaustively then with hypothesis."""
+    import csv
+
+    from attndepth.framework.registry import all_claims, get_claim
+    from attndepth.framework.report import TABLE_WIDTH, dumps
+    from attndepth.framework.search import counterexample_rows, search_claim
+
+    ids = args.claim or [c for c, found in all_claims().items()
+                         if found.family is not None and found.by_default]
+    for claim_id in ids:
+        if get_claim(claim_id).family is None:
+            raise ValueError(f"claim {claim_id!r} declares no family to search")
+    if args.counterexamples and Path(args.counterexamples).suffix not in (".csv", ".json"):
+        raise ValueError("--counterexamples must name a .csv or .json file")
+    reports = []
+    for claim_id in ids:
+        if sys.stderr.isatty():
+            print(f"searching {claim_id} ...", file=sys.stderr)
+        reports.append(search_claim(claim_id, args.seed, args.draws, args.store,
+                                    args.scheduler, args.workers))
+    if args.format == "json":
+        _emit(dumps([r.as_dict() for r in reports]), args.out)
+    else:
+        lines = []
+        for report in reports:
+            label = " (conjecture)" if report.conjecture else ""
+            lines.append(f"{report.verdict.upper():<13} {report.claim}{label}  "
+                         f"({report.seconds:.1f} s)")
+            blocks = [("family", report.family), ("checked", report.summary())]
+            blocks += [("error", _member_line(r)) for r in report.errors[:3]]
+            for label, text in blocks:
+                lines += textwrap.wrap(text, TABLE_WIDTH, initial_indent=f"    {label:<10} ",
+                                       subsequent_indent=" " * 15, break_on_hyphens=False,
+                                       break_long_words=False)
+        _emit("\n".join(lines), args.out)
+    if args.counterexamples:
+        rows = counterexample_rows(reports)
+        path = Path(args.counterexamples)
+        if path.suffix == ".json":
+            path.write_text(dumps(rows) + "\n")
+        else:
+            keys = list(dict.fromkeys(k for row in rows for k in row)) or ["claim"]
+            with open(path, "w", newline="") as handle:
+                writer = csv.DictWriter(handle, keys)
+                writer.writeheader()
+                writer.writerows(rows)
+    failed = any(r.verdict in ("fails", "error") for r in reports)
+    return EXIT_CLAIM_FAILED if failed else EXIT_OK
+
+
+def _member_line(result) -> str:
+    return ", ".join(f"{k}={v}" for k, v in result.member.items()) + f": {result.note}"
+
+
+def cmd_figures(args: argparse.Namespace) -> int:
+    from attndepth.figures.registry import all_figures, write_figure, write_store_figure
+
+    if args.list:
+        known = all_figures()
+        width = max(len(name) for name in known)
+        for name, module in known.items():
+            print(f"{name:<{width}}  {module.DESCRIPTION}")
+        return EXIT_OK
+    if args.store:
+        paths = write_store_figure(Path(args.store), Path(args.out))
+        print(" ".join(str(p) for p in paths))
+        return EXIT_OK
+    names = args.only or list(all_figures())
+    known = all_figures()
+    for name in names:
+        if name not in known:
+            raise ValueError(f"unknown figure {name!r}; known: {', '.join(known)}")
+    for name in names:
+        paths = write_figure(name, Path(args.out), args.preset, args.seed)
+        print(" ".join(str(p) for p in paths))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser, one subparser per command."""
+    from attndepth.framework.registry import PRESETS
+    from attndepth.framework.report import FORMATS
+
+    parser = _Parser(prog="attndepth", description=__doc__.splitlines()[0],
+                     epilog=examples("attndepth verify", "attndepth verify --list",
+                                     "attndepth seprank --width 2 --depth 3 --tokens 4",
+                                     "attndepth COMMAND --help"))
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="COMMAND")
+
+    verify = sub.add_parser(
+        "verify", help="run every claim: theory against measurement",
+        description="Run the registered claims and print one row per claim with its "
+                    "prediction, measurement, tolerance and verdict. Exit code 1 when a "
+                    "claim fails.",
+        epilog=examples("attndepth verify",
+                        "attndepth verify --claims my_claims.py --search",
+                        "attndepth verify --search --claim levine.bound-tightness --store s.sqlite",
+                        "attndepth verify --explain levine.threshold"))
+    verify.add_argument("--preset", choices=PRESETS, default="quick",
+                        help="parameter set: quick (seconds) or full (publication numbers)")
+    verify.add_argument("--claim", action="append", metavar="ID",
+                        help="run only this claim (repeatable; ids: --list); default: every claim "
+                             "except those that train networks")
+    verify.add_argument("--format", choices=FORMATS, default="table",
+                        help="report format")
+    verify.add_argument("--out", metavar="FILE", help="write the report to FILE instead of "
+                        "standard output")
+    verify.add_argument("--seed", type=_non_negative_int, default=0,
+                        help="base seed (integer >= 0) of every random draw")
+    verify.add_argument("--claims", action="append", metavar="PATH_OR_MODULE",
+                        help="load your own claims from a .py file or an importable module "
+                             "(repeatable); without --claim, run only those")
+    verify.add_argument("--list", action="store_true",
+                        help="list the claims with their one-sentence statements and exit")
+    verify.add_argument("--search", action="store_true",
+                        help="check each claim on its whole family: every member of the "
+                             "exhaustive part, then hypothesis draws beyond it; report how far "
+                             "and the smallest counterexample")
+    verify.add_argument("--draws", type=_non_negative_int, default=20,
+                        help="with --search: hypothesis draws per claim after the exhaustive "
+                             "part (integer >= 0)")
+    verify.add_argument("--store", metavar="FILE",
+                        help="with --search: SQLite store of the exhaustive part; a rerun "
+                             "resumes it (default: a temporary store)")
+    verify.add_argument("--workers", type=_non_negative_int, default=None, metavar="N",
+                        help="with --search: worker processes (default: all cores)")
+    verify.add_argument("--scheduler", default="local",
+                        help="with --search: local | dask-local | tcp://HOST:PORT")
+    verify.add_argument("--counterexamples", metavar="FILE",
+                        help="with --search: write every counterexample as rows of a .csv "
+                             "or .json file")
+    verify.add_argument("--member", metavar="JSON",
+                        help="run the one --claim on one member of its family, e.g. "
+                             "'{\"width\": 3, \"depth\": 2}' (reproduces a counterexample)")
+    verify.add_argument("--explain", action="append", metavar="ID",
+                        help="print where claim ID lives (verify function, theory, "
+                             "simulation, test, figure, wrong theory, presets) and exit; "
+                             "repeatable")
+    verify.set_defaults(handler=cmd_verify)
+
+    figures = sub.add_parser(
+        "figures", help="draw the figures (PDF, PNG and the CSV of their data)",
+        description="Compute and draw each registered figure with the presets of the "
+                    "claims it shows; write NAME.pdf, NAME.png and NAME.csv.",
+        epilog=examples("attndepth figures --list",
+                        "attndepth figures --only allocation --preset full",
+                        "attndepth figures --store sweep.sqlite --out figs"))
+    figures.add_argument("--out", default="figures-out", metavar="DIR",
+                         help="output directory (created if missing)")
+    figures.add_argument("--only", action="append", metavar="NAME",
+                         help="draw only this figure (repeatable; names: --list); "
+                              "default: all")
+    figures.add_argument("--preset", choices=PRESETS, default="quick",
+                         help="sizes: the presets of the claims each figure shows")
+    figures.add_argument("--seed", type=_non_negative_int, default=0,
+                         help="base seed (integer >= 0)")
+    figures.add_argument("--store", metavar="FILE",
+                         help="draw from a sweep store instead: t_sim vs depth (similarity "
+                              "sweeps) or loss vs depth and t_sim per layer (training sweeps)")
+    figures.add_argument("--list", action="store_true",
+                         help="list the figures with one line each and exit")
+    figures.set_defaults(handler=cmd_figures)
+
+    for module in SUBCOMMAND_MODULES:
+        importlib.import_module(module).register(sub)
+    return parser
+
+
+#: Modules adding further subcommands with ``register(subparsers)``.
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "attndepth.cli.plan",
+    "attndepth.cli.seprank",
+    "attndepth.cli.similarity",
+    "attndepth.cli.sweep",
+    "attndepth.cli.store",
+    "attndepth.cli.train",
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit code (also used in-process by tests)."""
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.handler(args))
+    except BadInput as error:
+        print(str(error), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ValueError as error:
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        print(f"attndepth: error: {message}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # the reader went away (``| head``): nothing left to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as error:
+        print(f"attndepth: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BoundViolation as error:  # a measurement contradicting a proved bound
+        print(f"attndepth: check failed: {error}", file=sys.stderr)
+        return 1
+    except WorkerDied as error:
+        print(f"attndepth: {error}", file=sys.stderr)
+        return EXIT_WORKER_DIED
+    except KeyboardInterrupt:
+        print("attndepth: interrupted (results a sweep committed are kept)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""``attndepth train``: train one small stack on associative recall and print its curves."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+
+from attndepth.framework.report import dumps, environment
+from attndepth.simulations.models.stacks import VARIANTS, StackConfig
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``train`` subcommand."""
+    from attndepth.cli.main import examples, integer
+
+    parser = sub.add_parser(
+        "train", help="train one stack on associative recall (the train extra)",
+        description="Train a model (embedding, the attention stack of the chosen variant, an "
+                    "output head) on associative recall — k1 v1 … km vm q -> the value of q — "
+                    "with Adam in float32, and print at each evaluation the training and "
+                    "validation loss, the validation accuracy and the token similarity "
+                    "t_sim of the last layer. Needs JAX and optax: pip install -e \".[train]\".",
+        epilog=examples(
+            "attndepth train --variant post-ln --depth 12 --width 32",
+            "attndepth train --variant post-ln-deesc-a --tau 0.5 --depth 24 --width 32 --json",
+            "attndepth train --variant pre-ln --depth 6 --width 16 --steps 200 --warmup 50",
+            "attndepth train --variant post-ln --depth 48 --width 32 --steps 3000 "
+            "--checkpoint run.npz"))
+    parser.add_argument("--variant", choices=VARIANTS, required=True, help="block variant")
+    parser.add_argument("--depth", type=integer, required=True, metavar="L",
+                        help="number of blocks (integer >= 0)")
+    parser.add_argument("--width", type=integer, required=True, metavar="d",
+                        help="model width (integer >= 1, divisible by --heads)")
+    parser.add_argument("--heads", type=integer, default=2, metavar="H",
+                        help="attention heads (integer >= 1 dividing d)")
+    parser.add_argument("--tau", type=float, default=1.0, metavar="T",
+                        help="de-escalation strength in [0, 1] (deesc variants only)")
+    parser.add_argument("--ffn", action="store_true",
+                        help="add a ReLU feed-forward sublayer (hidden width 4d) to every block")
+    parser.add_argument("--pairs", type=integer, default=4, metavar="m",
+                        help="key-value pairs per sequence (4m keys, 16 values)")
+    parser.add_argument("--steps", type=integer, default=600, metavar="S",
+                        help="optimiser steps (integer >= 1)")
+    parser.add_argument("--batch", type=integer, default=64, metavar="B",
+                        help="sequences per step (integer >= 1)")
+    parser.add_argument("--learning-rate", type=float, default=3e-3, metavar="LR",
+                        help="Adam's peak learning rate (number > 0)")
+    parser.add_argument("--warmup", type=integer, default=0, metavar="W",
+                        help="steps of linear learning-rate warm-up (integer >= 0)")
+    parser.add_argument("--evaluate-every", type=integer, default=100, metavar="E",
+                        help="steps between evaluations (integer >= 1)")
+    parser.add_argument("--seed", type=integer, default=0, metavar="SEED",
+                        help="seed of the weights and the data (integer >= 0)")
+    parser.add_argument("--checkpoint", metavar="FILE",
+                        help="save the run at every evaluation to FILE; run the same command "
+                             "again after a kill to resume from its last evaluation (with "
+                             "other settings the file is refused)")
+    parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from attndepth.simulations.models.tasks import RecallTask
+
+    task = RecallTask(pairs=args.pairs, keys=4 * args.pairs, values=16)
+    config = StackConfig(variant=args.variant, depth=args.depth, tokens=task.length,
+                         width=args.width, heads=args.heads, tau=args.tau,
+                         ffn=args.ffn)
+    try:
+        from attndepth.simulations.models.jax_model import TrainingSettings, train
+
+        settings = TrainingSettings(steps=args.steps, batch=args.batch,
+                                    learning_rate=args.learning_rate, warmup=args.warmup,
+                                    evaluate_every=args.evaluate_every)
+        start = time.perf_counter()
+        record = train(config, task, settings, args.seed, checkpoint=args.checkpoint,
+                       progress=sys.stderr.isatty())
+    except ModuleNotFoundError as error:  # the train extra is not installed
+        raise ValueError(str(error)) from None
+    result = {**record.as_dict(), "chance_loss": math.log(task.values),
+              "seconds": time.perf_counter() - start, "environment": environment()}
+    print(dumps(result) if args.json else _describe(result))
+    return 0
+
+
+def _describe(result: dict) -> str:
+    c = result["config"]
+    lines = [f"{c['variant']}: L={c['depth']} d={c['width']} H={c['heads']} tau={c['tau']}; "
+             f"associative recall, {result['task']['pairs']} pairs (chance loss "
+             f"{result['chance_loss']:.3f}); seed {result['seed']}",
+             f"{'step':>6s} {'train loss':>10s} {'val loss':>9s} {'val acc':>8s} "
+             f"{'t_sim last':>10s}"]
+    for k, step in enumerate(result["steps"]):
+        lines.append(f"{step:6d} {result['train_loss'][k]:10.4f} "
+                     f"{result['validation_loss'][k]:9.4f} "
+                     f"{result['validation_accuracy'][k]:8.3f} "
+                     f"{result['t_sim_per_layer'][k][-1]:10.4f}")
+    lines.append(f"seconds {result['seconds']:.2f}")
+    return "\n".join(lines)

@@ -1,0 +1,93 @@
+"""One hemisphere, one cluster (Geshkovski et al. 2023; Wendel 1962).
+
+Left: the probability that n uniform tokens on S^{d−1} lie in one open
+hemisphere — Wendel's formula (lines) and Monte Carlo fractions with their
+Clopper–Pearson intervals (markers). Right: the largest pairwise distance of
+tokens started in one hemisphere against time, for several β: the larger β,
+the longer the tokens sit in metastable clusters before they merge.
+Draws the claim geshkovski.single-cluster.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import binomtest
+
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.models.sphere_dynamics import (
+    cluster_diameter,
+    hemisphere_fraction,
+    hemisphere_tokens,
+    integrate_tokens,
+)
+from attndepth.theory.clustering import wendel_probability
+
+NAME = "geshkovski_cluster"
+DESCRIPTION = "P(one hemisphere): Wendel vs Monte Carlo; cluster diameter vs time for several beta"
+SIZES = {"quick": dict(trials=400, max_tokens=10, dimensions=(2, 3, 4),
+                       betas=(0.0, 1.0, 4.0, 9.0), flow_tokens=8, flow_dimension=4),
+         "full": dict(trials=4000, max_tokens=16, dimensions=(2, 3, 4, 6),
+                      betas=(0.0, 1.0, 4.0, 9.0), flow_tokens=8, flow_dimension=4)}
+#: Below this the drawn diameter is the integrator's error, not the flow (rtol 1e-11).
+RESOLUTION = 1e-9
+#: The ± level of the drawn intervals (the claim's).
+LEVEL = 0.9999
+
+
+def compute(preset: str, seed: int) -> dict[str, list]:
+    """Columns: panel, series, x, value, low, high (interval; nan where none)."""
+    size = SIZES[preset]
+    columns: dict[str, list] = {k: [] for k in ("panel", "series", "x", "value", "low", "high")}
+
+    def add(panel, series, x, value, low=float("nan"), high=float("nan")):
+        for key, item in zip(columns, (panel, series, x, value, low, high), strict=True):
+            columns[key].append(item)
+
+    for d in size["dimensions"]:
+        for n in range(1, size["max_tokens"] + 1):
+            add("wendel", f"d={d}", n, float(wendel_probability(n, d)))
+            hits = hemisphere_fraction(n, d, size["trials"], seed + n)
+            ci = binomtest(hits, size["trials"]).proportion_ci(confidence_level=LEVEL)
+            add("monte-carlo", f"d={d}", n, hits / size["trials"], ci.low, ci.high)
+    times = np.logspace(-1, 4, 161)
+    X0 = hemisphere_tokens(size["flow_tokens"], size["flow_dimension"], seed)
+    for beta in size["betas"]:
+        diameter = cluster_diameter(integrate_tokens(X0, beta, np.concatenate([[0], times])))
+        for t, value in zip(times, diameter[1:], strict=True):
+            add("diameter", f"β={beta:g}", float(t), float(value))
+    return columns
+
+
+def draw(data: dict[str, list]):
+    figure, (left, right) = new_figure(columns=2, aspect=0.4, ncols=2)
+    panel, series = np.array(data["panel"]), np.array(data["series"])
+    x, value = np.array(data["x"], dtype=float), np.array(data["value"], dtype=float)
+    low, high = np.array(data["low"], dtype=float), np.array(data["high"], dtype=float)
+    with styled():
+        for colour, name in zip(PALETTE, dict.fromkeys(series[panel == "wendel"]), strict=False):
+            line = (panel == "wendel") & (series == name)
+            left.plot(x[line], value[line], color=colour, label=name)
+            dots = (panel == "monte-carlo") & (series == name)
+            left.errorbar(x[dots], value[dots], yerr=[value[dots] - low[dots],
+                                                      high[dots] - value[dots]],
+                          fmt="o", color=colour, markerfacecolor="none", markersize=3,
+                          elinewidth=0.6, capsize=0)
+        left.set_xlabel("tokens $n$")
+        left.set_ylabel("P(one open hemisphere)")
+        left.set_title("lines: Wendel; circles: Monte Carlo, 99.99 % intervals", fontsize=6.5)
+        left.legend(frameon=False, fontsize=6)
+        for colour, name in zip(PALETTE, dict.fromkeys(series[panel == "diameter"]),
+                                strict=False):
+            rows = (panel == "diameter") & (series == name)
+            # below the resolution only "collapsed" is known: clip there
+            right.loglog(x[rows], np.maximum(value[rows], RESOLUTION), color=colour, label=name)
+        right.axhline(1e-6, color="0.6", linewidth=0.6, linestyle=":")
+        right.axhspan(1e-12, RESOLUTION, color="0.92", linewidth=0)
+        right.text(2e2, 2e-11, "integration error", fontsize=6, color="0.4")
+        right.set_ylim(1e-12, 10)
+        right.set_xlabel("time $t$")
+        right.set_ylabel(r"$\max_{i,j} \|x_i - x_j\|$")
+        right.set_title("tokens from one hemisphere: metastable, then one cluster",
+                        fontsize=6.5)
+        right.legend(frameon=False, fontsize=6, loc="center left")
+    return figure

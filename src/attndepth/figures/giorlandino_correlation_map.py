@@ -1,0 +1,96 @@
+"""One attention layer as a map of token overlaps, and how slowly it reaches its limit.
+
+Draws the claim giorlandino.correlation-map (Giorlandino & Goldt 2025). Left:
+the excess (q′ − p)/(q − p) = E Y₂ against β/β_c for two overlaps p: markers
+are wide random layers (T = 256, d = 1024), the dashed line the random energy
+model at the same T (quadrature), the solid line the reported T → ∞ map
+(1 − β_c/β)₊. Right: the REM participation against ln T up to T = 1e300 for
+three β/β_c, converging to the map (dotted levels).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.measures.fitting import standard_error
+from attndepth.simulations.measures.rem import rem_participation, wide_layer_map
+from attndepth.theory.correlation_map import critical_beta, energy_scale, limit_participation
+
+NAME = "giorlandino_correlation_map"
+DESCRIPTION = "one-layer correlation map: wide layers, finite-T REM and the T -> infinity map"
+SIZES = {"quick": dict(tokens=256, width=1024, samples=4, ratios=(0.25, 0.5, 0.75, 1.0, 1.5,
+                                                                   2.0, 3.0, 4.0)),
+         "full": dict(tokens=256, width=2048, samples=16, ratios=(0.25, 0.5, 0.75, 1.0, 1.25,
+                                                                  1.5, 2.0, 3.0, 4.0, 6.0))}
+OVERLAPS = (0.0, 0.5)
+LOG_TOKENS = (2.0, 4.0, 16.0, 64.0, 256.0, 690.0)
+CONVERGENCE_RATIOS = (1.0, 2.0, 4.0)
+
+
+def compute(preset: str, seed: int) -> dict[str, list]:
+    """Columns: panel, overlap, ratio, x (β/β_c or ln T), layer, layer_error, rem, limit."""
+    size = SIZES[preset]
+    columns: dict[str, list] = {k: [] for k in ("panel", "overlap", "ratio", "x", "layer",
+                                                "layer_error", "rem", "limit")}
+
+    def add(*row):
+        for key, item in zip(columns, row, strict=True):
+            columns[key].append(item)
+
+    T = size["tokens"]
+    # λ = (β/β_c)·√(2 ln T) whatever p: one quadrature per ratio
+    finite = {ratio: rem_participation(T, ratio * math.sqrt(2 * math.log(T)))
+              for ratio in size["ratios"]}
+    for p in OVERLAPS:
+        for ratio in size["ratios"]:
+            beta = ratio * critical_beta(p)
+            assert math.isclose(energy_scale(p, beta, T), ratio * math.sqrt(2 * math.log(T)))
+            layer = wide_layer_map(T, size["width"], p, beta, seed, size["samples"])
+            error = standard_error(layer.excess)
+            add("map", p, ratio, ratio, float(layer.excess.mean()), error, finite[ratio],
+                limit_participation(p, beta))
+    for ratio in CONVERGENCE_RATIOS:
+        for log_tokens in LOG_TOKENS:
+            scale = ratio * math.sqrt(2 * log_tokens)  # λ = (β/β_c)·√(2 ln T), any p
+            add("convergence", float("nan"), ratio, log_tokens, float("nan"), float("nan"),
+                rem_participation(math.exp(log_tokens), scale), max(0.0, 1 - 1 / ratio))
+    return columns
+
+
+def draw(data: dict[str, list]):
+    figure, (left, right) = new_figure(columns=2, aspect=0.4, ncols=2)
+    panel = np.array(data["panel"])
+    overlap, ratio = np.array(data["overlap"], dtype=float), np.array(data["ratio"], dtype=float)
+    x = np.array(data["x"], dtype=float)
+    layer, error = np.array(data["layer"], dtype=float), np.array(data["layer_error"], dtype=float)
+    rem, limit = np.array(data["rem"], dtype=float), np.array(data["limit"], dtype=float)
+    with styled():
+        fine = np.linspace(0.2, x[panel == "map"].max(), 200)
+        left.plot(fine, np.maximum(0, 1 - 1 / fine), color="k", label=r"$(1-\beta_c/\beta)_+$")
+        rows = (panel == "map") & (overlap == OVERLAPS[0])
+        left.plot(x[rows], rem[rows], "--", color="0.45", linewidth=0.9,
+                  label="REM at $T=256$ (any $p$)")
+        for colour, p in zip(PALETTE, OVERLAPS, strict=False):
+            rows = (panel == "map") & (overlap == p)
+            left.errorbar(x[rows], layer[rows], yerr=error[rows], fmt="o", color=colour,
+                          markerfacecolor="none", markersize=3.5, elinewidth=0.6, capsize=0,
+                          label=f"layers, $p={p:g}$")
+        left.axvline(1.0, color="0.6", linewidth=0.6, linestyle=":")
+        left.set_xlabel(r"$\beta/\beta_c$")
+        left.set_ylabel(r"$(q'-p)/(q-p)$")
+        left.set_title("circles: wide layers ($d=1024$); dashed: REM; solid: map",
+                       fontsize=6.5)
+        left.legend(frameon=False, fontsize=6, loc="lower right")
+        for colour, value in zip(PALETTE[2:], CONVERGENCE_RATIOS, strict=False):
+            rows = (panel == "convergence") & (ratio == value)
+            right.semilogx(x[rows], rem[rows], "o-", color=colour, markersize=3, linewidth=0.8,
+                           label=rf"$\beta/\beta_c={value:g}$")
+            right.axhline(limit[rows][0], color=colour, linestyle=":", linewidth=0.8)
+        right.set_xlabel(r"$\ln T$")
+        right.set_ylabel(r"REM $E\,Y_2$")
+        right.set_title("finite T approaches the map slowly (dotted: limits)", fontsize=6.5)
+        right.legend(frameon=False, fontsize=6)
+    return figure

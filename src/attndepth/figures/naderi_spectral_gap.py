@@ -1,0 +1,77 @@
+"""The spectral gap of attention at initialisation, and rank collapse in width.
+
+Draws the claim naderi.spectral-gap (Naderi, Nait Saada & Tanner 2024). Left:
+s₂(A) against T for random Markov matrices at two logit scales s (markers)
+with the predicted edge 2κ/√T (lines), and key-query attention of width d
+(squares), which does not follow it. Right: stable ranks of X, AX and
+(A − Π)X against T for the random Markov model at s = 1, with the predicted
+level 1 + κ² of AX.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.measures.spectral_gap import spectrum_sample
+from attndepth.theory.spectral_gap import bulk_edge, collapsed_stable_rank
+
+NAME = "naderi_spectral_gap"
+DESCRIPTION = "s2 of attention vs T (random Markov vs key-query) and rank collapse in width"
+SIZES = {"quick": dict(tokens=(16, 32, 64, 128, 256, 512, 1024), samples=2, width=64),
+         "full": dict(tokens=(16, 32, 64, 128, 256, 512, 1024, 2048, 4096), samples=4,
+                      width=64)}
+SCALES = (0.5, 1.0)
+
+
+def compute(preset: str, seed: int) -> dict[str, list]:
+    """Columns: ensemble, scale, tokens, s2, edge, sr_input, sr_attended, sr_removed, level."""
+    size = SIZES[preset]
+    columns: dict[str, list] = {k: [] for k in ("ensemble", "scale", "tokens", "s2", "edge",
+                                                "sr_input", "sr_attended", "sr_removed",
+                                                "level")}
+    for ensemble, scales in (("markov", SCALES), ("key-query", (1.0,))):
+        for scale in scales:
+            for T in size["tokens"]:
+                row = spectrum_sample(ensemble, T, size["width"], scale, seed, size["samples"])
+                for key, value in (("ensemble", ensemble), ("scale", scale), ("tokens", T),
+                                   ("s2", row.s2), ("edge", bulk_edge(T, scale)),
+                                   ("sr_input", row.stable_rank_input),
+                                   ("sr_attended", row.stable_rank_attended),
+                                   ("sr_removed", row.stable_rank_outlier_removed),
+                                   ("level", collapsed_stable_rank(scale))):
+                    columns[key].append(value)
+    return columns
+
+
+def draw(data: dict[str, list]):
+    figure, (left, right) = new_figure(columns=2, aspect=0.4, ncols=2)
+    ensemble, scale = np.array(data["ensemble"]), np.array(data["scale"], dtype=float)
+    T = np.array(data["tokens"], dtype=float)
+    with styled():
+        for colour, s in zip(PALETTE, SCALES, strict=False):
+            rows = (ensemble == "markov") & (scale == s)
+            left.loglog(T[rows], np.array(data["edge"])[rows], color=colour,
+                        label=rf"$2\kappa/\sqrt{{T}}$, $s={s:g}$")
+            left.loglog(T[rows], np.array(data["s2"])[rows], "o", color=colour,
+                        markerfacecolor="none", markersize=3.5)
+        rows = ensemble == "key-query"
+        left.loglog(T[rows], np.array(data["s2"])[rows], "s-", color=PALETTE[2], markersize=3,
+                    linewidth=0.7, label="key-query, $d=64$")
+        left.set_xlabel("tokens $T$")
+        left.set_ylabel(r"$s_2(A)$")
+        left.set_title("circles: random Markov; lines: quarter-circle edge", fontsize=6.5)
+        left.legend(frameon=False, fontsize=6)
+        rows = (ensemble == "markov") & (scale == 1.0)
+        for key, colour, label in (("sr_input", "k", "$X$"),
+                                   ("sr_removed", PALETTE[0], r"$(A-\Pi)X$"),
+                                   ("sr_attended", PALETTE[1], "$AX$")):
+            right.loglog(T[rows], np.array(data[key])[rows], "o-", color=colour, markersize=3,
+                         linewidth=0.8, label=label)
+        right.axhline(np.array(data["level"])[rows][0], color=PALETTE[1], linestyle=":",
+                      linewidth=0.8, label=r"$1+\kappa^2$")
+        right.set_xlabel("tokens $T$")
+        right.set_ylabel("stable rank")
+        right.set_title("random Markov, $s=1$, $d=64$: collapse in width", fontsize=6.5)
+        right.legend(frameon=False, fontsize=6)
+    return figure

@@ -1,0 +1,88 @@
+"""Token alignment against depth for three residual scalings.
+
+Draws the claim noci.residual-scaling (Noci et al. 2022). Left: growth of the
+token log-odds over a whole stack of depth L, for α = 1, 1/√L and 1/L
+(markers: residual stacks at temperature 10, i.e. near-uniform attention;
+lines: L ln(1 + α²)); the α = 1 points at the default temperature 1 are drawn
+as crosses. Right: the mean pairwise cosine layer by layer in stacks of depth
+64 for the three scalings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.measures.alignment import alignment_sample
+from attndepth.simulations.measures.similarity import mean_pairwise_cosine
+from attndepth.simulations.models.stacks import StackConfig, run_stack
+from attndepth.theory.residual_scaling import SCALINGS, log_odds_growth, residual_scale
+
+NAME = "noci_residual_scaling"
+DESCRIPTION = "log-odds growth and cosine vs depth for residual scales 1, 1/sqrt(L), 1/L"
+SIZES = {"quick": dict(depths=(2, 4, 8, 16, 32, 64), batch=32, tokens=16, width=64),
+         "full": dict(depths=(2, 4, 8, 16, 32, 64, 128), batch=128, tokens=16, width=128)}
+TEMPERATURE = 10.0
+PROFILE_DEPTH = 64
+
+
+def compute(preset: str, seed: int) -> dict[str, list]:
+    """Columns: panel, scaling, temperature, x (depth or layer), measured, predicted."""
+    size = SIZES[preset]
+    columns: dict[str, list] = {k: [] for k in ("panel", "scaling", "temperature", "x",
+                                                "measured", "predicted")}
+
+    def add(*row):
+        for key, item in zip(columns, row, strict=True):
+            columns[key].append(item)
+
+    shape = dict(variant="residual", tokens=size["tokens"], width=size["width"])
+    for name in SCALINGS:
+        for temperature in (TEMPERATURE, 1.0) if name == "1" else (TEMPERATURE,):
+            for depth in size["depths"]:
+                alpha = residual_scale(name, depth)
+                config = StackConfig(depth=depth, temperature=temperature,
+                                     residual_scale=alpha, **shape)
+                sample = alignment_sample(config, size["batch"], seed)
+                add("growth", name, temperature, depth, sample.mean_growth,
+                    log_odds_growth(depth, alpha))
+        config = StackConfig(depth=PROFILE_DEPTH, temperature=TEMPERATURE,
+                             residual_scale=residual_scale(name, PROFILE_DEPTH), **shape)
+        cosine = mean_pairwise_cosine(run_stack(config, size["batch"], seed).states).mean(axis=1)
+        for layer, value in enumerate(cosine):
+            add("cosine", name, TEMPERATURE, layer, float(value), float("nan"))
+    return columns
+
+
+def draw(data: dict[str, list]):
+    figure, (left, right) = new_figure(columns=2, aspect=0.4, ncols=2)
+    panel, scaling = np.array(data["panel"]), np.array(data["scaling"])
+    temperature = np.array(data["temperature"], dtype=float)
+    x, measured = np.array(data["x"], dtype=float), np.array(data["measured"], dtype=float)
+    predicted = np.array(data["predicted"], dtype=float)
+    labels = {"1": r"$\alpha=1$", "1/sqrt(L)": r"$\alpha=1/\sqrt{L}$", "1/L": r"$\alpha=1/L$"}
+    with styled():
+        for colour, name in zip(PALETTE, SCALINGS, strict=False):
+            rows = (panel == "growth") & (scaling == name) & (temperature == TEMPERATURE)
+            left.loglog(x[rows], predicted[rows], color=colour, label=labels[name])
+            left.loglog(x[rows], np.maximum(measured[rows], 1e-3), "o", color=colour,
+                        markerfacecolor="none", markersize=3.5)
+            profile = (panel == "cosine") & (scaling == name)
+            right.plot(x[profile], measured[profile], color=colour, label=labels[name])
+        rows = (panel == "growth") & (scaling == "1") & (temperature == 1.0)
+        left.loglog(x[rows], measured[rows], "x", color=PALETTE[0], markersize=4,
+                    label=r"$\alpha=1$, temperature 1")
+        depths = sorted(set(x[panel == "growth"]))
+        left.set_xticks(depths, [f"{d:g}" for d in depths])
+        left.minorticks_off()
+        left.set_xlabel("depth $L$")
+        left.set_ylabel(r"log-odds growth $\ell_L-\ell_0$")
+        left.set_title(r"lines: $L\ln(1+\alpha^2)$; circles: temperature 10", fontsize=6.5)
+        left.legend(frameon=False, fontsize=6)
+        right.set_xlabel("layer")
+        right.set_ylabel("mean pairwise cosine")
+        right.set_ylim(-0.05, 1.05)
+        right.set_title(f"stacks of depth {PROFILE_DEPTH}, temperature {TEMPERATURE:g}",
+                        fontsize=6.5)
+        right.legend(frameon=False, fontsize=6)
+    return figure

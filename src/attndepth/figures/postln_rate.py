@@ -1,0 +1,68 @@
+"""Post-LN log-odds against depth with the derived residual rate (theory document §3).
+
+Draws the claims yuzhang.linear-rate-postln and yuzhang.deescalation with
+their preset (``presets.POSTLN_RATE``), fit window and derived rate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.measures.escalation import escalation_trace
+from attndepth.simulations.measures.fitting import ESCALATION_WINDOW
+from attndepth.simulations.models.stacks import StackConfig
+from attndepth.simulations.presets import POSTLN_RATE
+from attndepth.theory.similarity import postln_rate
+
+NAME = "postln_rate"
+DESCRIPTION = "post-LN and de-escalated log-odds vs depth, with the derived rates"
+CURVES = (("post-ln", "post-ln", 1.0), ("post-ln-deesc-a", "deesc-a", 0.5),
+          ("post-ln-deesc-b", "deesc-b", 0.5), ("pre-ln", None, 1.0))
+
+
+def compute(preset: str, seed: int) -> dict[str, list]:
+    """Columns: curve, depth, median, q10, q90, predicted (derived line; nan where none)."""
+    size = POSTLN_RATE[preset]
+    columns: dict[str, list] = {k: [] for k in ("curve", "depth", "median", "q10", "q90",
+                                                "predicted")}
+    for variant, placement, tau in CURVES:
+        config = StackConfig(variant=variant, depth=size["depth"], tokens=size["tokens"],
+                             width=size["width"], tau=tau)
+        trace = escalation_trace(config, size["batch"], seed)
+        q10, median, q90 = np.quantile(trace.log_odds, [0.1, 0.5, 0.9], axis=1)
+        predicted = np.full(median.shape, np.nan)
+        if placement is not None:
+            s = np.sqrt(np.median(trace.contraction, axis=1))
+            steps = np.array([postln_rate(float(value), size["width"], placement, tau)
+                              for value in s])
+            aligned = median >= ESCALATION_WINDOW[0]
+            start = int(np.argmax(aligned)) if aligned.any() else 0
+            predicted[start:] = median[start] + np.concatenate([[0], np.cumsum(steps[start:])])
+        label = f"{variant} (τ={tau:g})" if "deesc" in variant else variant
+        for layer in range(median.size):
+            for key, value in zip(columns, (label, layer, median[layer], q10[layer],
+                                            q90[layer], predicted[layer]), strict=True):
+                columns[key].append(float(value) if key != "curve" else value)
+    return columns
+
+
+def draw(data: dict[str, list]):
+    figure, axis = new_figure(columns=1, aspect=0.8)
+    curve = np.array(data["curve"])
+    with styled():
+        for colour, name in zip(PALETTE, dict.fromkeys(data["curve"]), strict=False):
+            rows = curve == name
+            depth = np.array(data["depth"])[rows]
+            axis.plot(depth, np.array(data["median"])[rows], color=colour, label=name)
+            axis.fill_between(depth, np.array(data["q10"])[rows], np.array(data["q90"])[rows],
+                              color=colour, alpha=0.2, linewidth=0)
+            predicted = np.array(data["predicted"])[rows]
+            if np.isfinite(predicted).any():
+                axis.plot(depth, predicted, ":", color="k", linewidth=0.8)
+        axis.set_ylim(-12, 60)
+        axis.set_xlabel("depth $l$")
+        axis.set_ylabel(r"log-odds $\ln(t_{\mathrm{sim}}/t_{\mathrm{div}})$")
+        axis.set_title("dotted: derived rate from the first aligned layer", fontsize=7)
+        axis.legend(frameon=False, fontsize=6)
+    return figure

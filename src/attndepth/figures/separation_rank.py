@@ -1,0 +1,96 @@
+"""Separation rank against depth and heads (Levine et al. 2020; docs/theory.md §1).
+
+Left: ln sep vs depth on a log axis (a straight line = doubly exponential
+growth) for one P and one Q position (N = 2): certified exact ranks as
+markers, the bigraded bound (d) as lines (exact where computed, the
+conjectured value beyond), log_3 d marked per width. Right: exact rank
+against the number of heads, with bound (d). Sizes are the presets of the
+claim levine.heads (``presets.HEADS``) and the widths below; ranks are
+measured as the claims measure them (:func:`certified_rank`). Where the knee
+of each curve lies is the figure ``threshold_knee``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.exact.seprank import SeprankConfig, certified_rank
+from attndepth.simulations.presets import HEADS
+from attndepth.theory.separation_rank import (
+    log_bigraded_bound,
+    separation_rank_bounds,
+    threshold_depth,
+)
+
+NAME = "separation_rank"
+DESCRIPTION = "ln sep vs depth (exact ranks, bounds, log_3 d) and rank vs heads"
+#: Deepest L drawn for the bound lines (drawing extent only).
+MAX_DEPTH = {"quick": 8, "full": 10}
+#: Widths with certified ranks at depths 1 … 3 (N = 2), and widths drawn by bound only.
+EXACT_WIDTHS, EXACT_DEPTHS = [2, 3], [1, 2, 3]
+BOUND_WIDTHS = {"quick": [9, 27, 81], "full": [9, 27, 81, 243]}
+
+
+def _exact(width: int, depth: int, heads: int, tokens: int, seed: int) -> int:
+    bounds = separation_rank_bounds(width, depth, (tokens + 1) // 2, tokens // 2)
+    config = SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens)
+    return certified_rank(config, seed, bounds.best).rank
+
+
+def compute(preset: str, seed: int) -> dict[str, list]:
+    """Columns: panel, series, width, x (depth or heads), value (ln sep or rank)."""
+    heads_case = HEADS[preset]
+    columns: dict[str, list] = {k: [] for k in ("panel", "series", "width", "x", "value")}
+
+    def add(panel: str, series: str, width: int, x: float, value: float) -> None:
+        for key, item in zip(columns, (panel, series, width, x, value), strict=True):
+            columns[key].append(item)
+
+    for width in EXACT_WIDTHS:
+        for depth in EXACT_DEPTHS:
+            add("depth", "exact", width, depth, math.log(_exact(width, depth, 1, 2, seed)))
+    for width in [*EXACT_WIDTHS, *BOUND_WIDTHS[preset]]:
+        for depth in range(1, MAX_DEPTH[preset] + 1):
+            add("depth", "bound", width, depth, log_bigraded_bound(width, depth, side=1))
+    width, depth, tokens = heads_case["width"], heads_case["depth"], heads_case["tokens"]
+    bound = separation_rank_bounds(width, depth, (tokens + 1) // 2, tokens // 2).bigraded
+    for heads in heads_case["heads"]:
+        add("heads", "exact", width, heads, _exact(width, depth, heads, tokens, seed))
+        add("heads", "bound", width, heads, bound)
+    return columns
+
+
+def draw(data: dict[str, list]):
+    figure, (left, right) = new_figure(columns=2, aspect=0.38, ncols=2)
+    panel, series = np.array(data["panel"]), np.array(data["series"])
+    width, x, value = (np.array(data[k], dtype=float) for k in ("width", "x", "value"))
+    with styled():
+        widths = sorted(set(width[panel == "depth"].astype(int)))
+        for colour, w in zip(PALETTE, widths, strict=False):
+            line = (panel == "depth") & (series == "bound") & (width == w)
+            left.plot(x[line], value[line], color=colour, label=f"d = {w}")
+            dots = (panel == "depth") & (series == "exact") & (width == w)
+            if dots.any():
+                left.plot(x[dots], value[dots], "o", color=colour, markerfacecolor="none")
+            left.axvline(threshold_depth(w), color=colour, linestyle=":", linewidth=0.8)
+        left.set_yscale("log")
+        left.set_xlabel("depth $L$")
+        left.set_ylabel(r"$\ln \mathrm{sep}$  ($N = 2$)")
+        left.set_title("lines: bigraded bound; circles: certified ranks; "
+                       r"dotted: $\log_3 d$", fontsize=6.5)
+        left.legend(frameon=False, fontsize=6)
+        exact = (panel == "heads") & (series == "exact")
+        bound = (panel == "heads") & (series == "bound")
+        right.plot(x[exact], value[exact], "o-", color=PALETTE[0], label="certified rank")
+        right.plot(x[bound], value[bound], "--", color=PALETTE[1], label="bigraded bound")
+        case = int(width[exact][0]) if exact.any() else 0
+        right.set_xlabel("heads $H$")
+        right.set_ylabel("separation rank")
+        right.set_title(f"d = {case}, L = {HEADS['quick']['depth']}, "
+                        f"N = {HEADS['quick']['tokens']}", fontsize=6.5)
+        right.set_xticks(x[exact])
+        right.legend(frameon=False, fontsize=6)
+    return figure

@@ -1,0 +1,111 @@
+"""The knee of ln sep against log_3 d, per regime |P| = |Q| = q (Levine et al. 2020, §4).
+
+Filled markers (one shape per regime, shifted slightly apart): knees decided
+from certified ranks and proved bounds (``attndepth.simulations.exact.knee.measure_knee``,
+the regimes of the claim levine.threshold).
+Open markers: the knee bound (d) would have if it were the rank (conjectured
+rank = bound), for one Q position and for long sequences (|Q| ≥ d) up to
+d = 3^5. Solid step line: for one Q position bound (d) is C(K + d, d) in
+closed form (``attndepth.theory.rank_closed_forms``), and its knee is drawn
+at every width of a fine grid — proved as the knee of the upper bound, the
+knee of the rank where rank = bound. Lines: Levine et al.'s L_th = log_3 d
+(black) and the corrected law log_3(2D + 1) [conjecture], D the dimension of
+the matrices M_Q can be.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.exact.knee import KNEE_RATIO, measure_knee
+from attndepth.simulations.presets import THRESHOLD
+from attndepth.theory.rank_closed_forms import single_position_knee
+from attndepth.theory.separation_rank import corrected_knee, log_bigraded_bound, regime_bounds
+
+NAME = "threshold_knee"
+DESCRIPTION = "knee of ln sep vs log_3 d: decided (certified) and bound-based, two laws"
+#: Widths whose bound-based knee is drawn (one Q position and long sequences).
+BOUND_WIDTHS = {"quick": [2, 3, 4, 6, 9, 13, 27, 40, 81],
+                "full": [2, 3, 4, 6, 9, 13, 20, 27, 40, 60, 81, 121, 243]}
+#: Widths of the closed-form curve (one Q position): this many on a log grid.
+CLOSED_FORM_POINTS = 120
+#: Deepest depth searched for a bound-based knee.
+MAX_DEPTH = 12
+
+
+def _bound_knee(width: int, side: int | None) -> int:
+    """First L with ln bound(L+1) / ln bound(L) < 2 (log bound (d), |P| = |Q| = side)."""
+    logs = [log_bigraded_bound(width, 1, side)]
+    for depth in range(2, MAX_DEPTH + 1):
+        logs.append(log_bigraded_bound(width, depth, side))
+        if logs[-1] / logs[-2] < KNEE_RATIO:
+            return depth - 1
+    raise ValueError(f"no knee below depth {MAX_DEPTH} for d = {width}")
+
+
+def compute(preset: str, seed: int) -> dict[str, list]:
+    """Columns: series (decided | bound | closed), q (0 = long sequences), width,
+    log3_width, knee."""
+    columns: dict[str, list] = {k: [] for k in ("series", "q", "width", "log3_width", "knee")}
+
+    def add(series: str, q: int, width: int, knee: int) -> None:
+        for key, item in zip(columns, (series, q, width, math.log(width, 3), knee),
+                             strict=True):
+            columns[key].append(item)
+
+    for width, q in THRESHOLD[preset]["regimes"]:
+        regime = measure_knee(width, q, *regime_bounds(width, q), seed)
+        if regime.decision.decided:
+            add("decided", 0 if q >= width else q, width, regime.decision.knee)
+    for width in BOUND_WIDTHS[preset]:
+        add("bound", 1, width, _bound_knee(width, 1))
+        add("bound", 0, width, _bound_knee(width, None))
+    grid = np.unique(np.geomspace(2, max(BOUND_WIDTHS[preset]), CLOSED_FORM_POINTS).round())
+    for width in grid.astype(int):
+        add("closed", 1, int(width), single_position_knee(int(width)))
+    return columns
+
+
+def draw(data: dict[str, list]):
+    figure, axis = new_figure(columns=1, aspect=0.8)
+    series = np.array(data["series"])
+    q, width, x, knee = (np.array(data[k], dtype=float) for k in ("q", "width", "log3_width",
+                                                                    "knee"))
+    grid = np.linspace(0.5, max(x) + 0.2, 200)
+    with styled():
+        axis.plot(grid, grid, color="black", linewidth=0.9, label=r"paper: $\log_3 d$")
+        # marker and a small horizontal offset per regime, so that equal knees stay visible
+        regimes = [(1, "one Q position", PALETTE[0], "o", -0.04,
+                    lambda d: corrected_knee(int(d), 1)),
+                   (0, r"$|Q| \geq d$", PALETTE[1], "^", 0.04,
+                    lambda d: corrected_knee(int(d), int(d))),
+                   (2, r"$|Q| = 2 < d$", PALETTE[2], "s", 0.0,
+                    lambda d: corrected_knee(int(d), 2)),
+                   (3, r"$|Q| = 3 < d$", PALETTE[3], "D", 0.0,
+                    lambda d: corrected_knee(int(d), 3))]
+        closed = series == "closed"
+        if closed.any():
+            axis.step(x[closed], knee[closed], where="post", color=PALETTE[0], linewidth=0.8,
+                      label=r"one Q position: knee of $\binom{K+d}{d}$ (closed form)")
+        for value, label, colour, marker, shift, law in regimes:
+            bound = (series == "bound") & (q == value)
+            if bound.any():
+                axis.plot(x[bound] + shift, knee[bound], marker, color=colour,
+                          markerfacecolor="none", markersize=3.5)
+                widths = np.unique(width[bound])
+                axis.plot(np.log(widths) / math.log(3), [law(w) for w in widths], ":",
+                          color=colour, linewidth=0.9)
+            decided = (series == "decided") & (q == value)
+            if decided.any():
+                axis.plot(x[decided] + shift, knee[decided], marker, color=colour,
+                          markersize=4.5, label=f"{label}: decided")
+        axis.plot([], [], "o", color="grey", markerfacecolor="none", markersize=3.5,
+                  label="bound-based [conjecture]")
+        axis.plot([], [], ":", color="grey", label=r"$\log_3(2D + 1)$ [conjecture]")
+        axis.set_xlabel(r"$\log_3 d$")
+        axis.set_ylabel(r"knee $\kappa$: first $L$ with sep$(L+1) <$ sep$(L)^2$")
+        axis.legend(frameon=False, fontsize=5.5, loc="upper left")
+    return figure

@@ -1,0 +1,2 @@
+"""The claims framework: the registry, families, the counterexample search and
+the report."""

@@ -1,0 +1,115 @@
+"""The family a claim is asserted on: typed parameter values, constraints, an order.
+
+A claim's verdict is only as good as the configurations it was checked on. A
+:class:`Family` states them separately from the presets: every parameter
+with the values enumerated exhaustively (smallest first) and the larger
+values that random draws may reach beyond them, constraints between
+parameters, fixed keyword arguments, and an adapter that turns one member
+into the keyword arguments of the claim's verify function.
+
+``attndepth verify --search`` (:mod:`attndepth.framework.search`) checks every member of
+the exhaustive part, then draws members from the whole family with
+hypothesis, which shrinks any counterexample towards the smallest values.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+Member = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Family:
+    """The domain a claim is asserted on.
+
+    Attributes
+    ----------
+    parameters : mapping of str to tuple
+        Each parameter's values checked exhaustively, in increasing size.
+    beyond : mapping of str to tuple
+        Larger values of some parameters that only random draws reach.
+    constraints : tuple of (str, callable)
+        ``(description, predicate(member) -> bool)``; members failing one are
+        not in the family.
+    fixed : mapping of str to object
+        Keyword arguments passed unchanged to the verify function (batch
+        sizes and the like: how each member is measured, not what it is).
+    adapt : callable or None
+        ``adapt(member) -> kwargs`` for verify functions that take another
+        shape (e.g. a list of configurations); default: the member itself.
+    """
+
+    parameters: Mapping[str, tuple]
+    beyond: Mapping[str, tuple] = field(default_factory=dict)
+    constraints: tuple[tuple[str, Callable[[Member], bool]], ...] = ()
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    adapt: Callable[[Member], dict[str, Any]] | None = None
+
+    def __post_init__(self) -> None:
+        for name, values in {**self.parameters, **self.beyond}.items():
+            if not isinstance(values, tuple) or not values:
+                raise ValueError(f"family parameter {name!r} needs a non-empty tuple of values")
+        unknown = set(self.beyond) - set(self.parameters)
+        if unknown:
+            raise ValueError(f"family 'beyond' names parameters not in 'parameters': "
+                             f"{sorted(unknown)}")
+        object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
+        object.__setattr__(self, "beyond", MappingProxyType(dict(self.beyond)))
+        object.__setattr__(self, "fixed", MappingProxyType(dict(self.fixed)))
+
+    def contains(self, member: Member) -> bool:
+        """Whether ``member`` satisfies every constraint."""
+        return all(predicate(member) for _, predicate in self.constraints)
+
+    def exhaustive(self) -> Iterator[Member]:
+        """Every member of the exhaustive part, smallest first (lexicographic in the values)."""
+        names = list(self.parameters)
+        for values in itertools.product(*(self.parameters[n] for n in names)):
+            member = dict(zip(names, values, strict=True))
+            if self.contains(member):
+                yield member
+
+    def values(self, name: str) -> tuple:
+        """All values of a parameter: the exhaustive ones, then those beyond."""
+        return self.parameters[name] + self.beyond.get(name, ())
+
+    def size(self, member: Member) -> tuple:
+        """Order of members: the positions of their values, compared in parameter order."""
+        return tuple(self.values(name).index(member[name]) for name in self.parameters)
+
+    def kwargs(self, member: Member) -> dict[str, Any]:
+        """Keyword arguments of the verify function for one member."""
+        shaped = self.adapt(member) if self.adapt is not None else dict(member)
+        return {**self.fixed, **shaped}
+
+    def describe(self) -> str:
+        """One line: each parameter's exhaustive range (and beyond), then the constraints."""
+        parts = []
+        for name, values in self.parameters.items():
+            text = f"{name} ∈ {_span(values)}"
+            if name in self.beyond:
+                text += f" (draws also {_span(self.beyond[name])})"
+            parts.append(text)
+        parts += [description for description, _ in self.constraints]
+        return "; ".join(parts)
+
+    def exhaustive_count(self) -> int:
+        """Members of the exhaustive part."""
+        return sum(1 for _ in self.exhaustive())
+
+    def grid_size(self) -> int:
+        """Size of the whole grid before constraints (for messages)."""
+        return math.prod(len(self.values(name)) for name in self.parameters)
+
+
+def _span(values: tuple) -> str:
+    numeric = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+    if numeric and len(values) > 2 and list(values) == list(range(values[0], values[-1] + 1)):
+        return f"{values[0]}..{values[-1]}"
+    return "{" + ", ".join(map(str, values)) + "}"

@@ -1,0 +1,467 @@
+"""The claims registry.
+
+A claim is the unit of this toolkit: an id, the paper and place it comes
+from, one sentence, a theory side (``attndepth.theory``), a simulation side
+(``attndepth.simulations``) and a comparison with an explicit tolerance. Its
+*verify* function runs both sides for one parameter set and returns an
+:class:`Outcome`; presets name parameter sets (``quick`` for
+``attndepth verify``, ``full`` for publication numbers), and tests call the
+verify function with hypothesis-drawn small parameters.
+
+A claim is registered beside its verify function with the :func:`claim` decorator,
+which also names the theory and simulation functions it calls, the
+test that exercises it, its figure, and a *wrong theory*: replacements for
+names in the verify function's module that make the prediction false, so that a test
+can show the claim is able to fail (``attndepth verify --explain ID`` prints
+all of it). Words: a *verify* function compares theory with measurement and
+returns an ``Outcome``; a *measure* function (``attndepth.simulations``) only
+measures; a sweep *observable* returns a dict of numbers for the store; a
+theory *check* (``attndepth.theory``) confirms an identity symbolically.
+
+Claims are defined in the topic modules listed in :data:`CLAIM_MODULES`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+from attndepth.framework.families import Family
+
+Verdict = Literal["proved", "holds", "fails", "inconclusive", "error"]
+#: How strongly a claim was checked: ``proved`` (a symbolic or exact-integer proof
+#: over the whole stated family), ``holds`` (checked, no counterexample: the note
+#: says how far), ``fails`` (a counterexample, the smallest found, in the note),
+#: ``inconclusive`` (the measurement could not decide; the note says why),
+#: ``error`` (the verify function raised; the message is the note).
+VERDICTS: tuple[str, ...] = ("proved", "holds", "fails", "inconclusive", "error")
+#: Verdicts that make ``attndepth verify`` exit with status 1.
+FAILING_VERDICTS: tuple[str, ...] = ("fails", "error")
+PRESETS: tuple[str, ...] = ("quick", "full")
+
+CLAIM_MODULES: tuple[str, ...] = (
+    "attndepth.claims.expressivity",
+    "attndepth.claims.seprank",
+    "attndepth.claims.residual",
+    "attndepth.claims.efficiency",
+    "attndepth.claims.allocation",
+    "attndepth.claims.similarity",
+    "attndepth.claims.clustering",
+    "attndepth.claims.spectral_gap",
+    "attndepth.claims.propagation",
+    "attndepth.claims.masks",
+    "attndepth.claims.training",
+    "attndepth.claims.trained_transition",
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one run of a claim found.
+
+    Attributes
+    ----------
+    predicted, measured : str
+        Short human-readable statements of the numbers.
+    verdict : {"holds", "fails", "inconclusive"}
+    note : str
+        What the comparison was and anything worth knowing.
+    values : dict
+        The numbers behind predicted/measured, for JSON.
+    """
+
+    predicted: str
+    measured: str
+    verdict: Verdict
+    note: str = ""
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A registered claim and everything that makes it up.
+
+    Attributes
+    ----------
+    id : str
+        E.g. ``levine.degree``.
+    source : str
+        Paper, section or equation; ``[derived]`` marks what this project derived.
+    statement : str
+        One sentence.
+    tolerance : str
+        The comparison, in words, with its numbers.
+    verify : callable
+        ``verify(seed=..., **params) -> Outcome``.
+    presets : mapping
+        Parameters for each preset name.
+    theory, simulation : tuple of callables
+        The functions of ``attndepth.theory`` / ``attndepth.simulations`` that
+        ``verify`` compares.
+    test : str
+        ``tests/<module>.py::<test>`` that exercises the claim beyond the registry test.
+    figure : str or None
+        Name of the figure that draws it (``attndepth figures --list``).
+    wrong_theory : mapping
+        Names in ``verify``'s module and wrong values for them: with these the
+        prediction is false and ``verify`` must say ``fails``.
+    conjecture : bool
+        The statement is a conjecture of this project, not a theorem.
+    family : Family or None
+        The domain the claim is asserted on (:mod:`attndepth.framework.families`), searched
+        by ``attndepth verify --search``.
+    by_default : bool
+        Whether ``attndepth verify`` (and ``--search``) without ``--claim`` runs it.
+        Claims that train networks are not run by default: they need the ``train``
+        extra and minutes; name them with ``--claim``.
+    """
+
+    id: str
+    source: str
+    statement: str
+    tolerance: str
+    verify: Callable[..., Outcome]
+    presets: Mapping[str, Mapping[str, Any]]
+    theory: tuple[Callable[..., Any], ...] = ()
+    simulation: tuple[Callable[..., Any], ...] = ()
+    test: str = ""
+    figure: str | None = None
+    wrong_theory: Mapping[str, Any] = field(default_factory=dict)
+    conjecture: bool = False
+    family: Family | None = None
+    by_default: bool = True
+
+    @property
+    def module(self) -> str:
+        """The module holding ``verify`` (where ``wrong_theory`` names live)."""
+        return self.verify.__module__
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A claim's outcome with the run's provenance."""
+
+    id: str
+    source: str
+    statement: str
+    tolerance: str
+    preset: str
+    seed: int
+    params: dict[str, Any]
+    outcome: Outcome
+    seconds: float
+    conjecture: bool = False
+
+    @property
+    def verdict(self) -> str:
+        return self.outcome.verdict
+
+
+_REGISTRY: dict[str, Claim] = {}
+
+
+def register(claim: Claim) -> Claim:
+    """Add a claim to the registry (ids are unique); returns it.
+
+    Raises
+    ------
+    TypeError
+        ``claim`` is not a :class:`Claim`, or its verify is not callable.
+    ValueError
+        The id is taken, a preset is missing, or a ``wrong_theory`` name does
+        not exist in the verify function's module.
+    """
+    if not isinstance(claim, Claim):
+        raise TypeError(f"register takes a Claim, got {type(claim).__name__}")
+    if not callable(claim.verify):
+        raise TypeError(f"claim {claim.id!r}: verify must be callable")
+    if claim.id in _REGISTRY:
+        raise ValueError(f"claim id {claim.id!r} is registered twice")
+    if claim.family is not None and not isinstance(claim.family, Family):
+        raise TypeError(f"claim {claim.id!r}: family must be a Family, got "
+                        f"{type(claim.family).__name__}")
+    missing = set(PRESETS) - set(claim.presets)
+    if missing:
+        raise ValueError(f"claim {claim.id!r} lacks presets {sorted(missing)}")
+    module = inspect.getmodule(claim.verify)
+    unknown = [name for name in claim.wrong_theory if not hasattr(module, name)]
+    if unknown:
+        raise ValueError(f"claim {claim.id!r}: wrong_theory names {unknown} are not in "
+                         f"{claim.module}")
+    _REGISTRY[claim.id] = claim
+    return claim
+
+
+def claim(id: str, *, source: str, statement: str, tolerance: str,
+          presets: Mapping[str, Mapping[str, Any]],
+          theory: tuple[Callable[..., Any], ...] = (),
+          simulation: tuple[Callable[..., Any], ...] = (), test: str = "",
+          figure: str | None = None, wrong_theory: Mapping[str, Any] | None = None,
+          conjecture: bool = False, family: Family | None = None, by_default: bool = True,
+          ) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
+    """Decorator: register the decorated verify function as claim ``id``.
+
+    The keyword arguments are the :class:`Claim` attributes; the decorated
+    function's module must already define every name of ``wrong_theory``.
+
+    Examples
+    --------
+    A claim in a user's file (``attndepth verify --claim mine.two``)::
+
+        TWO = 2  # the theory side
+
+        @claim("mine.two", source="arithmetic", statement="1 + 1 = 2",
+               tolerance="exact", presets={"quick": {}, "full": {}},
+               wrong_theory={"TWO": 3})
+        def verify_two(seed):
+            return Outcome(str(TWO), str(1 + 1), verdict_from(1 + 1 == TWO))
+    """
+    def decorate(verify: Callable[..., Outcome]) -> Callable[..., Outcome]:
+        register(Claim(id=id, source=source, statement=statement, tolerance=tolerance,
+                       verify=verify, presets=MappingProxyType(dict(presets)),
+                       theory=tuple(theory), simulation=tuple(simulation), test=test,
+                       figure=figure, wrong_theory=MappingProxyType(dict(wrong_theory or {})),
+                       conjecture=conjecture, family=family, by_default=by_default))
+        return verify
+    return decorate
+
+
+#: Entry-point group through which installed packages register claims: each entry
+#: point names a module whose import registers them (``[project.entry-points]``).
+ENTRY_POINT_GROUP = "attndepth.framework.registry"
+_entry_points_loaded = False
+
+
+def all_claims() -> dict[str, Claim]:
+    """Every registered claim, by id.
+
+    The built-in claims come first, module by module in the order of
+    :data:`CLAIM_MODULES` (whichever a program imported first), then those of
+    installed packages that declare the entry-point group
+    :data:`ENTRY_POINT_GROUP`, then any loaded with :func:`load_claims`, in
+    registration order.
+    """
+    global _entry_points_loaded
+    for module in CLAIM_MODULES:
+        importlib.import_module(module)
+    if not _entry_points_loaded:
+        _entry_points_loaded = True
+        from importlib.metadata import entry_points
+
+        for entry in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                entry.load()
+            except Exception as error:  # a broken plug-in must not break the toolkit
+                raise ValueError(f"claims entry point {entry.name!r} ({entry.value}) failed "
+                                 f"to load: {type(error).__name__}: {error}") from None
+    built_in = {module: index for index, module in enumerate(CLAIM_MODULES)}
+    return dict(sorted(_REGISTRY.items(),  # stable: registration order within a module
+                       key=lambda item: built_in.get(item[1].verify.__module__,
+                                                     len(built_in))))
+
+
+def default_claims() -> list[str]:
+    """Ids of the claims ``attndepth verify`` runs when none is named (registry order)."""
+    return [claim_id for claim_id, found in all_claims().items() if found.by_default]
+
+
+def load_claims(source: str) -> list[str]:
+    """Import a user's claims from a ``.py`` file or an importable module.
+
+    Parameters
+    ----------
+    source : str
+        A path to a Python file, or a dotted module name. Importing it must
+        register claims (with :func:`claim` or :func:`register`).
+
+    Returns
+    -------
+    list of str
+        The ids the source registered (in order).
+
+    Raises
+    ------
+    ValueError
+        The file does not exist, the module cannot be imported, importing it
+        raised, or it registered no claim.
+    """
+    import hashlib
+    import importlib.util
+    import sys
+
+    all_claims()  # built-ins and plug-ins first
+    path = Path(source)
+    is_file = source.endswith(".py") or path.exists()
+    if is_file and not path.is_file():
+        raise ValueError(f"claims file {source} does not exist or is not a file")
+    name = (f"attndepth_user_claims_"
+            f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
+            if is_file else source)
+    try:
+        if is_file and name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
+        elif not is_file:
+            importlib.import_module(source)
+    except Exception as error:
+        raise ValueError(f"loading claims from {source} failed: {type(error).__name__}: "
+                         f"{error}") from None
+    ids = [found.id for found in _REGISTRY.values() if found.verify.__module__ == name]
+    if not ids:
+        raise ValueError(f"{source} registered no claim (decorate a function with "
+                         f"attndepth.claim)")
+    return ids
+
+
+def get_claim(claim_id: str) -> Claim:
+    """The claim with this id, or ``ValueError`` listing the known ids."""
+    claims = all_claims()
+    if claim_id not in claims:
+        raise ValueError(f"unknown claim {claim_id!r}; known: {', '.join(claims)}")
+    return claims[claim_id]
+
+
+def _check_run(preset: str, seed: int) -> None:
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+
+
+def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,
+              **overrides: Any) -> ClaimResult:
+    """Run one claim at a preset, with optional parameter overrides.
+
+    Exceptions of the verify function propagate (``run_claims`` turns them
+    into the verdict ``error``).
+    """
+    _check_run(preset, seed)
+    found = get_claim(claim_id)
+    params = {**found.presets[preset], **overrides}
+    start = time.perf_counter()
+    outcome = found.verify(seed=seed, **params)
+    seconds = time.perf_counter() - start
+    return ClaimResult(found.id, found.source, found.statement, found.tolerance,
+                       preset, seed, params, outcome, seconds, found.conjecture)
+
+
+def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
+               seed: int = 0, progress: Callable[[str], None] | None = None) -> list[ClaimResult]:
+    """Run the named claims (when None: every claim run by default) in registry order.
+
+    A claim whose verify function raises gets the verdict ``error`` with the
+    exception's message as its note; the other claims still run. Unknown ids,
+    a bad preset or a bad seed are refused before anything runs.
+    """
+    ids = default_claims() if not claim_ids else list(claim_ids)
+    for claim_id in ids:
+        get_claim(claim_id)  # reject unknown ids before anything runs
+    _check_run(preset, seed)
+    results = []
+    for claim_id in ids:
+        if progress is not None:
+            progress(claim_id)
+        start = time.perf_counter()
+        try:
+            results.append(run_claim(claim_id, preset, seed))
+        except Exception as error:  # reported as a verdict, never fatal to the run
+            found = get_claim(claim_id)
+            message = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            outcome = Outcome("(not evaluated)", "(raised)", "error", message)
+            results.append(ClaimResult(found.id, found.source, found.statement,
+                                       found.tolerance, preset, seed,
+                                       dict(found.presets[preset]), outcome,
+                                       time.perf_counter() - start))
+    return results
+
+
+def verdict_from(condition: bool, inconclusive: bool = False) -> Verdict:
+    """``holds`` / ``fails``, or ``inconclusive`` when the test could not decide."""
+    if inconclusive:
+        return "inconclusive"
+    return "holds" if condition else "fails"
+
+
+def _where(function: Callable[..., Any]) -> str:
+    """``path:line  module.qualname`` of a function (path relative to the cwd if below it)."""
+    target = inspect.unwrap(function)
+    try:
+        path = Path(inspect.getsourcefile(target) or "?")
+        line = inspect.getsourcelines(target)[1]
+    except (OSError, TypeError):
+        path, line = Path("?"), 0
+    try:
+        path = path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        pass
+    return f"{path}:{line}  {target.__module__}.{target.__qualname__}"
+
+
+def explain(claim_id: str) -> str:
+    """Every place that makes up a claim, one per line (``attndepth verify --explain``).
+
+    Parameters
+    ----------
+    claim_id : str
+        A registered id.
+
+    Returns
+    -------
+    str
+        Statement, source, tolerance, presets, and the file, line and
+        qualified name of its verify, theory and simulation functions, its
+        test, its figure and its wrong theory.
+    """
+    found = get_claim(claim_id)
+    lines = [f"{found.id}{'  (conjecture)' if found.conjecture else ''}",
+             f"  statement   {found.statement}",
+             f"  source      {found.source}",
+             f"  tolerance   {found.tolerance}",
+             f"  verify      {_where(found.verify)}"]
+    for label, functions in (("theory", found.theory), ("simulation", found.simulation)):
+        for k, function in enumerate(functions):
+            lines.append(f"  {label if k == 0 else '':<11} {_where(function)}")
+    lines.append(f"  test        {found.test or '(registry test only)'}")
+    if found.figure:
+        from attndepth.figures.registry import all_figures
+
+        module = all_figures()[found.figure]
+        lines.append(f"  figure      {_where(module.compute).split(':')[0]}  "
+                     f"(attndepth figures --only {found.figure})")
+    wrong = ", ".join(f"{name} = {_short(value)}" for name, value in found.wrong_theory.items())
+    lines.append(f"  wrong       {wrong or '(none)'}  -> verdict must be fails")
+    for preset, params in found.presets.items():
+        shown = ", ".join(f"{k}={_short(v)}" for k, v in params.items())
+        lines.append(f"  {preset:<11} {shown}")
+    return "\n".join(lines)
+
+
+def _short(value: Any, limit: int = 70) -> str:
+    """A value as one short line; a lambda as its source text."""
+    text = getattr(value, "__qualname__", None) or repr(value)
+    if text == "<lambda>":
+        try:
+            source = inspect.getsource(value)
+            text = source[source.index("lambda"):].strip()
+            while text and (text[-1] in "},\n " or text.count(")") > text.count("(")):
+                text = text[:-1]
+        except (OSError, TypeError, ValueError):
+            pass
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"

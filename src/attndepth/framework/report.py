@@ -1,0 +1,195 @@
+"""Render claim results as a table, JSON, Markdown or LaTeX.
+
+JSON carries the provenance needed to reproduce every number: seed, preset,
+parameters, toolkit version and the numeric stack (NumPy, BLAS).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+from typing import Any
+
+from attndepth import __version__
+from attndepth.framework.registry import VERDICTS, ClaimResult
+
+FORMATS: tuple[str, ...] = ("table", "json", "markdown", "latex")
+COLUMNS: tuple[str, ...] = ("claim", "source", "predicted", "measured", "verdict", "seconds")
+
+
+def environment() -> dict[str, Any]:
+    """Versions of the toolkit and the numeric stack, and the BLAS in use."""
+    import flint
+    import numpy
+    import scipy
+    import sympy
+    from threadpoolctl import threadpool_info
+
+    # threadpoolctl lists libraries in load order, which varies between runs: sort them
+    # so that the same command gives the same bytes.
+    blas = sorted(
+        ({k: info.get(k) for k in ("internal_api", "version", "num_threads", "architecture")}
+         for info in threadpool_info() if info.get("user_api") == "blas"),
+        key=lambda entry: json.dumps(entry, sort_keys=True, default=str),
+    )
+    return {
+        "attndepth": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "sympy": sympy.__version__,
+        "python-flint": flint.__version__,
+        "blas": blas,
+        "machine": platform.machine(),
+    }
+
+
+def _row(result: ClaimResult) -> dict[str, str]:
+    return {
+        "claim": result.id + (" (conjecture)" if result.conjecture else ""),
+        "source": result.source,
+        "predicted": result.outcome.predicted,
+        "measured": result.outcome.measured,
+        "verdict": result.verdict,
+        "seconds": f"{result.seconds:.2f}",
+    }
+
+
+def _json_safe(value: Any) -> Any:
+    """Floats that JSON cannot hold (NaN, ±inf) become strings; numpy scalars become Python."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    elif not isinstance(value, str | int | float | bool | type(None)):
+        return _json_safe(value.__dict__) if hasattr(value, "__dict__") else str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def dumps(document: Any) -> str:
+    """Strict JSON for every ``--json`` output: NaN and ±inf become the strings "nan",
+    "inf", "-inf" (strict parsers reject the bare tokens), anything else unknown a string."""
+    return json.dumps(_json_safe(document), indent=2, ensure_ascii=False, allow_nan=False,
+                      default=str)
+
+
+def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
+    """One JSON document: provenance and one object per claim."""
+    document = {
+        "preset": preset,
+        "seed": seed,
+        "environment": environment(),
+        "claims": [
+            {
+                **_row(result),
+                "claim": result.id,
+                "seconds": round(result.seconds, 4),
+                "statement": result.statement,
+                "conjecture": result.conjecture,
+                "tolerance": result.tolerance,
+                "note": result.outcome.note,
+                "params": result.params,
+                "values": result.outcome.values,
+            }
+            for result in results
+        ],
+        "summary": summary(results),
+    }
+    return dumps(document)
+
+
+def summary(results: list[ClaimResult]) -> dict[str, int]:
+    """Counts of each verdict."""
+    counts = dict.fromkeys(VERDICTS, 0)
+    for result in results:
+        counts[result.verdict] += 1
+    return counts
+
+
+#: Width the table is wrapped to (fits a normal terminal).
+TABLE_WIDTH = 88
+
+
+def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
+    """A narrow text report: one block per claim, wrapped to ``width`` columns.
+
+    Each block gives the verdict, the id, the prediction, the measurement and
+    the tolerance; every verdict other than ``holds``/``proved`` also says why
+    (the note). The full notes of every claim are in the other formats.
+    """
+    import textwrap
+
+    out: list[str] = []
+    for result in results:
+        label = " (conjecture)" if result.conjecture else ""
+        out.append(f"{result.verdict.upper():<13} {result.id}{label}  ({result.seconds:.2f} s)")
+        lines = [("predicted", result.outcome.predicted), ("measured", result.outcome.measured),
+                 ("tolerance", result.tolerance)]
+        if result.verdict not in ("holds", "proved"):
+            lines.append(("why", result.outcome.note))
+        for label, text in lines:
+            out += textwrap.wrap(text, width, initial_indent=f"    {label:<10} ",
+                                 subsequent_indent=" " * 15, break_on_hyphens=False,
+                                 break_long_words=False) or [f"    {label}"]
+    counts = summary(results)
+    out.append("")
+    out.append(", ".join(f"{n} {v}" for v, n in counts.items()
+                         if n or v in ("holds", "fails")))
+    return "\n".join(out)
+
+
+def render_markdown(results: list[ClaimResult]) -> str:
+    """GitHub-flavoured Markdown: a table (pipes escaped, one line per cell), then the notes."""
+    def cell(text: str) -> str:
+        return " ".join(text.split()).replace("|", "\\|")
+
+    columns = (*COLUMNS, "tolerance")
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    out += ["| " + " | ".join(cell({**_row(r), "tolerance": r.tolerance}[c]) for c in columns)
+            + " |" for r in results]
+    notes = [f"- **{r.id}** ({r.verdict}): {cell(r.outcome.note)}" for r in results
+             if r.outcome.note]
+    if notes:
+        out += ["", "Notes:", "", *notes]
+    return "\n".join(out)
+
+
+_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+
+
+def render_latex(results: list[ClaimResult]) -> str:
+    """A booktabs ``tabular`` and the notes as a list (needs ``booktabs``; UTF-8 input)."""
+    out = [r"\begin{tabular}{llllll}", r"\toprule",
+           " & ".join(COLUMNS) + r" \\", r"\midrule"]
+    out += [" & ".join(_latex_escape(_row(r)[c]) for c in COLUMNS) + r" \\" for r in results]
+    out += [r"\bottomrule", r"\end{tabular}"]
+    notes = [rf"\item \texttt{{{_latex_escape(r.id)}}} ({r.verdict}; tolerance: "
+             rf"{_latex_escape(r.tolerance)}): {_latex_escape(r.outcome.note)}"
+             for r in results if r.outcome.note]
+    if notes:
+        out += [r"\begin{itemize}", *notes, r"\end{itemize}"]
+    return "\n".join(out)
+
+
+def render(results: list[ClaimResult], fmt: str, preset: str, seed: int) -> str:
+    """Dispatch on ``fmt`` (one of :data:`FORMATS`)."""
+    if fmt == "json":
+        return render_json(results, preset, seed)
+    if fmt == "markdown":
+        return render_markdown(results)
+    if fmt == "latex":
+        return render_latex(results)
+    if fmt == "table":
+        return render_table(results)
+    raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")

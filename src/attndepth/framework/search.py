@@ -1,0 +1,274 @@
+"""Counterexample search: a claim checked on its whole family, not on a hand-picked sample.
+
+For a claim with a :class:`~attndepth.framework.families.Family`:
+
+1. **Exhaustive phase.** Every member of the family's exhaustive part is run
+   through the claim's verify function, as points of a sweep (observable
+   ``claim``): in parallel on the local pool or dask, each result committed
+   to the SQLite store as it arrives, so an interrupted search resumes where
+   it stopped.
+2. **Random phase.** Hypothesis draws members of the family that lie beyond
+   the exhaustive part (at least one parameter at a value of ``beyond``),
+   seeded, with its example database under the user's cache directory and
+   no deadline; a failing member is shrunk towards the smallest values.
+
+The report says how far the claim was checked ("n of n configurations,
+exhaustive to ...; k drawn beyond") and gives every counterexample, smallest
+first, with the command that reproduces it. Needs hypothesis (``pip install
+-e ".[search]"``) for the random phase.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from attndepth.framework.families import Member
+from attndepth.framework.registry import Claim, get_claim
+from attndepth.simulations.sweeps.observables import Parameter, register_observable
+from attndepth.simulations.sweeps.store import open_store
+from attndepth.simulations.sweeps.sweep import run_sweep
+from attndepth.simulations.sweeps.sweep_spec import SweepPoint, SweepSpec
+
+#: Name of the sweep observable that runs one family member of one claim.
+OBSERVABLE = "claim"
+#: Hypothesis draws per claim by default.
+DEFAULT_DRAWS = 20
+
+
+def evaluate_member(seed: int, claim: str, member: str) -> dict[str, Any]:
+    """Run claim ``claim`` on one family member (JSON); the observable behind the search."""
+    found = get_claim(claim)
+    if found.family is None:
+        raise ValueError(f"claim {claim!r} declares no family")
+    outcome = found.verify(seed=seed, **found.family.kwargs(json.loads(member)))
+    return {"verdict": outcome.verdict, "predicted": outcome.predicted,
+            "measured": outcome.measured, "note": outcome.note}
+
+
+register_observable(OBSERVABLE, evaluate_member,
+                    {"claim": Parameter(str), "member": Parameter(str)})
+
+
+@dataclass(frozen=True)
+class MemberResult:
+    """One family member's verdict."""
+
+    member: Member
+    verdict: str
+    measured: str
+    note: str
+    phase: str  # "exhaustive" or "drawn"
+
+
+@dataclass(frozen=True)
+class SearchReport:
+    """What a search found for one claim."""
+
+    claim: str
+    family: str
+    exhaustive_total: int
+    exhaustive_checked: int
+    drawn: int
+    drawn_beyond: int
+    counterexamples: list[MemberResult]
+    inconclusive: int
+    errors: list[MemberResult]
+    seed: int
+    seconds: float
+    conjecture: bool = False
+    commands: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        """``fails`` with a counterexample; ``error`` if a member raised; ``inconclusive``
+        if no member decided; otherwise ``holds``."""
+        if self.counterexamples:
+            return "fails"
+        if self.errors:
+            return "error"
+        if self.inconclusive and self.inconclusive == self.exhaustive_checked + self.drawn:
+            return "inconclusive"
+        return "holds"
+
+    def summary(self) -> str:
+        """One sentence: how far the claim was checked and what was found."""
+        decided = self.exhaustive_checked + self.drawn - self.inconclusive
+        text = (f"{self.exhaustive_checked} of {self.exhaustive_total} configurations, "
+                f"exhaustive to the stated family; {self.drawn_beyond} hypothesis draws "
+                f"beyond it; "
+                f"{len(self.counterexamples)} counterexamples, {self.inconclusive} "
+                f"inconclusive, {decided} decided")
+        if self.counterexamples:
+            smallest = self.counterexamples[0]
+            text += (f". Smallest counterexample: {_member_text(smallest.member)} — "
+                     f"{smallest.measured}; reproduce: {self.commands[0]}")
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "verdict": self.verdict, "summary": self.summary()}
+
+
+def _member_text(member: Member) -> str:
+    return ", ".join(f"{k}={v}" for k, v in member.items())
+
+
+def _key(member: Member) -> str:
+    return json.dumps(member, sort_keys=True)
+
+
+def reproduce_command(claim_id: str, member: Member, seed: int) -> str:
+    """The command line that runs one member again (``attndepth verify --member``).
+
+    A claim defined outside attndepth gets the ``--claims`` option that loads it.
+    """
+    module_name = get_claim(claim_id).verify.__module__
+    source = ""
+    if not module_name.startswith("attndepth."):
+        module = sys.modules.get(module_name)
+        path = getattr(module, "__file__", None)
+        from_file = module_name.startswith("attndepth_user_claims_") and path
+        source = f" --claims {path if from_file else module_name}"
+    return (f"attndepth verify{source} --claim {claim_id} --seed {seed} "
+            f"--member '{json.dumps(member, sort_keys=True)}'")
+
+
+def _exhaustive(found: Claim, seed: int, store: Path, scheduler: str,
+                workers: int | None) -> dict[str, MemberResult]:
+    members = list(found.family.exhaustive())
+    points = [SweepPoint(OBSERVABLE, {"claim": found.id, "member": _key(m)}, seed,
+                         module=__name__) for m in members]
+    if points:
+        run_sweep(SweepSpec(OBSERVABLE, tuple(points)), store, scheduler, workers,
+                  progress=None)
+    wanted = {point.hash: member for point, member in zip(points, members, strict=True)}
+    results: dict[str, MemberResult] = {}
+    with open_store(store) as opened:
+        for row in opened.rows(OBSERVABLE):
+            member = wanted.get(row["hash"])
+            if member is None:
+                continue
+            if row["status"] == "ok":
+                metrics = row["metrics"]
+                results[_key(member)] = MemberResult(member, metrics["verdict"],
+                                                     metrics["measured"], metrics["note"],
+                                                     "exhaustive")
+            else:
+                message = (row["error"] or "").splitlines()[0] if row["error"] else ""
+                results[_key(member)] = MemberResult(member, "error", "(raised)", message,
+                                                     "exhaustive")
+    return results
+
+
+def _random_phase(found: Claim, seed: int, draws: int,
+                  known: dict[str, MemberResult]) -> tuple[list[MemberResult], int]:
+    """Hypothesis draws over the whole family; returns the results and the draws beyond."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "attndepth"
+    # hypothesis keeps its own files under the current directory unless told otherwise
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(cache / "hypothesis-storage"))
+    try:
+        from hypothesis import HealthCheck, Phase, find, settings
+        from hypothesis import strategies as st
+        from hypothesis.database import DirectoryBasedExampleDatabase
+        from hypothesis.errors import NoSuchExample
+    except ImportError:
+        raise ValueError("the random phase of --search needs hypothesis: "
+                         "pip install -e '.[search]' (or --draws 0)") from None
+    family = found.family
+    exhaustive = {_key(m) for m in family.exhaustive()}
+    if not family.beyond:
+        return [], 0  # nothing lies beyond the exhaustive part
+    strategy = st.fixed_dictionaries(
+        {name: st.sampled_from(family.values(name)) for name in family.parameters}
+    ).filter(lambda m: _key(m) not in exhaustive and family.contains(m))
+    seen: dict[str, MemberResult] = {}
+
+    def fails(member: Member) -> bool:
+        key = _key(member)
+        if key not in seen:
+            if key in known:
+                seen[key] = known[key]
+            else:
+                try:
+                    outcome = found.verify(seed=seed, **family.kwargs(member))
+                    seen[key] = MemberResult(dict(member), outcome.verdict, outcome.measured,
+                                             outcome.note, "drawn")
+                except Exception as error:  # recorded as an error, never fatal
+                    seen[key] = MemberResult(dict(member), "error", "(raised)",
+                                             f"{type(error).__name__}: {error}", "drawn")
+        return seen[key].verdict == "fails"
+
+    config = settings(max_examples=draws, deadline=None, database=DirectoryBasedExampleDatabase(
+        str(cache / "hypothesis")), suppress_health_check=list(HealthCheck),
+        phases=[Phase.reuse, Phase.generate, Phase.shrink])
+    try:
+        # find() shrinks a failing member; every member it evaluated is kept in seen
+        find(strategy, fails, settings=config, random=random.Random(seed),
+             database_key=f"attndepth:{found.id}:{seed}".encode())
+    except NoSuchExample:
+        pass
+    beyond = sum(1 for key in seen if key not in exhaustive)
+    return list(seen.values()), beyond
+
+
+def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
+                 store: str | Path | None = None, scheduler: str = "local",
+                 workers: int | None = None) -> SearchReport:
+    """Search claim ``claim_id``'s family for a counterexample.
+
+    Parameters
+    ----------
+    claim_id : str
+        A registered claim that declares a family.
+    seed : int
+        Seed of every verify call and of the hypothesis draws.
+    draws : int
+        Hypothesis draws after the exhaustive phase (0: none).
+    store : str or Path, optional
+        SQLite store of the exhaustive phase (resumed if it exists); default:
+        a temporary file, removed afterwards.
+    scheduler, workers
+        As for :func:`attndepth.simulations.sweeps.sweep.run_sweep`.
+
+    Returns
+    -------
+    SearchReport
+    """
+    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 0:
+        raise ValueError(f"draws must be an integer >= 0, got {draws!r}")
+    found = get_claim(claim_id)
+    if found.family is None:
+        raise ValueError(f"claim {claim_id!r} declares no family to search")
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(store) if store is not None else Path(scratch) / "search.sqlite"
+        results = _exhaustive(found, seed, path, scheduler, workers)
+    drawn, beyond = _random_phase(found, seed, draws, results) if draws else ([], 0)
+    everything = {**results, **{_key(r.member): r for r in drawn}}
+    ordered = sorted(everything.values(), key=lambda r: found.family.size(r.member))
+    counterexamples = [r for r in ordered if r.verdict == "fails"]
+    return SearchReport(
+        claim=claim_id, family=found.family.describe(),
+        exhaustive_total=found.family.exhaustive_count(), exhaustive_checked=len(results),
+        drawn=len([r for r in drawn if r.phase == "drawn"]), drawn_beyond=beyond,
+        counterexamples=counterexamples,
+        inconclusive=sum(r.verdict == "inconclusive" for r in everything.values()),
+        errors=[r for r in ordered if r.verdict == "error"], seed=seed,
+        seconds=time.perf_counter() - start, conjecture=found.conjecture,
+        commands=[reproduce_command(claim_id, r.member, seed) for r in counterexamples])
+
+
+def counterexample_rows(reports: list[SearchReport]) -> list[dict[str, Any]]:
+    """Counterexamples as rows of data (one dict each) for CSV or JSON export."""
+    return [{"claim": report.claim, "seed": report.seed, **member.member,
+             "verdict": member.verdict, "measured": member.measured, "phase": member.phase,
+             "command": command}
+            for report in reports
+            for member, command in zip(report.counterexamples, report.commands, strict=True)]

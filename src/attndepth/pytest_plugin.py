@@ -1,0 +1,95 @@
+"""pytest plugin: run registered claims as tests (installed as the ``pytest11`` entry point).
+
+Opt-in, so that installing attndepth changes no other test suite::
+
+    pytest --attndepth-claims my_claims.py            # the claims of a file or module
+    pytest --attndepth-all                            # every registered claim
+    pytest --attndepth-claims my_claims.py --attndepth-search 20   # search their families
+
+One test per claim. A claim passes when its verdict is ``holds`` or ``proved``
+(``inconclusive`` too, unless ``--attndepth-strict``); ``fails`` and ``error``
+are test failures whose message is the claim's numbers, or with
+``--attndepth-search`` the smallest counterexample and the command that
+reproduces it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+PASSING = ("holds", "proved")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("attndepth", "attndepth claims as tests")
+    group.addoption("--attndepth-claims", action="append", default=[], metavar="SOURCE",
+                    help="run the claims of this .py file or importable module (repeatable)")
+    group.addoption("--attndepth-all", action="store_true",
+                    help="run every registered claim (built-in, plug-ins, --attndepth-claims)")
+    group.addoption("--attndepth-preset", default="quick", choices=("quick", "full"),
+                    help="preset of each claim (default: quick)")
+    group.addoption("--attndepth-search", type=int, default=None, metavar="DRAWS",
+                    help="search each claim's family instead: exhaustive part, then DRAWS "
+                         "hypothesis draws (0: exhaustive only)")
+    group.addoption("--attndepth-strict", action="store_true",
+                    help="an inconclusive verdict fails the test too")
+
+
+class ClaimFailed(Exception):
+    """A claim's verdict was fails or error."""
+
+
+class ClaimItem(pytest.Item):
+    """One registered claim, run as a test."""
+
+    def __init__(self, *, claim_id: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.claim_id = claim_id
+
+    def runtest(self) -> None:
+        """Run the claim (or search its family); raise :class:`ClaimFailed` unless it passes."""
+        config = self.config
+        strict = config.getoption("attndepth_strict")
+        draws = config.getoption("attndepth_search")
+        passing = PASSING if strict else (*PASSING, "inconclusive")
+        if draws is not None:
+            from attndepth.framework.search import search_claim
+
+            report = search_claim(self.claim_id, draws=draws, workers=1)
+            if report.verdict not in passing:
+                raise ClaimFailed(f"{report.verdict}: {report.summary()}")
+            return
+        from attndepth.framework.registry import run_claims
+
+        result = run_claims([self.claim_id], config.getoption("attndepth_preset"))[0]
+        if result.verdict not in passing:
+            raise ClaimFailed(f"{result.verdict}: predicted {result.outcome.predicted}; "
+                              f"measured {result.outcome.measured}; tolerance "
+                              f"{result.tolerance}; {result.outcome.note}")
+
+    def repr_failure(self, excinfo, style=None):
+        """The claim's verdict and numbers (or its counterexample) instead of a traceback."""
+        if isinstance(excinfo.value, ClaimFailed):
+            return f"claim {self.claim_id} {excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        """Where pytest says the test lives: the claim's id."""
+        return self.path, None, f"claim {self.claim_id}"
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    sources = config.getoption("attndepth_claims")
+    if not sources and not config.getoption("attndepth_all"):
+        return
+    from attndepth.framework.registry import all_claims, load_claims
+
+    try:
+        ids = [claim_id for source in sources for claim_id in load_claims(source)]
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+    if config.getoption("attndepth_all"):
+        ids = list(all_claims())
+    items.extend(ClaimItem.from_parent(session, name=f"claim[{claim_id}]", claim_id=claim_id)
+                 for claim_id in ids)

@@ -1,0 +1,201 @@
+"""Separation ranks with their bounds: the theory and the measurement joined.
+
+:func:`attndepth.simulations.exact.seprank.measure_rank` measures; it knows no
+bound unless given one. This module supplies the proved bounds of
+:mod:`attndepth.theory.separation_rank`, so that a rank meeting a bound is
+reported as proved (reason ``upper-bound``) whatever the caller passed, and
+records every bound, the rank/bound ratio and whether the configuration lies
+in the conjectured tight family. The ``seprank`` sweep observable and the
+``attndepth seprank`` command both go through :func:`rank_with_bounds`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from attndepth.simulations.exact.degree_blocks import (
+    BLOCK_PRIME,
+    BoundViolation,
+    measure_block_ranks,
+)
+from attndepth.simulations.exact.partitions import partitions
+from attndepth.simulations.exact.seprank import (
+    DEFAULT_MAX_POINTS,
+    RankCertificate,
+    SeprankConfig,
+)
+from attndepth.simulations.exact.seprank import measure_rank as _measure
+from attndepth.simulations.sweeps.observables import Parameter, register_observable
+from attndepth.theory.separation_rank import (
+    TIGHT_FAMILY_STATEMENT,
+    SeparationRankBounds,
+    degree_block_bounds,
+    in_tight_family,
+    separation_rank_bounds,
+)
+
+
+def bounds_for(config: SeprankConfig) -> SeparationRankBounds:
+    """Every proved upper bound of ``config``'s separation rank (its partition's sizes)."""
+    split = config.split
+    return separation_rank_bounds(config.width, config.depth, len(split.p_positions),
+                                  len(split.q_positions), config.residual)
+
+
+#: Methods of :func:`measure_rank`; ``auto`` is ``blocks`` for ρ = 0, else ``exact``.
+METHODS = ("auto", "blocks", "exact", "numeric")
+#: Options the block method takes (the grids are set by each block's bound).
+BLOCK_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "evaluator"})
+
+
+def residual_block_ranks(config: SeprankConfig, seed: int = 0,
+                         **options: Any) -> RankCertificate:
+    """ρ = 1 from the degree blocks of ρ = 0: a proved lower bound, the rank when tight.
+
+    The top-degree part of f with ρ = 1 is f with ρ = 0 and the same weights,
+    and the coefficient matrix of f (ρ = 1) is block triangular with f⁰'s
+    degree blocks on its anti-diagonal, so sep(f) ≥ Σ_a sep(f⁰_a) (proof:
+    :func:`attndepth.theory.residual_rank.check_residual_top_part`). The
+    weights drawn from ``seed`` do not depend on ρ, so measuring f⁰'s blocks
+    with this seed measures exactly those anti-diagonal blocks. Their
+    certified sum is a lower bound of the generic rank with ρ = 1; when it
+    meets bound (d) with ρ = 1 the rank is proved (reason ``upper-bound``),
+    else the certificate is unsaturated with reason ``lower-bound`` (the
+    whole-matrix method measures the rank itself).
+
+    Parameters
+    ----------
+    config : SeprankConfig with ``residual = 1``.
+    seed : int
+    **options : the keywords of :data:`BLOCK_OPTIONS`.
+
+    Returns
+    -------
+    RankCertificate
+        Method ``blocks``, config with ρ = 1, ``blocks`` the anti-diagonal
+        blocks (each certified as a block of f⁰).
+    """
+    if not isinstance(config, SeprankConfig):
+        raise TypeError(f"config must be a SeprankConfig, got {type(config).__name__}")
+    if config.residual != 1:
+        raise ValueError("residual_block_ranks takes a configuration with residual = 1")
+    plain = replace(config, residual=0)
+    options.setdefault("prime", BLOCK_PRIME)
+    measured = measure_block_ranks(plain, block_bounds_for(plain), seed, **options)
+    bound = bounds_for(config).best
+    if measured.rank > bound:  # a proved lower bound above a proved upper bound
+        raise BoundViolation(f"the anti-diagonal blocks sum to {measured.rank}, above the "
+                             f"proved bound {bound} with residual = 1; a bound or the "
+                             f"evaluation is wrong")
+    proved = measured.rank == bound
+    certificate = measured.certificate(config)
+    return replace(certificate, saturated=proved,
+                   reason="upper-bound" if proved else "lower-bound",
+                   failure_probability=0.0 if proved else None)
+
+
+def resolve_method(config: SeprankConfig, method: str) -> str:
+    """``auto`` → ``blocks`` (ρ = 0: per-degree blocks) or ``exact`` (ρ = 1); others as given."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if method == "auto":
+        return "blocks" if config.residual == 0 else "exact"
+    return method
+
+
+def block_bounds_for(config: SeprankConfig) -> list[int]:
+    """The proved bound of each homogeneous part f_a, a = 0 … K (ρ = 0)."""
+    split = config.split
+    return [block.bound for block in degree_block_bounds(
+        config.width, config.depth, len(split.p_positions), len(split.q_positions))]
+
+
+def measure_rank(config: SeprankConfig, seed: int = 0, method: str = "exact",
+                 *args: Any, rank_cap: int | None = None, **kwargs: Any) -> RankCertificate:
+    """The certified rank with the proved bounds supplied.
+
+    Parameters
+    ----------
+    config, seed, *args, **kwargs
+        As for :func:`attndepth.simulations.exact.seprank.measure_rank` (methods
+        ``exact`` and ``numeric``); for ``blocks`` only the keywords in
+        :data:`BLOCK_OPTIONS`
+        (:func:`attndepth.simulations.exact.degree_blocks.measure_block_ranks`).
+    method : str
+        One of :data:`METHODS`. ``blocks`` measures every homogeneous part f_a
+        against its own proved bound and sums the ranks; with ρ = 1 that sum
+        is a proved lower bound, the rank when it meets bound (d)
+        (:func:`residual_block_ranks`).
+    rank_cap : int, optional
+        Whole-matrix methods: an upper bound known to the caller; default: the
+        best proved bound (:func:`bounds_for`), so a rank that meets it is
+        reported as proved. A cap above the best bound is lowered to it.
+
+    Returns
+    -------
+    RankCertificate
+    """
+    method = resolve_method(config, method)
+    if method == "blocks":
+        unknown = set(kwargs) - BLOCK_OPTIONS
+        if args or rank_cap is not None or unknown:
+            raise ValueError(f"the blocks method takes only the keywords "
+                             f"{', '.join(sorted(BLOCK_OPTIONS))}, got "
+                             f"{sorted(unknown) or 'positional options or rank_cap'}")
+        kwargs.setdefault("prime", BLOCK_PRIME)
+        if config.residual:
+            return residual_block_ranks(config, seed, **kwargs)
+        return measure_block_ranks(config, block_bounds_for(config), seed,
+                                   **kwargs).certificate(config)
+    best = bounds_for(config).best
+    cap = best if rank_cap is None else min(rank_cap, best)
+    return _measure(config, seed, method, *args, rank_cap=cap, **kwargs)
+
+
+def tight_fields(config: SeprankConfig) -> dict[str, Any]:
+    """``tight_family`` (bool) and ``conjecture`` (the statement) for a configuration."""
+    split = config.split
+    member = in_tight_family(config.width, config.depth, config.heads, config.residual,
+                             len(split.p_positions), len(split.q_positions))
+    return {"tight_family": member, "conjecture": TIGHT_FAMILY_STATEMENT}
+
+
+def rank_with_bounds(config: SeprankConfig, seed: int = 0, method: str = "exact",
+                     **options: Any) -> dict[str, Any]:
+    """The certificate as a dict with ``bounds``, ``ratio`` (rank / best bound) and the
+    tight-family fields."""
+    certificate = measure_rank(config, seed, method, **options)
+    bounds = bounds_for(config).as_dict()
+    return {**certificate.as_dict(), "bounds": bounds,
+            "ratio": certificate.rank / bounds["best"], **tight_fields(config)}
+
+
+def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, tokens: int = 2,
+                            residual: int = 0, partition: str = "balanced",
+                            method: str = "exact",
+                            max_points: int = DEFAULT_MAX_POINTS) -> dict[str, Any]:
+    """Sweep observable ``seprank``: certified (or numeric) rank, every bound, the ratio."""
+    config = SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
+                           residual=residual, partition=partition)
+    result = rank_with_bounds(config, seed, method, max_points=max_points)
+    return {"rank": result["rank"], "saturated": result["saturated"],
+            "reason": result["reason"], "grid": result["grid_p"],
+            "failure_probability": result["failure_probability"],
+            **{f"bound_{name}": value for name, value in result["bounds"].items()},
+            "ratio": result["ratio"], "tight_family": result["tight_family"]}
+
+
+def _expand_partitions(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """``partition = "all"``: one point per partition size of the point's ``tokens``."""
+    if params["partition"] != "all":
+        return [params]
+    return [{**params, "partition": split.label()} for split in partitions(params["tokens"])]
+
+
+register_observable("seprank", observe_separation_rank, {
+    "width": Parameter(int), "depth": Parameter(int), "heads": Parameter(int, 1),
+    "tokens": Parameter(int, 2), "residual": Parameter(int, 0),
+    "partition": Parameter(str, "balanced"), "method": Parameter(str, "exact"),
+    "max_points": Parameter(int, DEFAULT_MAX_POINTS),
+}, expand=_expand_partitions)

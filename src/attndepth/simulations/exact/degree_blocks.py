@@ -1,0 +1,334 @@
+"""Separation rank block by block: the homogeneous parts f_a measured separately (ρ = 0).
+
+With ρ = 0, f = Σ_{a=0}^{K} f_a with f_a of degree a in M_Q (2a in x_Q), and
+sep(f) = Σ_a sep(f_a) exactly (the coefficient matrix is block diagonal; proof
+in ``attndepth.theory.separation_rank.degree_block_bounds``). Each block has
+its own proved bound, far below the whole: d = 4, L = 3, |P| = |Q| = 4 has
+31,460 in 14 blocks of at most 11,440.
+
+Separating the parts (proof). f depends on x_Q only through M_Q (structural
+lemma), and M_Q ↦ s·M_Q multiplies f_a by s^a, so for K + 1 distinct s_j
+
+    F_j[r, c] := f(x_P^(r), t_j·x_Q^(c)) = Σ_a s_j^a F_a[r, c],   s_j = t_j²,
+
+a Vandermonde system V F = (F_j) with V[j, a] = s_j^a, invertible over GF(p)
+because the s_j = (j + 1)² are distinct modulo p for K + 1 < p/2 (t² = u²
+forces t = ±u). So F_a = Σ_j (V⁻¹)[a, j] F_j exactly. Every F_a is evaluated on
+the same nested grids (block a uses the first n_a points of each side), so
+the K + 1 evaluations are shared by all blocks.
+
+Certificate per block, as for the whole matrix
+(:mod:`attndepth.simulations.exact.seprank`): the GF(p) rank of F_a is a certified
+lower bound of sep(f_a); it is proved equal when it meets the block's bound,
+and equal with probability ≥ 1 − R_a·(3^{L+1} − 2)/p when it stays ``margin``
+below the grid (Schwartz–Zippel: F_a's entries are polynomials of the same
+degrees as f's). The blocks' failure probabilities add (union bound).
+
+Memory: the blocks are built in batches of at most :data:`BATCH_ENTRIES`
+entries (a block larger than that alone), each batch from its own pass over
+the grid in row chunks, and held as int32 centred residues (|x| ≤ p/2 + 2 <
+2^25); a block becomes float64 only when it is ranked, one at a time. Every
+pass evaluates its largest block's grid at all K + 1 scales, so fewer passes
+mean less evaluation: the 2^27 entries (512 MiB) of a batch hold every block
+of d = 4, L = 3, N = 4 and all but the largest of d = 4, L = 3, N = 8.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+import flint
+import numpy as np
+from tqdm import tqdm
+
+from attndepth.simulations.exact.grid_evaluation import (
+    CHUNK_PAIRS,
+    evaluate_structured,
+    evaluate_structured_scales,
+)
+from attndepth.simulations.exact.modular import (
+    GEMM_RANK_MIN_SIDE,
+    MAX_PRIME,
+    check_prime,
+    rank_mod,
+)
+from attndepth.simulations.exact.modular_lu import matmul_residues, rank_of_float_residues
+from attndepth.simulations.exact.partitions import Partition
+from attndepth.simulations.exact.seprank import (
+    DEFAULT_MARGIN,
+    RankCertificate,
+    SeprankConfig,
+    schwartz_zippel_bound,
+)
+from attndepth.simulations.models.linear_attention import (
+    LinearAttentionWeights,
+    draw_linear_attention_weights,
+)
+from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
+from attndepth.simulations.threads import available_cores
+from attndepth.simulations.validation import check_int, check_size
+
+#: Largest prime below 2^26, the default field of block ranks (the GEMM rank's range).
+BLOCK_PRIME = 67_108_859
+#: The next prime below, for a second, independent measurement (``--verify``).
+SECOND_BLOCK_PRIME = 67_108_837
+#: Entries of the int32 blocks built in one pass over the grid (512 MiB).
+BATCH_ENTRIES = 1 << 27
+#: Pairs evaluated per row chunk, all K + 1 scales together (bounds what is held at once).
+CHUNK_ENTRIES = 1 << 22
+#: Points per side of the largest block grid (2 GiB guard: one 16,384² float64 block).
+MAX_BLOCK_POINTS = 16_384
+
+
+class BoundViolation(ArithmeticError):
+    """A certified rank above a proved upper bound: the bound or the evaluation is wrong."""
+
+
+@dataclass(frozen=True)
+class BlockRank:
+    """The measured rank of one homogeneous part f_a.
+
+    Attributes
+    ----------
+    degree : a (degree in M_Q); the part has degree 2a in x_Q, 2(K − a) + 1 in x_P.
+    bound : the block's proved upper bound min(h_Q(a), h_P(K − a)).
+    grid : points per side of the block's evaluation matrix.
+    rank : GF(p) rank, a certified lower bound of sep(f_a).
+    reason : ``upper-bound`` (rank = bound: proved), ``margin`` (rank ≤ grid −
+        margin: equal with probability ≥ 1 − failure_probability) or
+        ``max-points`` (grid capped: a lower bound only).
+    failure_probability : 0, the Schwartz–Zippel bound, or None (unsaturated).
+    rank_seconds : time of the rank.
+    """
+
+    degree: int
+    bound: int
+    grid: int
+    rank: int
+    reason: str
+    failure_probability: float | None
+    rank_seconds: float
+
+    @property
+    def saturated(self) -> bool:
+        return self.reason != "max-points"
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "saturated": self.saturated}
+
+
+def separating_scales(degree: int, prime: int) -> tuple[np.ndarray, np.ndarray]:
+    """Scales t_j = j + 1 and the inverse Vandermonde matrix of s_j = t_j² (module proof).
+
+    Returns
+    -------
+    scales : (K + 1,) int64
+    inverse : (K + 1, K + 1) int64 residues; F_a = Σ_j inverse[a, j]·F_j.
+    """
+    count = check_int("degree", degree, minimum=0) + 1
+    if 2 * count >= prime:
+        raise ValueError(f"K + 1 = {count} scales need a prime > {2 * count}, got {prime}")
+    squares = [(j + 1) ** 2 % prime for j in range(count)]
+    vandermonde = flint.nmod_mat([[pow(s, a, prime) for a in range(count)] for s in squares],
+                                 prime)
+    inverse = vandermonde.inv()
+    rows = [[int(inverse[a, j]) for j in range(count)] for a in range(count)]
+    return np.arange(1, count + 1, dtype=np.int64), np.array(rows, dtype=np.int64)
+
+
+def _batches(sizes: Sequence[int]) -> list[list[int]]:
+    """Block indices grouped, largest first, so a batch holds ≤ BATCH_ENTRIES entries."""
+    order = sorted((a for a, n in enumerate(sizes) if n), key=lambda a: -sizes[a])
+    batches: list[list[int]] = []
+    entries = 0
+    for a in order:
+        if batches and entries + sizes[a] ** 2 <= BATCH_ENTRIES:
+            batches[-1].append(a)
+            entries += sizes[a] ** 2
+        else:
+            batches.append([a])
+            entries = sizes[a] ** 2
+    return batches
+
+
+def evaluate_blocks(weights: LinearAttentionWeights, partition: Partition, XP: np.ndarray,
+                    XQ: np.ndarray, coordinate: int, sizes: dict[int, int],
+                    evaluator: Callable[..., np.ndarray] = evaluate_structured,
+                    bar: tqdm | None = None) -> dict[int, np.ndarray]:
+    """The evaluation matrices F_a of the homogeneous parts named in ``sizes``.
+
+    Parameters
+    ----------
+    XP : (≥ max n_a, |P|, d) int64 residues; XQ : (≥ max n_a, |Q|, d).
+    sizes : {a: n_a}; block a is F_a[r, c] = f_a(XP[r], XQ[c]) for r, c < n_a.
+
+    Returns
+    -------
+    {a: (n_a, n_a) int32 array of centred residues (|x| ≤ p/2 + 2)}.
+    """
+    prime = weights.prime
+    degree = (3 ** weights.depth - 1) // 2
+    scales, inverse = separating_scales(degree, prime)
+    rows_needed = max(sizes.values())
+    blocks = {a: np.empty((n, n), dtype=np.int32) for a, n in sizes.items()}
+    start = 0
+    while start < rows_needed:
+        columns = max(n for n in sizes.values() if n > start)
+        # enough rows for the evaluator's cache-sized chunks to reach every core
+        chunk = max(CHUNK_ENTRIES // (columns * len(scales)),
+                    available_cores() * max(1, CHUNK_PAIRS // columns))
+        rows = slice(start, min(start + chunk, rows_needed))
+        if evaluator is evaluate_structured:  # the first layer once per pair, not per scale
+            scaled = evaluate_structured_scales(weights, partition, XP[rows], XQ[:columns],
+                                                coordinate, scales)
+        else:
+            scaled = np.stack([evaluator(weights, partition, XP[rows],
+                                         XQ[:columns] * t % prime, coordinate)
+                               for t in scales], axis=-1)
+        # F_a = Σ_j inverse[a, j] F_j as one GEMM, (pairs, K + 1) @ inverseᵀ
+        parts = matmul_residues(scaled.reshape(-1, len(scales)), inverse.T, prime)
+        parts = parts.reshape(-1, columns, len(scales))
+        for a, n in sizes.items():
+            if n > start:
+                stop = min(rows.stop, n)
+                blocks[a][rows.start:stop] = parts[:stop - rows.start, :n, a]
+        if bar is not None:
+            bar.update(rows.stop - rows.start)
+        start = rows.stop
+    return blocks
+
+
+@dataclass(frozen=True)
+class BlockMeasurement:
+    """Every block of one network, and the totals."""
+
+    blocks: tuple[BlockRank, ...]
+    prime: int
+    seed: int
+    margin: int
+    eval_seconds: float
+
+    @property
+    def rank(self) -> int:
+        """Σ_a rank(F_a): a certified lower bound of sep(f)."""
+        return sum(block.rank for block in self.blocks)
+
+    @property
+    def reason(self) -> str:
+        """``upper-bound`` if every block is proved, else ``margin`` if every block is
+        saturated, else ``max-points``."""
+        reasons = {block.reason for block in self.blocks}
+        for reason in ("max-points", "margin"):
+            if reason in reasons:
+                return reason
+        return "upper-bound"
+
+    @property
+    def failure_probability(self) -> float | None:
+        """Union bound over the blocks saturated by margin; None if one is unsaturated."""
+        if self.reason == "max-points":
+            return None
+        return min(1.0, sum(block.failure_probability for block in self.blocks))
+
+    def certificate(self, config: SeprankConfig) -> RankCertificate:
+        """The measurement as a :class:`RankCertificate` (method ``blocks``)."""
+        grid = max(block.grid for block in self.blocks)
+        return RankCertificate(
+            rank=self.rank, method="blocks", prime=self.prime, grid_p=grid, grid_q=grid,
+            saturated=self.reason != "max-points", reason=self.reason, margin=self.margin,
+            seed=self.seed, failure_probability=self.failure_probability,
+            eval_seconds=self.eval_seconds,
+            rank_seconds=sum(block.rank_seconds for block in self.blocks),
+            config=config.as_dict(), blocks=[block.as_dict() for block in self.blocks])
+
+
+def measure_block_ranks(config: SeprankConfig, bounds: Sequence[int], seed: int = 0,
+                        prime: int = BLOCK_PRIME, margin: int = DEFAULT_MARGIN,
+                        max_points: int = MAX_BLOCK_POINTS, progress: bool = False,
+                        evaluator: Callable[..., np.ndarray] = evaluate_structured,
+                        ) -> BlockMeasurement:
+    """Rank of every homogeneous part f_a of ``config``'s f on nested grids (module docstring).
+
+    Parameters
+    ----------
+    config : SeprankConfig with ``residual = 0``.
+    bounds : proved upper bounds of sep(f_a), a = 0 … K
+        (``attndepth.theory.separation_rank.degree_block_bounds``); block a is
+        evaluated on min(bound_a + margin, max_points) points per side.
+    seed : seed of the weights and the grid points.
+    prime : the field; below 2^26 the large blocks are ranked by the GEMM LU.
+    margin, max_points : as for :func:`attndepth.simulations.exact.seprank.measure_rank`.
+    progress : a tqdm bar over the grid rows (after 2 s).
+    """
+    if not isinstance(config, SeprankConfig):
+        raise TypeError(f"config must be a SeprankConfig, got {type(config).__name__}")
+    if config.residual != 0:
+        raise ValueError("degree blocks need residual = 0 (with rho = 1 f has parts of every "
+                         "degree and the blocks are triangular, not diagonal); use the "
+                         "exact method")
+    degree = (3 ** config.depth - 1) // 2
+    bounds = [check_int("bound", bound, minimum=1) for bound in bounds]
+    if len(bounds) != degree + 1:
+        raise ValueError(f"bounds must list K + 1 = {degree + 1} block bounds (a = 0 … K), "
+                         f"got {len(bounds)}")
+    prime = check_prime(prime)
+    margin = check_int("margin", margin, minimum=1)
+    max_points = check_int("max_points", max_points, minimum=2,
+                           maximum=MAX_BLOCK_POINTS)
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False, got {progress!r}")
+    sizes = [min(bound + margin, max_points) for bound in bounds]
+    check_size("the largest degree block", max(sizes) ** 2)
+    partition = config.split
+    weights = draw_linear_attention_weights(config.width, config.depth, config.heads, 0, 1,
+                                            seed, prime=prime)
+    generator = spawn_generators(seed, 1, GRID_STREAM)[0]
+    points = max(sizes)
+    XP = generator.integers(0, prime, (points, len(partition.p_positions), config.width))
+    XQ = generator.integers(0, prime, (points, len(partition.q_positions), config.width))
+    results: dict[int, BlockRank] = {}
+    eval_seconds = 0.0
+    batches = _batches(sizes)
+    total_rows = sum(max(sizes[a] for a in batch) for batch in batches)
+    with tqdm(total=total_rows, desc="blocks", unit=" rows", delay=2.0,
+              disable=not progress, leave=False) as bar:
+        for batch in batches:
+            start = time.perf_counter()
+            built = evaluate_blocks(weights, partition, XP, XQ, config.coordinate,
+                                    {a: sizes[a] for a in batch}, evaluator, bar)
+            eval_seconds += time.perf_counter() - start
+            for a in batch:
+                results[a] = _rank_block(built.pop(a), a, bounds[a], config.depth, prime,
+                                         margin)
+    return BlockMeasurement(blocks=tuple(results[a] for a in range(degree + 1)), prime=prime,
+                            seed=seed, margin=margin, eval_seconds=eval_seconds)
+
+
+def _rank_block(matrix: np.ndarray, degree: int, bound: int, depth: int, prime: int,
+                margin: int) -> BlockRank:
+    start = time.perf_counter()
+    grid = matrix.shape[0]
+    # the caller hands over its only reference: dropping ours frees the int32 block
+    # while the wider copy is ranked (0.5 GB of 1.6 at a 11,448² block)
+    wide = matrix.astype(np.float64 if prime < MAX_PRIME and grid >= GEMM_RANK_MIN_SIDE
+                         else np.int64)
+    del matrix
+    if wide.dtype == np.float64:
+        rank = rank_of_float_residues(wide, prime)
+    else:
+        rank = rank_mod(wide, prime)
+    del wide
+    seconds = time.perf_counter() - start
+    if rank > bound:  # a certified lower bound above a proved upper bound: never silent
+        raise BoundViolation(f"block a = {degree}: rank {rank} exceeds its proved bound "
+                              f"{bound}; the bound or the evaluation is wrong")
+    if rank == bound:
+        reason, failure = "upper-bound", 0.0
+    elif rank + margin <= grid:
+        reason, failure = "margin", schwartz_zippel_bound(rank, depth, prime)
+    else:
+        reason, failure = "max-points", None
+    return BlockRank(degree=degree, bound=bound, grid=grid, rank=rank, reason=reason,
+                     failure_probability=failure, rank_seconds=seconds)

@@ -1,0 +1,1 @@
+"""Declarative sweeps: observables, specs, the SQLite store and where points run."""

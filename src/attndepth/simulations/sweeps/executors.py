@@ -1,0 +1,85 @@
+"""Where sweep points run: in this process, a local process pool, or dask.
+
+Workers compute and return :class:`~attndepth.simulations.sweeps.store.PointResult`
+values; only the driver writes to the store. A point that raises becomes a
+failed result, never a failed sweep.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+import traceback
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+import numpy as np
+
+from attndepth.simulations.sweeps.observables import observables
+from attndepth.simulations.sweeps.store import PointResult
+from attndepth.simulations.sweeps.sweep_spec import TOOLKIT_VERSION, SweepPoint
+from attndepth.simulations.threads import share_cores
+
+
+def _environment() -> dict[str, Any]:
+    import platform
+
+    return {"python": platform.python_version(), "numpy": np.__version__}
+
+
+def run_point(point: SweepPoint) -> PointResult:
+    """Compute one point (in a worker); an exception becomes a failed result."""
+    start = time.perf_counter()
+    if point.measurement not in observables() and point.module:
+        importlib.import_module(point.module)  # registers it in this worker
+    measurement = observables()[point.measurement]
+    extra = {"checkpoint": point.checkpoint} if point.checkpoint else {}
+    try:
+        metrics, error = measurement.function(seed=point.seed, **point.params, **extra), None
+    except Exception as exc:  # a failing point is recorded, never fatal to the sweep
+        metrics = None
+        error = f"{type(exc).__name__}: {exc}\n" + "".join(
+            traceback.format_exception(exc)[-3:])
+    return PointResult(point.hash, point.measurement, point.params, metrics, error, point.seed,
+                       TOOLKIT_VERSION, _environment(), time.perf_counter() - start)
+
+
+def local_results(points: list[SweepPoint], workers: int) -> Iterable[PointResult]:
+    if workers == 1:
+        yield from (run_point(point) for point in points)
+        return
+    with ProcessPoolExecutor(max_workers=workers, initializer=share_cores,
+                             initargs=(workers,)) as pool:
+        futures = [pool.submit(run_point, point) for point in points]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def dask_results(points: list[SweepPoint], scheduler: str, workers: int) -> Iterable[PointResult]:
+    try:
+        from dask.distributed import Client, LocalCluster
+        from dask.distributed import as_completed as dask_completed
+    except ImportError:
+        raise ValueError("the dask schedulers need the optional extra: "
+                         "pip install -e '.[distributed]'") from None
+    if scheduler == "dask-local":
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+        client.run(share_cores, workers)
+    else:
+        cluster = None
+        try:
+            client = Client(scheduler, timeout="10s")
+        except OSError as error:
+            raise ValueError(f"cannot reach dask scheduler {scheduler}: {error}") from None
+    try:
+        # retries: a task whose worker dies is rerun elsewhere
+        futures = client.map(run_point, points, retries=3, pure=False)
+        for future in dask_completed(futures):
+            yield future.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,106 @@
+"""Attention masks and the rate of rank collapse (Wu et al. 2024).
+
+Wu, Ajorlou, Wang, Jegelka & Jadbabaie 2024, "On the role of attention masks
+and LayerNorm in transformers" (arXiv 2405.18781) [paper]: pure masked
+self-attention still collapses the tokens to a rank-one subspace
+exponentially fast, and sparse or local masks slow the collapse: their bound
+reads μ(X_t) ≤ C (1 − ε^r)^{t/r}, with ε a lower bound on the attention
+weights along the mask's edges and r a graph distance of the mask.
+
+The distance used here [derived: the Dobrushin argument behind such bounds].
+Let G be the mask's directed graph, i → j when token i may attend to token j
+(self-loops included). If every token reaches a centre c within r steps, a
+product of r row-stochastic matrices with entries ≥ ε on the edges of G puts
+weight ≥ ε^r on column c in every row, so its ergodicity coefficient is at
+most 1 − ε^r and any token spread contracts by that factor every r layers.
+The smallest such r over centres is the *radius* of the mask
+(:func:`mask_radius`, breadth-first search); for the masks of
+:mod:`attndepth.simulations.models.stacks` it has a closed form
+(:func:`mask_radius_closed_form`):
+
+* band ``|i − j| < w`` (w ≥ 2), T tokens: r = ⌈⌈(T − 1)/2⌉ / (w − 1)⌉ (centre in the middle);
+* causal sliding window i − w < j ≤ i: r = ⌈(T − 1)/(w − 1)⌉ (the only centre is token 0);
+* w = 1 leaves each token alone: no centre, no collapse (radius None).
+
+The prediction compared: the guaranteed per-layer rate ln(1 − ε^r)/r
+(:func:`guaranteed_rate`) weakens as r grows, so the collapse rate should not
+increase with the radius (narrower windows collapse no faster).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+
+def _check(tokens: object, window: object, causal: object) -> tuple[int, int | None]:
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
+        raise ValueError(f"tokens must be an integer >= 1, got {tokens!r}")
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int)
+                               or window < 1):
+        raise ValueError(f"window must be None or an integer >= 1, got {window!r}")
+    if not isinstance(causal, bool):
+        raise ValueError(f"causal must be True or False, got {causal!r}")
+    return tokens, window
+
+
+def _allowed(i: int, j: int, window: int | None, causal: bool) -> bool:
+    return (not causal or j <= i) and (window is None or abs(i - j) < window)
+
+
+def mask_radius(tokens: int, window: int | None, causal: bool) -> int | None:
+    """Smallest r such that some token is reached from every token within r attention steps.
+
+    Parameters
+    ----------
+    tokens : int
+        T ≥ 1.
+    window : int or None
+        The mask's window (None: no window).
+    causal : bool
+        Causal mask.
+
+    Returns
+    -------
+    int or None
+        The radius; 0 for one token; None when no token is reachable from all.
+    """
+    tokens, window = _check(tokens, window, causal)
+    best = None
+    for centre in range(tokens):
+        # distances to the centre: search backwards along i -> j edges
+        distance = {centre: 0}
+        queue = deque([centre])
+        while queue:
+            j = queue.popleft()
+            for i in range(tokens):
+                if i not in distance and _allowed(i, j, window, causal):
+                    distance[i] = distance[j] + 1
+                    queue.append(i)
+        if len(distance) == tokens:
+            farthest = max(distance.values())
+            best = farthest if best is None else min(best, farthest)
+    return best
+
+
+def mask_radius_closed_form(tokens: int, window: int | None, causal: bool) -> int | None:
+    """The radius by the closed forms of the module docstring [derived]."""
+    tokens, window = _check(tokens, window, causal)
+    if tokens == 1:
+        return 0
+    reach = tokens if window is None else window  # longest step + 1
+    if reach == 1:
+        return None
+    if causal:
+        return math.ceil((tokens - 1) / (reach - 1))
+    return math.ceil(math.ceil((tokens - 1) / 2) / (reach - 1))
+
+
+def guaranteed_rate(epsilon: float, radius: int) -> float:
+    """ln(1 − ε^r)/r: the per-layer contraction the bound guarantees (≤ 0) [paper's form]."""
+    if not (isinstance(epsilon, int | float) and 0 < epsilon <= 1):
+        raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}")
+    if isinstance(radius, bool) or not isinstance(radius, int) or radius < 1:
+        raise ValueError(f"radius must be an integer >= 1, got {radius!r}")
+    power = epsilon**radius
+    return -math.inf if power >= 1 else math.log1p(-power) / radius

@@ -1,0 +1,34 @@
+"""noci.residual-scaling and giorlandino.correlation-map at small sizes."""
+
+from attndepth.framework.registry import run_claim
+
+
+def test_residual_scaling_reports_the_departure_at_temperature_one():
+    result = run_claim("noci.residual-scaling", tokens=8, width=32, depths=(8,), batch=16)
+    values = result.outcome.values
+    assert result.verdict == "holds", result.outcome
+    # temperature 1 is not uniform attention: alpha = 1 aligns more slowly than predicted
+    assert 0.6 < values["default_temperature_ratio"] < 0.97
+    assert "temperature 1" in result.outcome.note
+
+
+def test_residual_scaling_fails_at_temperature_one_where_attention_is_not_uniform():
+    # the recursion assumes uniform attention; the stacks' default temperature breaks it
+    result = run_claim("noci.residual-scaling", temperature=1.0, depths=(32,), batch=32)
+    assert result.verdict == "fails" and result.outcome.values["misses"]
+
+
+def test_correlation_map_below_the_critical_beta_collapses():
+    result = run_claim("giorlandino.correlation-map", overlap=0.0, ratio=0.5, tokens=128,
+                       widths=(128, 256, 512), samples=6)
+    values = result.outcome.values
+    assert result.verdict == "holds", result.outcome
+    assert values["limit"] == 0.0 and values["participation_at_1e300"] < 1e-3
+    assert values["finite_participation"] > 0.05  # T = 128 is far from the limit
+
+
+def test_correlation_map_at_the_critical_point_is_inconclusive():
+    result = run_claim("giorlandino.correlation-map", overlap=0.0, ratio=1.0, tokens=64,
+                       widths=(128, 256), samples=4)
+    assert result.verdict == "inconclusive", result.outcome
+    assert 0.015 < result.outcome.values["participation_at_1e300"] < 0.03

@@ -1,0 +1,28 @@
+import pytest
+
+from attndepth.claims import residual as residual_claims
+from attndepth.framework.registry import run_claim
+from attndepth.theory.residual_rank import grouped_bound
+
+
+def test_residual_rank_holds_and_a_wrong_theory_fails(monkeypatch):
+    """Equal ranks with and without the residual, including where ρ = 0 is below bound (d)
+    (137 < 140); the grouped bound, a plausible wrong theory, fails there."""
+    configs = [[2, 3, 1, 3, 1, 2], [2, 2, 1, 4, 1, 2]]
+    result = run_claim("levine.residual-rank", configs=configs)
+    assert result.verdict == "holds"
+    assert "137 / 137" in result.outcome.note
+    monkeypatch.setattr(residual_claims, "predicted_residual_rank",
+                        lambda config, rank: grouped_bound(config[0], config[1], config[5],
+                                                           config[3] - config[5]))
+    assert run_claim("levine.residual-rank", configs=configs).verdict == "fails"
+
+
+def test_a_broken_top_part_fails(monkeypatch):
+    monkeypatch.setattr(residual_claims, "check_residual_top_part", lambda *network: False)
+    assert run_claim("levine.residual-rank", configs=[[2, 2, 1, 2, 1, 1]]).verdict == "fails"
+
+
+def test_configs_must_carry_the_residual():
+    with pytest.raises(ValueError, match="ρ = 1"):
+        run_claim("levine.residual-rank", configs=[[2, 2, 1, 4, 0, 2]])

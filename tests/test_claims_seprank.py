@@ -1,0 +1,50 @@
+from attndepth.claims.seprank import bounds_of, exact_rank, in_conjectured_family
+from attndepth.framework.registry import run_claim
+
+
+def test_seprank_claims_hold_on_small_configs():
+    configs = [(2, 1, 1, 2, 0), (2, 2, 1, 4, 0), (2, 2, 1, 4, 1), (3, 1, 3, 3, 0)]
+    for claim_id in ("levine.upper-bound", "levine.generic-rank", "levine.bound-tightness"):
+        assert run_claim(claim_id, configs=configs).verdict == "holds"
+
+
+def test_heads_claim_reports_each_head_count():
+    result = run_claim("levine.heads", width=4, depth=1, tokens=3, heads=[1, 2, 4])
+    assert result.verdict == "holds" and set(result.outcome.values["ranks"]) == {"1", "2", "4"}
+
+
+def test_threshold_claim_decides_knees_and_fails_for_long_sequences():
+    result = run_claim("levine.threshold", regimes=[[2, 1], [4, 1], [3, 3]])
+    values = result.outcome.values
+    assert values["knees"] == {"2,1": 2, "4,1": 2, "3,3": 3}  # decided, not extrapolated
+    # log_3 3 = 1 is two layers short of the knee of long sequences at d = 3
+    assert [3, 3, 2.0] in values["paper_misses"] and result.verdict == "fails"
+    assert values["corrected_misses"] == []
+
+
+def test_threshold_claim_can_hold(monkeypatch):
+    """The check discriminates: a law one layer from every knee makes it hold."""
+    from attndepth.claims import seprank as seprank_claims
+
+    monkeypatch.setattr(seprank_claims, "threshold_depth", lambda width: 2.5)
+    assert run_claim("levine.threshold", regimes=[[2, 1], [3, 3]]).verdict == "holds"
+
+
+def test_knee_undecided_without_measurements_is_inconclusive(monkeypatch):
+    from attndepth.simulations.exact import knee
+
+    monkeypatch.setattr(knee, "required_lower", lambda upper, k: [2] * k)  # measure nothing
+    assert run_claim("levine.threshold", regimes=[[3, 1]]).verdict == "inconclusive"
+
+
+def test_family_and_proof_reason():
+    # (d, L, H, N, ρ[, |P|]); balanced when |P| is left out
+    assert in_conjectured_family((3, 2, 1, 6, 0))                 # |P| = 3 ≥ d, |Q| = 3
+    assert not in_conjectured_family((3, 2, 1, 3, 0, 1))          # |P| = 1, |Q| = 2, d = 3
+    assert not in_conjectured_family((2, 3, 1, 3, 0, 2))          # |Q| = 1, L = 3
+    assert not in_conjectured_family((3, 2, 2, 6, 0))             # two heads: not asserted
+    tight = exact_rank((3, 2, 1, 3, 0, 2), 0)                     # |P| = 2, |Q| = 1, L = 2
+    assert tight.rank == bounds_of((3, 2, 1, 3, 0, 2)).bigraded and tight.reason == "upper-bound"
+    below = exact_rank((3, 2, 1, 3, 0, 1), 0)
+    assert below.rank == 39 and below.reason == "margin"
+    assert exact_rank((2, 2, 1, 2, 0), 0).reason == "upper-bound"

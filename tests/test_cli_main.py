@@ -1,0 +1,156 @@
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attndepth.cli.main import main
+
+
+def test_verify_one_claim_json(capsys):
+    code = main(["verify", "--claim", "levine.degree", "--format", "json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    document = json.loads(out)
+    assert [c["claim"] for c in document["claims"]] == ["levine.degree"]
+
+
+def test_verify_writes_out_file(tmp_path, capsys):
+    target = tmp_path / "report.md"
+    assert main(["verify", "--claim", "levine.degree", "--format", "markdown",
+                 "--out", str(target)]) == 0
+    assert "levine.degree" in target.read_text()
+
+
+def test_verify_same_seed_same_json_values(capsys):
+    main(["verify", "--claim", "levine.degree", "--format", "json", "--seed", "5"])
+    first = json.loads(capsys.readouterr().out)["claims"][0]["values"]
+    main(["verify", "--claim", "levine.degree", "--format", "json", "--seed", "5"])
+    second = json.loads(capsys.readouterr().out)["claims"][0]["values"]
+    assert first == second
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["verify", "--claim", "nope"],
+        ["verify", "--preset", "huge"],
+        ["verify", "--seed", "-3"],
+        ["verify", "--seed", "x"],
+        ["verify", "--format", "yaml"],
+        ["figures", "--only", "nope"],
+        ["frobnicate"],
+    ],
+)
+def test_bad_input_exits_2_with_one_line(argv, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip() and len(captured.err.strip().splitlines()) == 1
+    assert "Traceback" not in captured.err
+
+
+def test_figures_writes_pdf_png_csv(tmp_path, capsys):
+    assert main(["figures", "--out", str(tmp_path), "--only", "similarity_depth"]) == 0
+    for ext in ("pdf", "png", "csv"):
+        assert (tmp_path / f"similarity_depth.{ext}").stat().st_size > 0
+
+
+def test_interrupt_is_one_line_and_130(monkeypatch, capsys):
+    import attndepth.cli.main as cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    parser._subparsers._group_actions[0].choices["plan"].set_defaults(handler=interrupted)
+    assert cli.main(["plan", "--params", "1e9"]) == 130
+    assert "interrupted" in capsys.readouterr().err
+
+
+def _subparsers():
+    from attndepth.cli.main import build_parser
+
+    parser = build_parser()
+    choices = next(a for a in parser._actions if a.dest == "command").choices
+    return parser, choices
+
+
+def test_every_option_of_every_command_has_help_and_examples():
+    parser, commands = _subparsers()
+    assert parser.epilog.startswith("examples:")
+    for name, command in commands.items():
+        assert command.description, name
+        examples = [line for line in command.epilog.splitlines() if line.startswith("  ")]
+        assert 2 <= len(examples) <= 4, name
+        assert all(line.strip().startswith(f"attndepth {name}") for line in examples), name
+        for action in command._actions:
+            if action.option_strings and action.dest != "help":
+                assert action.help, f"{name} {action.option_strings[0]} has no help"
+        text = command.format_help()
+        for action in command._actions:
+            if action.option_strings and action.default not in (None, False) \
+                    and action.dest != "help":
+                assert f"default: {action.default}" in " ".join(text.split()), \
+                    f"{name} {action.option_strings[0]}"
+
+
+def test_verify_list_and_explain(capsys):
+    assert main(["verify", "--list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    from attndepth.framework.registry import all_claims
+
+    assert [line.split()[0] for line in listed] == list(all_claims())
+    assert main(["verify", "--explain", "yuzhang.linear-rate-postln"]) == 0
+    out = capsys.readouterr().out
+    assert "src/attndepth/theory/similarity.py" in out
+    assert "src/attndepth/figures/postln_rate.py" in out
+    assert main(["verify", "--explain", "nope"]) == 2
+    assert "unknown claim" in capsys.readouterr().err
+
+
+def test_figures_list(capsys):
+    assert main(["figures", "--list"]) == 0
+    assert "postln_rate" in capsys.readouterr().out
+
+
+def test_verify_exits_1_on_an_error_verdict(monkeypatch, capsys):
+    from attndepth.framework import registry as claims
+
+    def verify(seed):
+        raise ZeroDivisionError("no")
+
+    monkeypatch.setitem(claims._REGISTRY, "test.broken",
+                        claims.Claim("test.broken", "s", "s", "t", verify,
+                                     {"quick": {}, "full": {}}))
+    assert main(["verify", "--claim", "test.broken"]) == 1
+    assert "ERROR" in capsys.readouterr().out
+
+
+NON_ASCII_DIGITS = st.text(st.characters(categories=["Nd"]).filter(lambda c: not c.isascii()),
+                           min_size=1, max_size=3)
+
+
+@given(st.one_of(NON_ASCII_DIGITS, st.sampled_from(["4_0", "1_000", "٣", "４"])))
+def test_integers_and_numbers_are_ascii_only(text):
+    for argv in (["seprank", "--width", text, "--depth", "1"],
+                 ["similarity", "--variant", "pure", "--depth", text, "--tokens", "2",
+                  "--width", "2"],
+                 ["verify", "--seed", text], ["plan", "--params", text]):
+        assert main(argv) == 2
+
+
+@pytest.mark.slow
+@settings(max_examples=10)
+@given(st.integers(65, 10**6).map(str) | st.sampled_from(["0", "-3", "two", "٣", " "]))
+def test_bad_thread_settings_are_one_line(setting):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ATTNDEPTH_THREADS": setting}
+    run = subprocess.run([sys.executable, "-m", "attndepth.cli.main", "seprank", "--width", "2",
+                          "--depth", "1"], capture_output=True, text=True, env=env)
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
+    assert "ATTNDEPTH_THREADS" in run.stderr

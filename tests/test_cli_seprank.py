@@ -1,0 +1,98 @@
+import json
+
+import pytest
+
+from attndepth.cli.main import main
+
+
+def test_seprank_json_fields(capsys):
+    assert main(["seprank", "--width", "2", "--depth", "2", "--tokens", "4", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    for key in ("rank", "method", "prime", "grid_p", "grid_q", "saturated", "bounds",
+                "seconds", "config"):
+        assert key in document
+    assert document["rank"] == 18 and document["bounds"]["bigraded"] == 18
+
+
+def test_seprank_verify_and_numeric(capsys):
+    assert main(["seprank", "--width", "3", "--depth", "1", "--tokens", "3", "--verify"]) == 0
+    assert "agrees" in capsys.readouterr().out
+    assert main(["seprank", "--width", "2", "--depth", "1", "--method", "numeric",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["agrees_with_exact"] is True
+
+
+def test_seprank_same_seed_same_json(capsys):
+    argv = ["seprank", "--width", "2", "--depth", "2", "--json", "--seed", "3"]
+    main(argv)
+    first = json.loads(capsys.readouterr().out)
+    main(argv)
+    second = json.loads(capsys.readouterr().out)
+    for volatile in ("seconds", "eval_seconds", "rank_seconds"):
+        first.pop(volatile), second.pop(volatile)
+    for block in first["blocks"] + second["blocks"]:
+        block.pop("rank_seconds")
+    assert first == second
+
+
+def test_seprank_json_lists_every_block_and_the_whole_matrix_agrees(capsys):
+    argv = ["seprank", "--width", "2", "--depth", "3", "--tokens", "3", "--json"]
+    assert main(argv) == 0
+    blocks = json.loads(capsys.readouterr().out)
+    assert blocks["method"] == "blocks" and len(blocks["blocks"]) == 14  # K = 13
+    for block in blocks["blocks"]:
+        assert set(block) >= {"degree", "grid", "rank", "bound", "reason",
+                              "failure_probability"}
+        assert block["rank"] <= block["bound"]
+    assert blocks["rank"] == sum(block["rank"] for block in blocks["blocks"])
+    assert main(argv + ["--method", "exact"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    assert whole["rank"] == blocks["rank"] and whole["blocks"] == []
+
+
+def test_seprank_blocks_with_the_residual_give_the_top_degree_parts(capsys):
+    """--residual --method blocks: the ρ = 0 blocks, proved here (they meet bound (d));
+    auto stays the whole matrix for ρ = 1, with the same rank."""
+    argv = ["seprank", "--width", "2", "--depth", "2", "--tokens", "3", "--residual"]
+    assert main(argv + ["--method", "blocks", "--json"]) == 0
+    blocks = json.loads(capsys.readouterr().out)
+    assert (blocks["method"], blocks["reason"]) == ("blocks", "upper-bound")
+    assert blocks["config"]["residual"] == 1 and blocks["blocks"]
+    assert main(argv + ["--json"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    assert whole["method"] == "exact" and whole["rank"] == blocks["rank"]
+    assert main(argv + ["--method", "blocks"]) == 0
+    assert "parts of top degree" in capsys.readouterr().out
+
+
+def test_seprank_residual_blocks_below_the_bound_say_lower_bound(capsys):
+    argv = ["seprank", "--width", "3", "--depth", "2", "--tokens", "3", "--partition",
+            "0/1,2", "--residual", "--method", "blocks"]
+    assert main(argv) == 0
+    assert "LOWER BOUND only" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra", [
+    ["--width", "0", "--depth", "1"], ["--width", "3", "--depth", "1", "--heads", "2"],
+    ["--width", "2", "--depth", "1", "--tokens", "3", "--partition", "1/0,2"],
+    ["--width", "2", "--depth", "1", "--tokens", "3", "--partition", "0,1/1,2"],
+    ["--width", "2", "--depth", "1", "--prime", "21"], ["--width", "2", "--depth", "-2"],
+    ["--width", "2"], ["--width", "2", "--depth", "1", "--seed", "-1"],
+    ["--width", "2", "--depth", "1", "--margin", "0"],
+])
+def test_seprank_bad_input(extra, capsys):
+    assert main(["seprank", *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_seprank_reports_a_rank_above_a_proved_bound_in_one_line(capsys, monkeypatch):
+    from attndepth.simulations.exact import degree_blocks
+
+    original = degree_blocks.separating_scales
+    monkeypatch.setattr(degree_blocks, "separating_scales",
+                        lambda degree, prime: (original(degree, prime)[0],
+                                               original(degree, prime)[1][::-1].copy()))
+    assert main(["seprank", "--width", "2", "--depth", "2", "--tokens", "4"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("attndepth: check failed:") and len(err.splitlines()) == 1

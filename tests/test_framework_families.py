@@ -1,0 +1,47 @@
+"""Families: exhaustive enumeration in order, constraints, values beyond, descriptions."""
+
+import pytest
+
+from attndepth.framework.families import Family
+from attndepth.framework.registry import all_claims
+
+SMALL = Family(parameters={"width": (1, 2, 4), "heads": (1, 2)}, beyond={"width": (8,)},
+               constraints=(("heads divide width", lambda m: m["width"] % m["heads"] == 0),),
+               fixed={"batch": 3}, adapt=lambda m: {"config": (m["width"], m["heads"])})
+
+
+def test_exhaustive_members_in_order_and_constrained():
+    assert list(SMALL.exhaustive()) == [
+        {"width": 1, "heads": 1}, {"width": 2, "heads": 1}, {"width": 2, "heads": 2},
+        {"width": 4, "heads": 1}, {"width": 4, "heads": 2}]
+    assert SMALL.exhaustive_count() == 5 and SMALL.grid_size() == 8
+    assert not SMALL.contains({"width": 1, "heads": 2})
+
+
+def test_values_size_kwargs_and_description():
+    assert SMALL.values("width") == (1, 2, 4, 8)
+    assert SMALL.size({"width": 8, "heads": 1}) > SMALL.size({"width": 4, "heads": 2})
+    assert SMALL.kwargs({"width": 2, "heads": 1}) == {"batch": 3, "config": (2, 1)}
+    assert SMALL.describe() == ("width ∈ {1, 2, 4} (draws also {8}); heads ∈ {1, 2}; "
+                                "heads divide width")
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(parameters={"a": ()}), "non-empty"),
+    (dict(parameters={"a": [1, 2]}), "tuple"),
+    (dict(parameters={"a": (1,)}, beyond={"b": (2,)}), "beyond"),
+])
+def test_malformed_families_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Family(**kwargs)
+
+
+@pytest.mark.parametrize("claim_id", list(all_claims()))
+def test_every_claim_declares_a_family_whose_members_fit_its_verify_function(claim_id):
+    import inspect
+
+    found = all_claims()[claim_id]
+    assert found.family is not None, f"{claim_id} declares no family"
+    first = next(found.family.exhaustive())
+    accepted = set(inspect.signature(found.verify).parameters) - {"seed"}
+    assert set(found.family.kwargs(first)) == accepted

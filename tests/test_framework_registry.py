@@ -1,0 +1,178 @@
+"""The claims registry, driven by the registry itself (as scipy.stats iterates its distributions).
+
+For every registered claim: the quick preset reaches its recorded verdict,
+its declared wrong theory makes it ``fails`` (so no claim is a test that
+cannot fail), and every place its record names exists.
+"""
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+from attndepth.figures.registry import all_figures
+from attndepth.framework.registry import (
+    CLAIM_MODULES,
+    PRESETS,
+    Claim,
+    Outcome,
+    all_claims,
+    claim,
+    default_claims,
+    explain,
+    get_claim,
+    register,
+    run_claim,
+    run_claims,
+    verdict_from,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+CLAIMS = all_claims()
+#: Claims run by ``attndepth verify``; the others (training) are tested at small sizes in
+#: their own test modules, their quick presets taking minutes.
+DEFAULT = [claim_id for claim_id, found in CLAIMS.items() if found.by_default]
+#: Claims whose quick verdict is not ``holds``, with the reason (data, not skips).
+KNOWN_VERDICTS = {
+    "levine.threshold": ("fails", "the knee, decided from certified ranks and proved "
+                         "bounds, lies 1.4–2 layers beyond log_3 d for |Q| ≥ 2 (and at d = 2); "
+                         "test_threshold_claim_can_hold shows the check can pass"),
+}
+
+
+@pytest.mark.parametrize("claim_id", DEFAULT)
+def test_quick_preset_reaches_its_verdict(claim_id):
+    expected = KNOWN_VERDICTS.get(claim_id, ("holds", ""))[0]
+    result = run_claim(claim_id, "quick", seed=0)
+    assert result.verdict == expected, result.outcome
+
+
+@pytest.mark.parametrize("claim_id", DEFAULT)
+def test_wrong_theory_makes_the_claim_fail(claim_id, monkeypatch):
+    found = CLAIMS[claim_id]
+    assert found.wrong_theory, f"{claim_id} declares no wrong theory: it cannot be shown to fail"
+    module = importlib.import_module(found.module)
+    for name, wrong in found.wrong_theory.items():
+        monkeypatch.setattr(module, name, wrong)
+    assert run_claim(claim_id, "quick", seed=0).verdict == "fails"
+
+
+def _test_functions(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    return {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+
+
+@pytest.mark.parametrize("claim_id", list(CLAIMS))
+def test_record_names_places_that_exist(claim_id):
+    found = CLAIMS[claim_id]
+    assert found.source and found.statement and found.tolerance
+    assert set(PRESETS) <= set(found.presets)
+    assert all(f.__module__.startswith("attndepth.theory") for f in found.theory), found.theory
+    assert all(f.__module__.startswith(("attndepth.simulations", "scipy"))
+               for f in found.simulation), found.simulation
+    path, _, test = found.test.partition("::")
+    assert test in _test_functions(ROOT / path), found.test
+    assert found.figure is None or found.figure in all_figures()
+
+
+def test_explain_names_every_file_of_a_claim():
+    text = explain("yuzhang.linear-rate-postln")
+    src = "src/attndepth/"
+    for place in (src + "claims/similarity.py", src + "theory/similarity.py",
+                  src + "simulations/measures/escalation.py", src + "simulations/models/stacks.py",
+                  src + "simulations/measures/similarity.py",
+                  src + "simulations/measures/fitting.py",
+                  "tests/test_claims_similarity.py", src + "figures/postln_rate.py",
+                  "math.log(2)", "quick", "full"):
+        assert place in text, place
+
+
+def test_unknown_claim_and_preset_rejected():
+    with pytest.raises(ValueError, match="unknown claim"):
+        get_claim("levine.nope")
+    with pytest.raises(ValueError, match="preset"):
+        run_claim("levine.degree", preset="huge")
+    with pytest.raises(ValueError, match="seed"):
+        run_claim("levine.degree", seed=-1)
+    with pytest.raises(ValueError, match="unknown claim"):
+        run_claims(["levine.degree", "nope"])
+
+
+def test_result_records_provenance():
+    result = run_claim("levine.degree", "quick", seed=4)
+    assert result.seed == 4 and result.preset == "quick"
+    assert result.params == get_claim("levine.degree").presets["quick"]
+    assert result.seconds >= 0
+
+
+def test_register_refuses_malformed_claims():
+    def verify(seed):
+        return Outcome("1", "1", verdict_from(True))
+
+    presets = {"quick": {}, "full": {}}
+    with pytest.raises(TypeError, match="Claim"):
+        register("levine.degree")
+    with pytest.raises(ValueError, match="twice"):
+        register(Claim("levine.degree", "s", "s", "t", verify, presets))
+    with pytest.raises(ValueError, match="presets"):
+        register(Claim("test.no-full", "s", "s", "t", verify, {"quick": {}}))
+    with pytest.raises(ValueError, match="wrong_theory"):
+        claim("test.bad-wrong", source="s", statement="s", tolerance="t", presets=presets,
+              wrong_theory={"NOT_IN_THIS_MODULE": 1})(verify)
+    assert "test.bad-wrong" not in all_claims()
+
+
+def test_a_claim_that_raises_is_an_error_and_the_others_still_run(monkeypatch):
+    from attndepth.framework import registry as claims
+
+    def verify(seed):
+        raise RuntimeError("measurement blew up\nsecond line")
+
+    broken = Claim("test.broken", "s", "s", "t", verify, {"quick": {}, "full": {}})
+    monkeypatch.setitem(claims._REGISTRY, "test.broken", broken)
+    results = run_claims(["test.broken", "levine.gpt3-too-deep"])
+    assert [r.verdict for r in results] == ["error", "holds"]
+    assert results[0].outcome.note == "RuntimeError: measurement blew up"
+
+
+def test_installed_packages_register_claims_through_the_entry_point_group(monkeypatch,
+                                                                        tmp_path):
+    import importlib.metadata
+    import sys
+
+    from attndepth.framework import registry as claims
+
+    (tmp_path / "plugin_claims.py").write_text(
+        "from attndepth import Outcome, claim, verdict_from\n"
+        "@claim('plugin.one', source='s', statement='s', tolerance='t',\n"
+        "       presets={'quick': {}, 'full': {}})\n"
+        "def verify_one(seed):\n"
+        "    return Outcome('1', '1', verdict_from(True))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = importlib.metadata.EntryPoint("plugin", "plugin_claims", claims.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group=None: [entry] if group == claims.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(claims, "_entry_points_loaded", False)
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims._REGISTRY))
+    monkeypatch.delitem(sys.modules, "plugin_claims", raising=False)
+    assert "plugin.one" in all_claims()
+    assert run_claim("plugin.one").verdict == "holds"
+
+
+def test_claims_not_run_by_default_are_named_and_still_declare_a_wrong_theory():
+    optional = [claim_id for claim_id in CLAIMS if claim_id not in DEFAULT]
+    assert optional == ["yuzhang.deep-training", "levine.trained-transition"]
+    assert not set(optional) & set(default_claims())
+    assert all(CLAIMS[claim_id].wrong_theory for claim_id in optional)
+    assert set(r.id for r in run_claims(["yuzhang.linear-rate-fixed"])) == {
+        "yuzhang.linear-rate-fixed"}
+
+
+def test_built_in_claims_follow_the_module_order_whatever_was_imported_first():
+    """A test module importing attndepth.claims.residual first registers the seprank claims
+    before the expressivity claims; the listing (and the README table) keeps module order."""
+    modules = [found.verify.__module__ for found in all_claims().values()
+               if found.verify.__module__ in CLAIM_MODULES]
+    positions = [CLAIM_MODULES.index(module) for module in modules]
+    assert positions == sorted(positions)

@@ -1,0 +1,100 @@
+"""The counterexample search: it finds the refuted conjecture's smallest counterexample,
+reports how far a true claim was checked, resumes from its store, exports rows."""
+
+import json
+
+import pytest
+
+from attndepth.claims.seprank import exact_rank
+from attndepth.framework import registry as claims
+from attndepth.framework.families import Family
+from attndepth.framework.registry import Claim, Outcome, verdict_from
+from attndepth.framework.search import counterexample_rows, search_claim
+from attndepth.theory.separation_rank import separation_rank_bounds
+
+
+def verify_old_conjecture(seed: int, width: int, depth: int, tokens: int,
+                          p_size: int) -> Outcome:
+    """The first form of levine.bound-tightness, on one configuration."""
+    rank = exact_rank((width, depth, 1, tokens, 0, p_size), seed).rank
+    bound = separation_rank_bounds(width, depth, p_size, tokens - p_size).bigraded
+    return Outcome(str(bound), f"rank {rank}, bound {bound}", verdict_from(rank == bound))
+
+
+OLD_FAMILY = Family(
+    parameters={"width": (1, 2, 3), "depth": (1, 2, 3), "tokens": (2, 3), "p_size": (1, 2)},
+    constraints=(("|P| < N", lambda m: m["p_size"] < m["tokens"]),
+                 ("|P| = 1 or |P| ≥ d", lambda m: m["p_size"] == 1
+                  or m["p_size"] >= m["width"])))
+
+
+@pytest.fixture
+def old_conjecture(monkeypatch):
+    found = Claim("test.old-tightness", "s", "rank = bound (d)", "exact", verify_old_conjecture,
+                  {"quick": {}, "full": {}}, family=OLD_FAMILY, conjecture=True)
+    monkeypatch.setitem(claims._REGISTRY, found.id, found)
+    return found.id
+
+
+def test_search_refutes_the_old_conjecture_with_its_smallest_counterexample(old_conjecture):
+    report = search_claim(old_conjecture, draws=0, workers=1)
+    assert report.verdict == "fails"
+    assert report.exhaustive_checked == report.exhaustive_total == OLD_FAMILY.exhaustive_count()
+    smallest = report.counterexamples[0]
+    assert smallest.member == {"width": 2, "depth": 3, "tokens": 3, "p_size": 2}
+    assert smallest.measured == "rank 137, bound 140"
+    assert "--member" in report.commands[0] and "fails" in report.verdict
+    rows = counterexample_rows([report])
+    assert rows[0]["claim"] == old_conjecture and rows[0]["width"] == 2
+
+
+def test_search_of_a_claim_that_holds_says_how_far(tmp_path):
+    report = search_claim("levine.partition-symmetry", draws=3, store=tmp_path / "s.sqlite",
+                          workers=1)
+    assert report.verdict == "holds" and not report.counterexamples
+    assert report.exhaustive_checked == report.exhaustive_total > 10
+    assert report.drawn_beyond >= 1
+    assert f"{report.exhaustive_total} of {report.exhaustive_total} configurations" in \
+        report.summary()
+    again = search_claim("levine.partition-symmetry", draws=0, store=tmp_path / "s.sqlite",
+                         workers=1)  # resumed from the store: nothing recomputed
+    assert again.exhaustive_checked == report.exhaustive_checked
+
+
+def test_member_that_raises_is_an_error_not_a_crash(monkeypatch):
+    def verify(seed, a):
+        if a == 2:
+            raise ArithmeticError("boom")
+        return Outcome("", "", "holds")
+
+    found = Claim("test.raises", "s", "s", "t", verify, {"quick": {}, "full": {}},
+                  family=Family(parameters={"a": (1, 2, 3)}))
+    monkeypatch.setitem(claims._REGISTRY, found.id, found)
+    report = search_claim(found.id, draws=0, workers=1)
+    assert report.verdict == "error"
+    assert [e.member for e in report.errors] == [{"a": 2}]
+
+
+def test_bad_search_arguments():
+    with pytest.raises(ValueError, match="draws"):
+        search_claim("levine.degree", draws=-1)
+    with pytest.raises(ValueError, match="unknown claim"):
+        search_claim("nope")
+
+
+def test_cli_search_and_member_reproduction(old_conjecture, tmp_path, capsys):
+    from attndepth.cli.main import main
+
+    out = tmp_path / "ce.json"
+    code = main(["verify", "--search", "--claim", old_conjecture, "--draws", "0",
+                 "--workers", "1", "--counterexamples", str(out)])
+    assert code == 1
+    assert "FAILS" in capsys.readouterr().out
+    rows = json.loads(out.read_text())
+    member = {k: rows[0][k] for k in ("width", "depth", "tokens", "p_size")}
+    code = main(["verify", "--claim", old_conjecture, "--member", json.dumps(member),
+                 "--format", "json"])
+    assert code == 1
+    assert json.loads(capsys.readouterr().out)["claims"][0]["verdict"] == "fails"
+    assert main(["verify", "--claim", old_conjecture, "--member", "{\"width\": 2}"]) == 2
+    assert main(["verify", "--search", "--counterexamples", "x.txt"]) == 2

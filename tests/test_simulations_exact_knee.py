@@ -1,0 +1,80 @@
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from attndepth.simulations.exact.knee import (
+    KNEE_RATIO,
+    decide_knee,
+    grid_cap,
+    measure_knee,
+    required_lower,
+)
+from attndepth.theory.separation_rank import regime_bounds
+
+
+def test_exact_values_decide_the_first_depth_below_the_ratio():
+    sep = [3, 15, 105, 861]  # d = 2, N = 2: ratios 2.46, 1.72, 1.45
+    decision = decide_knee(sep, sep)
+    assert decision.decided and decision.knee == 2
+    assert decision.ratio_low == decision.ratio_high
+
+
+def test_a_bracket_that_straddles_two_leaves_the_knee_undecided():
+    upper = [4, 49, 3102, 679581]
+    lower = [4, 49, 1000, 679581]  # 1000 < 49² = 2401: the step 2 -> 3 may not square
+    decision = decide_knee(lower, upper)
+    assert not decision.decided and decision.earliest == 2 and decision.latest == 3
+
+
+@given(st.lists(st.integers(2, 10**6), min_size=2, max_size=6))
+def test_bounds_that_meet_decide_exactly_where_the_ratio_first_drops(values):
+    values = sorted(values)
+    decision = decide_knee(values, values)
+    ratios = [math.log(b) / math.log(a) for a, b in zip(values, values[1:], strict=False)]
+    first = next((k + 1 for k, r in enumerate(ratios) if r < KNEE_RATIO), None)
+    assert decision.knee == first
+
+
+def test_required_lower_values_decide_the_candidate_knee():
+    upper = [5, 110, 31460, 96844605]  # d = 4, |P| = |Q| = 4
+    needed = required_lower(upper, 3)
+    assert needed == [2, 25, 12100]
+    assert decide_knee(needed + [2], upper).knee == 3
+    short = needed[:2] + [12099, 2]
+    assert not decide_knee(short, upper).decided
+
+
+def test_grid_cap_is_the_smallest_sufficient_grid():
+    bounds = [1, 10, 100, 1000]
+    cap = grid_cap(bounds, 500, 8)
+    assert sum(min(b, cap - 8) for b in bounds) >= 500
+    assert sum(min(b, cap - 9) for b in bounds) < 500
+    assert grid_cap(bounds, 10**9, 8) == 1008
+
+
+def test_measured_knee_of_one_position_is_decided_by_depth_two_ranks():
+    regime = measure_knee(5, 1, *regime_bounds(5, 1))
+    assert regime.decision.knee == 2 and list(regime.grids) == [2]
+    assert regime.lower[1] ** 1 >= regime.upper[0] ** 2
+
+
+@pytest.mark.parametrize("lower, upper", [([2], [2]), ([3, 1], [3, 15]), ([16, 3], [15, 3]),
+                                          ([2, 2], [2])])
+def test_bad_input_is_refused(lower, upper):
+    with pytest.raises(ValueError):
+        decide_knee(lower, upper)
+
+
+def test_an_unreachable_certificate_is_not_attempted():
+    """d = 10, one Q position: deciding κ = 3 needs a certified rank of 1001² at L = 3,
+    beyond any grid of at most 64 points: nothing is measured, the knee stays undecided."""
+    regime = measure_knee(10, 1, *regime_bounds(10, 1), max_points=64)
+    assert not regime.decision.decided and regime.seconds < 5
+
+
+@pytest.mark.parametrize("bounds, needed", [([], 5), ([3, 0], 5), ([3, 4], 0), ([3], 2.5)])
+def test_grid_cap_refuses_bad_input(bounds, needed):
+    with pytest.raises(ValueError):
+        grid_cap(bounds, needed, 8)

@@ -1,0 +1,120 @@
+"""The trainable model: its stack is the NumPy stack, and training is seeded and learns."""
+
+import numpy as np
+import pytest
+
+from attndepth.simulations.models.jax_model import (
+    TrainingSettings,
+    budget_width,
+    embed,
+    init_params,
+    model_states,
+    numpy_weights,
+    train,
+)
+from attndepth.simulations.models.stacks import StackConfig, iterate_stack
+from attndepth.simulations.models.tasks import RecallTask
+
+# JAX is part of the test extra (train): missing, these tests fail, never skip
+pytestmark = pytest.mark.jax
+TASK = RecallTask(pairs=2, keys=4, values=4)
+
+
+@pytest.mark.parametrize("variant", ["post-ln", "pre-ln", "post-ln-deesc-a", "post-ln-deesc-b"])
+def test_model_states_equal_the_numpy_stack_with_the_same_weights(variant):
+    config = StackConfig(variant=variant, depth=3, tokens=TASK.length, width=8, heads=2,
+                         tau=0.5, ffn=True, causal=True)
+    params = init_params(config, TASK.vocabulary, seed=3)
+    tokens, _ = TASK.sample(5, seed=3)
+    ours = model_states(config, params, tokens)
+    X0 = embed(params, tokens)
+    reference = [X0] + [record.outputs for record in
+                        iterate_stack(config, numpy_weights(params, 5), X0)]
+    assert np.max(np.abs(ours - np.stack(reference))) <= 1e-12 * np.abs(ours).max()
+
+
+def test_training_is_reproducible_and_learns():
+    config = StackConfig(variant="pre-ln", depth=2, tokens=TASK.length, width=16, heads=2)
+    settings = TrainingSettings(steps=60, batch=32, learning_rate=1e-2, evaluate_every=30,
+                                evaluation_size=128)
+    first, again = (train(config, TASK, settings, seed=1) for _ in range(2))
+    assert first.validation_loss == again.validation_loss
+    assert first.validation_loss[-1] < first.validation_loss[0]
+    assert first.validation_accuracy[-1] > TASK.chance
+    assert len(first.similarity[-1]) == config.depth + 1
+    assert first.as_dict()["t_sim_per_layer"] == first.similarity
+
+
+def test_training_refuses_a_mismatched_length_and_bad_settings():
+    with pytest.raises(ValueError, match="length"):
+        train(StackConfig(depth=1, tokens=4, width=4), TASK, TrainingSettings(steps=1), 0)
+    with pytest.raises(ValueError, match="learning_rate"):
+        TrainingSettings(learning_rate=0.0)
+
+
+def test_warm_up_starts_from_a_zero_learning_rate():
+    # with every step inside the warm-up the first update uses learning rate 0
+    config = StackConfig(variant="post-ln", depth=1, tokens=TASK.length, width=8)
+    still = train(config, TASK, TrainingSettings(steps=1, batch=8, warmup=10,
+                                                 evaluate_every=1), seed=0)
+    initial = init_params(config, TASK.vocabulary, seed=0)
+    assert np.allclose(still.params["head"], initial["head"].astype(np.float32))
+
+
+def _small_run():
+    config = StackConfig(variant="post-ln", depth=2, tokens=TASK.length, width=8, heads=2)
+    settings = TrainingSettings(steps=40, batch=8, learning_rate=1e-2, evaluate_every=10,
+                                evaluation_size=16)
+    return config, settings
+
+
+def test_a_killed_run_resumes_from_its_checkpoint_to_the_same_numbers(tmp_path, monkeypatch):
+    from attndepth.simulations.models import jax_model
+
+    config, settings = _small_run()
+    whole = train(config, TASK, settings, seed=3)
+    path = tmp_path / "run.npz"
+    save, saved = jax_model._save_checkpoint, []
+
+    def save_then_die(*args):
+        save(*args)
+        saved.append(args[1].steps[-1])
+        if len(saved) == 2:
+            raise KeyboardInterrupt  # killed right after the checkpoint of step 20
+
+    monkeypatch.setattr(jax_model, "_save_checkpoint", save_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, TASK, settings, seed=3, checkpoint=path)
+    monkeypatch.setattr(jax_model, "_save_checkpoint", save)
+    resumed = train(config, TASK, settings, seed=3, checkpoint=path)
+    assert saved == [10, 20] and resumed.steps == [10, 20, 30, 40]
+    assert resumed.validation_loss == whole.validation_loss
+    assert resumed.similarity == whole.similarity
+    assert all(np.array_equal(resumed.params[k], whole.params[k]) for k in whole.params)
+    assert not list(tmp_path.glob(".*partial"))  # written by rename: no half files
+
+
+def test_a_checkpoint_of_another_run_is_refused_and_a_broken_one_restarts(tmp_path):
+    config, settings = _small_run()
+    path = tmp_path / "run.npz"
+    first = train(config, TASK, settings, seed=3, checkpoint=path)
+    with pytest.raises(ValueError, match="belongs to another run"):
+        train(config, TASK, settings, seed=4, checkpoint=path)
+    with pytest.raises(ValueError, match="is a directory"):
+        train(config, TASK, settings, seed=3, checkpoint=tmp_path)
+    path.write_bytes(b"not a checkpoint")
+    (tmp_path / ".run.npz.123.partial").write_bytes(b"half")  # its writer was killed
+    with pytest.warns(UserWarning, match="unreadable"):
+        again = train(config, TASK, settings, seed=3, checkpoint=path)
+    assert again.validation_loss == first.validation_loss
+    assert not list(tmp_path.glob(".*partial"))
+
+
+
+def test_budget_width_spends_the_budget_and_refuses_a_coarse_grid():
+    assert budget_width(40_000, 48, 2) == 8
+    assert budget_width(3_000, 2, 1) == 11
+    with pytest.raises(ValueError, match="within 10 %"):
+        budget_width(10_000, 32, 2)
+    with pytest.raises(ValueError, match="multiple"):
+        budget_width(10_000, 2, 0)

@@ -1,0 +1,56 @@
+"""The JAX stack equals the NumPy stack in float64, and says how to install JAX without it."""
+
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attndepth.simulations.models import jax_stack
+from attndepth.simulations.models.stacks import StackConfig, run_stack
+from attndepth.simulations.testing import stack_configs
+
+# JAX is part of the test extra (train): missing, these tests fail, never skip
+pytestmark = pytest.mark.jax
+
+
+@settings(max_examples=15, deadline=None)
+@given(config=stack_configs(max_depth=4, max_tokens=6, residual_scales=(0.5, 1.0, 1.5)),
+       batch=st.integers(1, 3), seed=st.integers(0, 2**31))
+def test_jax_states_equal_numpy_states(config, batch, seed):
+    ours = jax_stack.run_stack(config, batch, seed).states
+    reference = run_stack(config, batch, seed).states
+    scale = max(1.0, float(np.max(np.abs(reference))))
+    assert ours.shape == reference.shape
+    assert np.max(np.abs(ours - reference)) <= 1e-12 * scale
+
+
+def test_float32_configs_run_in_float32():
+    config = StackConfig(variant="post-ln", depth=3, tokens=5, width=8, dtype="float32")
+    states = jax_stack.run_stack(config, 2, 0).states
+    assert states.dtype == np.float32
+    assert np.allclose(states, run_stack(config, 2, 0).states, atol=1e-5)
+
+
+def test_a_missing_device_or_bad_input_is_a_clear_error():
+    with pytest.raises(ValueError, match="no gpu device"):
+        jax_stack.device("gpu")
+    with pytest.raises(ValueError, match="device"):
+        jax_stack.device("tpu")
+    config = StackConfig(variant="residual", depth=2, tokens=3, width=4)
+    with pytest.raises(ValueError, match="X0 must have shape"):
+        jax_stack.stack_states(config, *_weights(config), np.zeros((1, 3, 5)))
+
+
+def _weights(config):
+    from attndepth.simulations.models.stacks import draw_softmax_weights
+
+    return (draw_softmax_weights(config, 1, 0),)
+
+
+def test_without_jax_the_error_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "jax", None)
+    assert not jax_stack.available()
+    with pytest.raises(ModuleNotFoundError, match=r'pip install -e "\.\[train\]"'):
+        jax_stack.run_stack(StackConfig(depth=1, tokens=2, width=2), 1, 0)

@@ -1,0 +1,24 @@
+"""Reuse of drawn weights: read-only, least recently used out first, within a byte budget."""
+
+import numpy as np
+
+from attndepth.simulations.models import stacks
+from attndepth.simulations.models.stacks import StackConfig, draw_softmax_weights
+from attndepth.simulations.models.weight_cache import WeightCache
+
+
+def test_weight_cache_keeps_only_recent_draws_within_its_budget(monkeypatch):
+    config = StackConfig(depth=2, tokens=3, width=4)
+    one_draw = 2 * 2 * 4 * 4 * 4 * 8  # batch 2, depth 2, four 4 × 4 matrices, float64
+    monkeypatch.setattr("attndepth.simulations.models.weight_cache.WEIGHT_CACHE_BYTES",
+                        2 * one_draw)
+    monkeypatch.setattr("attndepth.simulations.models.stacks.WEIGHTS", WeightCache())
+    first = draw_softmax_weights(config, 2, 100)
+    draw_softmax_weights(config, 2, 101)
+    draw_softmax_weights(config, 2, 102)  # evicts seed 100, the least recent
+    again = draw_softmax_weights(config, 2, 100)
+    assert again is not first
+    np.testing.assert_array_equal(again.projections, first.projections)
+    big = draw_softmax_weights(StackConfig(depth=8, width=4), 2, 103)  # over budget: not kept
+    assert big.projections.flags.writeable
+    assert len(stacks.WEIGHTS) <= 2

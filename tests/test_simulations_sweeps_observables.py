@@ -1,0 +1,59 @@
+"""Observables: the built-in similarity observable, and user-registered ones."""
+
+import pytest
+
+from attndepth.simulations.sweeps.observables import Parameter, observables, register_observable
+from attndepth.simulations.sweeps.store import open_store
+from attndepth.simulations.sweeps.sweep import parse_spec, run_sweep
+
+SPEC = {"measurement": "similarity", "seeds": [0],
+        "fixed": {"tokens": 6, "width": 8, "depth": 4}}
+
+
+def test_built_in_observables():
+    assert "similarity" in observables()
+
+
+def test_similarity_measurement_runs_in_the_requested_dtype(tmp_path):
+    spec = parse_spec({**SPEC, "grid": {"variant": ["post-ln"], "dtype": ["float64", "float32"]},
+                       "fixed": SPEC["fixed"]})
+    assert run_sweep(spec, tmp_path / "s.sqlite", workers=1, progress=False).failed == 0
+    rows = open_store(tmp_path / "s.sqlite").rows()
+    finals = {row["config"]["dtype"]: row["metrics"]["t_sim_final"] for row in rows}
+    assert abs(finals["float32"] - finals["float64"]) < 1e-5
+
+
+def _measure_add(seed: int, a: int, b: int = 1) -> dict:
+    return {"sum": a + b + seed}
+
+
+def test_registered_custom_measurement(tmp_path):
+    register_observable("add", _measure_add, {"a": Parameter(int), "b": Parameter(int, 1)})
+    spec = parse_spec({"measurement": "add", "grid": {"a": [1, 2]}, "seeds": [5]})
+    run_sweep(spec, tmp_path / "s.sqlite", workers=1, progress=False)
+    sums = sorted(r["metrics"]["sum"] for r in open_store(tmp_path / "s.sqlite").rows())
+    assert sums == [7, 8]
+
+
+@pytest.mark.jax
+def test_a_training_sweep_fills_a_store(tmp_path):
+    spec = parse_spec({"measurement": "train", "seeds": [0],
+                       "grid": {"variant": ["post-ln", "post-ln-deesc-a"]},
+                       "fixed": {"depth": 2, "width": 8, "pairs": 2, "steps": 20,
+                                 "batch": 16, "evaluate_every": 10}})
+    run_sweep(spec, tmp_path / "train.sqlite", workers=1, progress=False)
+    rows = open_store(tmp_path / "train.sqlite").rows()
+    assert len(rows) == 2 and all(row["metrics"]["steps"] == [10, 20] for row in rows)
+    assert all(len(row["metrics"]["t_sim_per_layer"]) == 3 for row in rows)
+
+
+@pytest.mark.jax
+def test_a_training_point_takes_a_width_or_a_budget():
+    from attndepth.simulations.sweeps.observables import observe_training
+
+    small = dict(variant="pre-ln", depth=2, pairs=2, steps=4, batch=4, evaluate_every=2,
+                 heads=1)
+    assert observe_training(seed=0, budget=3000, ffn=True, **small)["width"] == 11
+    for width, budget in ((0, 0), (8, 3000)):
+        with pytest.raises(ValueError, match="exactly one of width and budget"):
+            observe_training(seed=0, width=width, budget=budget, **small)

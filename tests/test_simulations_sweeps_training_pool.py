@@ -1,0 +1,39 @@
+"""Training groups on a process pool give the runs of one process, in the given order."""
+
+import pytest
+
+from attndepth.simulations.models.jax_model import TrainingSettings, train
+from attndepth.simulations.models.stacks import StackConfig
+from attndepth.simulations.models.tasks import RecallTask
+from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups
+
+pytestmark = pytest.mark.jax
+TASK = RecallTask(pairs=2, keys=4, values=4)
+SETTINGS = TrainingSettings(steps=20, batch=8, learning_rate=1e-2, evaluate_every=10,
+                            evaluation_size=16)
+
+
+def _group(variant: str, depth: int) -> TrainingGroup:
+    config = StackConfig(variant=variant, depth=depth, tokens=TASK.length, width=8, heads=2)
+    return TrainingGroup(config, TASK, SETTINGS, (0, 1))
+
+
+@pytest.mark.slow
+def test_two_workers_give_the_numbers_of_one_process_in_order():
+    groups = [_group("post-ln", 1), _group("pre-ln", 3)]  # the second is costlier: runs first
+    pooled = train_groups(groups, workers=2)
+    assert [[run.config.variant for run in runs] for runs in pooled] == [
+        ["post-ln", "post-ln"], ["pre-ln", "pre-ln"]]
+    for group, runs in zip(groups, pooled, strict=True):
+        for seed, run in zip(group.seeds, runs, strict=True):
+            alone = train(group.config, TASK, SETTINGS, seed)
+            assert run.seed == seed and run.validation_loss == alone.validation_loss
+            assert run.params is None  # curves only
+
+
+def test_bad_groups_are_refused():
+    with pytest.raises(ValueError, match="at least one seed"):
+        TrainingGroup(_group("post-ln", 1).config, TASK, SETTINGS, ())
+    with pytest.raises(ValueError, match="workers"):
+        train_groups([_group("post-ln", 1)], workers=0)
+    assert train_groups([]) == []
