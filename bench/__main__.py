@@ -120,6 +120,12 @@ def main() -> None:
             "Per-degree blocks (ρ = 0), each ranked against its own proved bound on nested "
             "grids; the slowest block's rank time is the per-block cost that dominates."))
     sections.append(table("Sweep: 1 vs 2 local workers", [system.sweep_workers(quick)]))
+    sections.append(table(
+        "Verdicts over seed samples: the cost of deciding a stochastic claim",
+        system.seed_samples(),
+        "Each claim's quick preset decided on its sample of seeds (the sample doubles until "
+        "its intervals decide; rivals that replace a theory run the sample again) against "
+        "one run of its verify function at seed 0."))
     train_shapes = [(6, 32)] if quick else [(12, 64), (48, 32)]
     sections.append(table(
         "Training (JAX, float32, CPU): Adam steps against the float32 GEMM rate",

@@ -45,6 +45,27 @@ def verify_quick() -> dict:
     return {"wall s": wall, "peak MiB": peak, "target s": 60}
 
 
+def seed_samples() -> list[dict]:
+    """What deciding over a sample of seeds costs: each stochastic claim's quick preset
+    decided on its sample, against one run of its verify function at seed 0."""
+    from attndepth.framework.registry import all_claims, run_claim
+
+    rows = []
+    for claim_id, found in all_claims().items():
+        if not found.estimates or not found.by_default:
+            continue
+        params = dict(found.presets["quick"])
+        start = time.perf_counter()
+        found.verify(seed=0, **params)
+        one = time.perf_counter() - start
+        result = run_claim(claim_id)
+        seeds = len(result.evidence.seeds) if result.evidence else 1
+        rows.append({"claim": claim_id, "seeds": seeds, "one seed s": one,
+                     "sample and rivals s": result.seconds, "ratio": result.seconds / one,
+                     "verdict": result.verdict})
+    return rows
+
+
 def sweep_workers(quick: bool) -> dict:
     """Wall time of one similarity sweep with 1 and 2 local workers (fresh stores)."""
     from attndepth.simulations.sweeps.sweep import parse_spec, run_sweep

@@ -6,7 +6,10 @@ from attndepth.framework.registry import run_claim
 def test_residual_scaling_reports_the_departure_at_temperature_one():
     result = run_claim("noci.residual-scaling", tokens=8, width=32, depths=(8,), batch=16)
     values = result.outcome.values
-    assert result.verdict == "holds", result.outcome
+    # at d = 32 the α = 1 growth sits 4.7 % below L ln(1 + α²) (−2.0 % at d = 64, −1.0 %
+    # at d = 128: a 1/d gap of the uniform-attention recursion), at the band's edge
+    assert result.verdict == "inconclusive", result.outcome
+    assert -0.06 < result.evidence.interval.mean < -0.03
     # temperature 1 is not uniform attention: alpha = 1 aligns more slowly than predicted
     assert 0.6 < values["default_temperature_ratio"] < 0.97
     assert "temperature 1" in result.outcome.note

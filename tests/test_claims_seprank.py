@@ -4,13 +4,15 @@ from attndepth.framework.registry import run_claim
 
 def test_seprank_claims_hold_on_small_configs():
     configs = [(2, 1, 1, 2, 0), (2, 2, 1, 4, 0), (2, 2, 1, 4, 1), (3, 1, 3, 3, 0)]
-    for claim_id in ("levine.upper-bound", "levine.generic-rank", "levine.bound-tightness"):
+    assert run_claim("levine.upper-bound", configs=configs).verdict == "consistent"
+    for claim_id in ("levine.generic-rank", "levine.bound-tightness"):
         assert run_claim(claim_id, configs=configs).verdict == "holds"
 
 
 def test_heads_claim_reports_each_head_count():
     result = run_claim("levine.heads", width=4, depth=1, tokens=3, heads=[1, 2, 4])
-    assert result.verdict == "holds" and set(result.outcome.values["ranks"]) == {"1", "2", "4"}
+    assert result.verdict == "consistent"
+    assert set(result.outcome.values["ranks"]) == {"1", "2", "4"}
 
 
 def test_threshold_claim_decides_knees_and_fails_for_long_sequences():
@@ -27,7 +29,10 @@ def test_threshold_claim_can_hold(monkeypatch):
     from attndepth.claims import seprank as seprank_claims
 
     monkeypatch.setattr(seprank_claims, "threshold_depth", lambda width: 2.5)
-    assert run_claim("levine.threshold", regimes=[[2, 1], [3, 3]]).verdict == "holds"
+    # ... and a constant knee of 2 (a rival) agrees with it too: not holds, indistinguishable
+    result = run_claim("levine.threshold", regimes=[[2, 1], [3, 3]])
+    assert result.verdict == "indistinguishable"
+    assert [r.name for r in result.rivals if not r.rejected] == ["constant knee 2"]
 
 
 def test_knee_undecided_without_measurements_is_inconclusive(monkeypatch):

@@ -8,11 +8,11 @@ SMALL = {
     "yuzhang.escalation": dict(depth=40, tokens=8, width=16, heads=1, batch=4),
     "yuzhang.linear-rate-fixed": dict(tokens=8, width=8, depth=50, batch=8, temperature=0.5,
                                       skip=5),
-    "yuzhang.linear-rate-postln": dict(depth=90, tokens=8, width=64, batch=6),
     "yuzhang.contraction-bound": dict(depth=10, batch=4, tokens=6, width=8,
                                       doubly_stochastic_samples=50),
     "yuzhang.layernorm": dict(depth=10, tokens=8, width=16, batch=4),
-    "yuzhang.deescalation": dict(depth=60, tokens=8, width=32, batch=4, taus=[1.0]),
+    # τ = 1/2 too: with τ = 1 alone both rivals predict what the derivation does
+    "yuzhang.deescalation": dict(depth=60, tokens=8, width=32, batch=4, taus=[1.0, 0.5]),
     "yuzhang.preln": dict(depth=90, tokens=8, width=64, batch=4),
     "dong.collapse": dict(depth=10, tokens=32, width=64, batch=16, temperature=0.25),
     "dong.skip-prevents": dict(depth=24, tokens=16, width=32, batch=8, temperature=0.25),

@@ -45,3 +45,25 @@ def test_every_claim_declares_a_family_whose_members_fit_its_verify_function(cla
     first = next(found.family.exhaustive())
     accepted = set(inspect.signature(found.verify).parameters) - {"seed"}
     assert set(found.family.kwargs(first)) == accepted
+
+
+def test_a_run_is_in_the_family_when_its_values_lie_in_the_sampled_ranges():
+    family = Family(parameters={"width": (16, 32, 64), "variant": ("a", "b")},
+                    beyond={"width": (128,)},
+                    constraints=(("even", lambda m: m["width"] % 2 == 0),))
+    assert family.includes({"width": 48, "variant": "a", "batch": 9}) is True  # between values
+    assert family.includes({"width": 128, "variant": "b"}) is True  # beyond, still the domain
+    assert family.includes({"width": 8, "variant": "a"}) is False
+    assert family.includes({"width": 256, "variant": "a"}) is False
+    assert family.includes({"width": 33, "variant": "a"}) is False  # a constraint
+    assert family.includes({"width": 32, "variant": "c"}) is False
+    assert family.includes({"variant": "a"}) is None  # cannot tell
+
+
+@pytest.mark.parametrize("claim_id", list(all_claims()))
+def test_every_quick_preset_lies_in_its_claims_family(claim_id):
+    found = all_claims()[claim_id]
+    if found.family is None:
+        return
+    assert found.family.includes(dict(found.presets["quick"])) in (True, None), (
+        f"{claim_id}'s quick preset lies outside its family ({found.family.describe()})")

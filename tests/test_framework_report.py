@@ -33,8 +33,9 @@ def test_table_markdown_latex_contain_each_row():
 
 
 def test_summary_counts():
-    assert summary([_result(), _result("fails")]) == {"proved": 0, "holds": 1, "fails": 1,
-                                                      "inconclusive": 0, "error": 0}
+    assert summary([_result(), _result("fails")]) == {
+        "proved": 0, "holds": 1, "indistinguishable": 0, "fails": 1, "inconclusive": 0,
+        "error": 0, "consistent": 0, "inconsistent": 0}
 
 
 def test_table_fits_a_terminal_and_says_why():

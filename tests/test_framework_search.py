@@ -98,3 +98,14 @@ def test_cli_search_and_member_reproduction(old_conjecture, tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["claims"][0]["verdict"] == "fails"
     assert main(["verify", "--claim", old_conjecture, "--member", "{\"width\": 2}"]) == 2
     assert main(["verify", "--search", "--counterexamples", "x.txt"]) == 2
+
+
+def test_a_member_outside_the_family_runs_and_says_so(capsys):
+    from attndepth.cli.main import main
+
+    member = {"width": 16, "depth": 1, "heads": 1, "tokens": 2}  # widths of the family: 1..8
+    assert main(["verify", "--claim", "levine.degree", "--member", json.dumps(member),
+                 "--format", "json"]) == 0
+    printed = capsys.readouterr()
+    assert json.loads(printed.out)["claims"][0]["in_family"] is False
+    assert "outside the family of levine.degree" in printed.err

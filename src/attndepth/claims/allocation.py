@@ -7,6 +7,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
+from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.theory.depth_width import (
@@ -34,6 +35,23 @@ def _half_slope_plan(budget: float, fit: AllocationFit = DEFAULT_FIT, right=plan
     return right(budget, AllocationFit(fit.intercept, fit.slope / 2))
 
 
+def _scaled_slope_plan(factor: float):
+    """A rival theory: the fit's depth slope b times ``factor`` (same intercept)."""
+    def plan(budget: float, fit: AllocationFit = DEFAULT_FIT, right=plan_for_budget):
+        return right(budget, AllocationFit(fit.intercept, fit.slope * factor))
+    return plan
+
+
+#: The fit of ln d against L rests on a handful of trained depths: a slope 10 % off
+#: either way is a plausible rival of the published one.
+SLOPE_RIVALS = (
+    Rival("slope b +10 %", "the allocation fit's slope within its uncertainty (Levine et al. "
+          "2020, §5, Fig. 4)", replace={"plan_for_budget": _scaled_slope_plan(1.1)}),
+    Rival("slope b −10 %", "the allocation fit's slope within its uncertainty (Levine et al. "
+          "2020, §5, Fig. 4)", replace={"plan_for_budget": _scaled_slope_plan(0.9)}),
+)
+
+
 @claim(
     "levine.gpt3-too-deep",
     source="Levine et al. 2020, §5; Lieber et al. 2021",
@@ -45,6 +63,7 @@ def _half_slope_plan(budget: float, fit: AllocationFit = DEFAULT_FIT, right=plan
     figure="allocation",
     wrong_theory={"plan_for_budget": _half_slope_plan},
     family=Family(parameters={"budget": (GPT3_PARAMS,)}),  # a statement about one budget
+    rivals=SLOPE_RIVALS,
 )
 def verify_gpt3_too_deep(seed: int, budget: float) -> Outcome:
     """L_opt at GPT-3's budget vs its 96 layers (deterministic; seed unused)."""
@@ -71,6 +90,7 @@ def verify_gpt3_too_deep(seed: int, budget: float) -> Outcome:
     figure="allocation",
     wrong_theory={"plan_for_budget": _half_slope_plan},
     family=Family(parameters={"budget": (1e12,)}),  # a statement about one budget
+    rivals=SLOPE_RIVALS,
 )
 def verify_1t_width(seed: int, budget: float) -> Outcome:
     """d_opt at 1T parameters vs about 30K (deterministic; seed unused)."""
@@ -104,6 +124,8 @@ def verify_1t_width(seed: int, budget: float) -> Outcome:
     family=Family(parameters={"low_exponent": (6.0, 8.0, 10.0),
                               "high_exponent": (12.0, 15.0, 18.0)},
                   beyond={"high_exponent": (21.0, 24.0)}, fixed={"budgets": 50}),
+    # the closed form against a root-find of the same equation: only a bug can fail it
+    kind="consistency",
 )
 def verify_fit_consistency(seed: int, budgets: int, low_exponent: float,
                             high_exponent: float) -> Outcome:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.simulations import presets
@@ -140,6 +141,8 @@ def _table(rows: list[str]) -> str:
     test=f"{TESTS}::test_seprank_claims_hold_on_small_configs",
     wrong_theory={"bounds_of": _halved},
     family=NETWORKS,
+    # a certified lower bound against a proved upper bound: only a software bug can fail it
+    kind="consistency",
 )
 def verify_upper_bound(seed: int, configs: list[Config]) -> Outcome:
     """Every certified rank ≤ every bound."""
@@ -298,6 +301,9 @@ def _tight_config(member: dict) -> Config:
                   beyond={"width": (8,), "tokens": (5, 6)},
                   adapt=lambda m: {**m, "heads": [h for h in range(1, m["width"] + 1)
                                                    if m["width"] % h == 0]}),
+    # certified ranks against bound (d), which holds for every H: only a bug can fail it;
+    # the ranks per H are reported (they are not monotone in H)
+    kind="consistency",
 )
 def verify_heads(seed: int, width: int, depth: int, tokens: int,
                   heads: list[int]) -> Outcome:
@@ -348,6 +354,12 @@ def _knee_row(regime: RegimeKnee) -> str:
     test=f"{TESTS}::test_threshold_claim_decides_knees_and_fails_for_long_sequences",
     figure="threshold_knee",
     wrong_theory={"threshold_depth": lambda width: 5 * math.log(width, 3)},
+    rivals=(
+        Rival("constant knee 2", "the knee decided for one Q position at every d ≤ 9, "
+              "taken as a law", replace={"threshold_depth": lambda width: 2.0}),
+        Rival("log_3(2d + 1)", "this project's corrected law (theory document §1)",
+              replace={"threshold_depth": lambda width: math.log(2 * width + 1, 3)}),
+    ),
     family=Family(parameters={"width": (2, 3, 4, 5, 6, 7, 8, 9), "q_size": (1, 2, 3)},
                   beyond={"width": (10, 12)},
                   constraints=(("q ≤ d", lambda m: m["q_size"] <= m["width"]),
@@ -394,6 +406,12 @@ def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
                 "ranks (lower bounds, degree blocks on capped grids) and proved bounds "
                 "(upper), never by the conjecture rank = bound."),
         values={"knees": {f"{r.width},{r.q_size}": r.decision.knee for r in measured},
+                # knee − log_3 d of the decided regimes, and of the first (a validity map
+                # runs one regime a point: attndepth map ... --value offset)
+                "offsets": {f"{r.width},{r.q_size}": r.decision.knee - threshold_depth(r.width)
+                            for r in decided},
+                "offset": (decided[0].decision.knee - threshold_depth(decided[0].width)
+                           if decided else math.nan),
                 "paper_misses": [[d, q, gap] for d, q, gap in paper_misses],
                 "corrected_misses": [list(m) for m in corrected_misses],
                 "regimes": regime_text,

@@ -67,6 +67,40 @@ class Family:
         """Whether ``member`` satisfies every constraint."""
         return all(predicate(member) for _, predicate in self.constraints)
 
+    def includes(self, params: Mapping[str, Any]) -> bool | None:
+        """Whether a run's parameters lie in the family's domain.
+
+        A numeric parameter lies in the domain when it is within the range of
+        the family's values (exhaustive and beyond: they sample an interval); any
+        other parameter must be one of its values; every constraint must hold.
+        ``None`` when that cannot be read from ``params``: a parameter of the
+        family is missing (a family whose ``adapt`` reshapes its members into other
+        keyword arguments).
+
+        Parameters
+        ----------
+        params : mapping
+            Keyword arguments of the verify function (a preset with overrides).
+
+        Returns
+        -------
+        bool or None
+        """
+        if any(name not in params for name in self.parameters):
+            return None
+        member = {name: params[name] for name in self.parameters}
+        for name, value in member.items():
+            values = self.values(name)
+            if _numeric(value) and all(_numeric(v) for v in values):
+                if not min(values) <= value <= max(values):
+                    return False
+            elif value not in values:
+                return False
+        try:
+            return self.contains(member)
+        except (TypeError, ValueError, KeyError, ZeroDivisionError):
+            return False
+
     def exhaustive(self) -> Iterator[Member]:
         """Every member of the exhaustive part, smallest first (lexicographic in the values)."""
         names = list(self.parameters)
@@ -106,6 +140,10 @@ class Family:
     def grid_size(self) -> int:
         """Size of the whole grid before constraints (for messages)."""
         return math.prod(len(self.values(name)) for name in self.parameters)
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _span(values: tuple) -> str:

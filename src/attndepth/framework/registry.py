@@ -32,17 +32,34 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from attndepth.framework.evidence import (
+    Estimate,
+    Evidence,
+    Rival,
+    RivalResult,
+    decide,
+    replaced,
+    rival_by_verdict,
+)
 from attndepth.framework.families import Family
 
-Verdict = Literal["proved", "holds", "fails", "inconclusive", "error"]
+Verdict = Literal["proved", "holds", "indistinguishable", "fails", "inconclusive", "error",
+                  "consistent", "inconsistent"]
 #: How strongly a claim was checked: ``proved`` (a symbolic or exact-integer proof
-#: over the whole stated family), ``holds`` (checked, no counterexample: the note
-#: says how far), ``fails`` (a counterexample, the smallest found, in the note),
-#: ``inconclusive`` (the measurement could not decide; the note says why),
-#: ``error`` (the verify function raised; the message is the note).
-VERDICTS: tuple[str, ...] = ("proved", "holds", "fails", "inconclusive", "error")
+#: over the whole stated family), ``holds`` (agrees with the measurement and every
+#: named rival is rejected), ``indistinguishable`` (agrees, but so does a named
+#: rival: the measurement cannot tell them apart), ``fails`` (a counterexample, the
+#: smallest found, in the note), ``inconclusive`` (the measurement could not decide;
+#: the note says why), ``error`` (the verify function raised; the message is the
+#: note). Consistency checks (a comparison only a software bug can fail, such as a
+#: certified lower bound against a proved upper bound) say ``consistent`` or
+#: ``inconsistent`` instead, and are counted apart from theory verdicts.
+VERDICTS: tuple[str, ...] = ("proved", "holds", "indistinguishable", "fails", "inconclusive",
+                             "error", "consistent", "inconsistent")
 #: Verdicts that make ``attndepth verify`` exit with status 1.
-FAILING_VERDICTS: tuple[str, ...] = ("fails", "error")
+FAILING_VERDICTS: tuple[str, ...] = ("fails", "error", "inconsistent")
+#: What a claim is: a theory verdict, or a consistency check of the software.
+KINDS: tuple[str, ...] = ("theory", "consistency")
 PRESETS: tuple[str, ...] = ("quick", "full")
 
 CLAIM_MODULES: tuple[str, ...] = (
@@ -124,6 +141,15 @@ class Claim:
         Whether ``attndepth verify`` (and ``--search``) without ``--claim`` runs it.
         Claims that train networks are not run by default: they need the ``train``
         extra and minutes; name them with ``--claim``.
+    estimate : Estimate or None
+        For a stochastic claim: the number compared across a sample of seeds
+        (:mod:`attndepth.framework.evidence`); the verdict comes from its interval.
+    rivals : tuple of Rival
+        Plausible alternative theories, each with its source; ``holds`` needs
+        every one rejected.
+    kind : {"theory", "consistency"}
+        ``consistency``: a comparison only a software bug can fail (reported
+        apart from theory verdicts, as ``consistent`` / ``inconsistent``).
     """
 
     id: str
@@ -140,11 +166,21 @@ class Claim:
     conjecture: bool = False
     family: Family | None = None
     by_default: bool = True
+    estimate: Estimate | tuple[Estimate, ...] | None = None
+    rivals: tuple[Rival, ...] = ()
+    kind: str = "theory"
 
     @property
     def module(self) -> str:
         """The module holding ``verify`` (where ``wrong_theory`` names live)."""
         return self.verify.__module__
+
+    @property
+    def estimates(self) -> tuple[Estimate, ...]:
+        """The claim's estimates as a tuple (empty: decided by one run)."""
+        if self.estimate is None:
+            return ()
+        return (self.estimate,) if isinstance(self.estimate, Estimate) else tuple(self.estimate)
 
 
 @dataclass(frozen=True)
@@ -161,6 +197,13 @@ class ClaimResult:
     outcome: Outcome
     seconds: float
     conjecture: bool = False
+    #: What the sample of seeds said (None: a claim decided by one run).
+    evidence: Evidence | None = None
+    rivals: tuple[RivalResult, ...] = ()
+    #: Whether the parameters lie in the claim's family (None: it has none, or
+    #: its members are reshaped so that they cannot be read back).
+    in_family: bool | None = None
+    kind: str = "theory"
 
     @property
     def verdict(self) -> str:
@@ -195,9 +238,24 @@ def register(claim: Claim) -> Claim:
         raise ValueError(f"claim {claim.id!r} lacks presets {sorted(missing)}")
     module = inspect.getmodule(claim.verify)
     unknown = [name for name in claim.wrong_theory if not hasattr(module, name)]
+    unknown += [name for rival in claim.rivals for name in rival.replace
+                if not hasattr(module, name)]
     if unknown:
-        raise ValueError(f"claim {claim.id!r}: wrong_theory names {unknown} are not in "
-                         f"{claim.module}")
+        raise ValueError(f"claim {claim.id!r}: wrong_theory or rival names {unknown} are not "
+                         f"in {claim.module}")
+    if claim.kind not in KINDS:
+        raise ValueError(f"claim {claim.id!r}: kind must be one of {KINDS}, got {claim.kind!r}")
+    estimates = claim.estimates
+    if claim.estimate is not None and (not estimates or not all(
+            isinstance(e, Estimate) for e in estimates)):
+        raise TypeError(f"claim {claim.id!r}: estimate must be an Estimate or a tuple of them")
+    for rival in claim.rivals:
+        if not isinstance(rival, Rival):
+            raise TypeError(f"claim {claim.id!r}: rivals must be Rival objects, got "
+                            f"{type(rival).__name__}")
+        if rival.predicted is not None and claim.estimate is None:
+            raise ValueError(f"claim {claim.id!r}: rival {rival.name!r} predicts from the "
+                             f"outcome values, which needs an estimate (or use replace)")
     _REGISTRY[claim.id] = claim
     return claim
 
@@ -208,6 +266,9 @@ def claim(id: str, *, source: str, statement: str, tolerance: str,
           simulation: tuple[Callable[..., Any], ...] = (), test: str = "",
           figure: str | None = None, wrong_theory: Mapping[str, Any] | None = None,
           conjecture: bool = False, family: Family | None = None, by_default: bool = True,
+          estimate: Estimate | tuple[Estimate, ...] | None = None,
+          rivals: tuple[Rival, ...] = (),
+          kind: str = "theory",
           ) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
     """Decorator: register the decorated verify function as claim ``id``.
 
@@ -231,7 +292,8 @@ def claim(id: str, *, source: str, statement: str, tolerance: str,
                        verify=verify, presets=MappingProxyType(dict(presets)),
                        theory=tuple(theory), simulation=tuple(simulation), test=test,
                        figure=figure, wrong_theory=MappingProxyType(dict(wrong_theory or {})),
-                       conjecture=conjecture, family=family, by_default=by_default))
+                       conjecture=conjecture, family=family, by_default=by_default,
+                       estimate=estimate, rivals=tuple(rivals), kind=kind))
         return verify
     return decorate
 
@@ -355,10 +417,63 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,
     found = get_claim(claim_id)
     params = {**found.presets[preset], **overrides}
     start = time.perf_counter()
-    outcome = found.verify(seed=seed, **params)
+    outcome, evidence, rivals = evaluate(found, seed, params)
     seconds = time.perf_counter() - start
+    in_family = found.family.includes(params) if found.family is not None else None
     return ClaimResult(found.id, found.source, found.statement, found.tolerance,
-                       preset, seed, params, outcome, seconds, found.conjecture)
+                       preset, seed, params, outcome, seconds, found.conjecture,
+                       evidence, rivals, in_family, found.kind)
+
+
+def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
+             ) -> tuple[Outcome, Evidence | None, tuple[RivalResult, ...]]:
+    """Decide one claim at one parameter set: the verdict, its evidence and its rivals.
+
+    A claim with an estimate runs on a sample of seeds based at ``seed``
+    (:func:`attndepth.framework.evidence.decide`); one without runs once, and each
+    rival that replaces names runs once more with them in place. Exceptions of
+    the verify function propagate.
+
+    Parameters
+    ----------
+    found : Claim
+    seed : int
+        The base seed.
+    params : mapping
+        Keyword arguments of the verify function.
+
+    Returns
+    -------
+    (Outcome, Evidence or None, tuple of RivalResult)
+        The outcome carries the verdict (for a consistency check ``consistent`` or
+        ``inconsistent``).
+    """
+    module = inspect.getmodule(found.verify)
+    if found.estimate is not None:
+        evidence, outcomes = decide(found.verify, params, seed, found.estimate, found.rivals,
+                                    module)
+        first = outcomes[0]
+        rivals = evidence.rivals
+        outcome = Outcome(first.predicted, evidence.describe(), evidence.verdict,
+                          f"seed {evidence.seeds[0]}: {first.measured}; {first.note}",
+                          {**first.values, "evidence": evidence.as_dict()})
+    else:
+        evidence = None
+        outcome = found.verify(seed=seed, **params)
+
+        def run_with(rival: Rival) -> str:
+            with replaced(module, rival.replace):
+                return found.verify(seed=seed, **params).verdict
+        rivals = tuple(rival_by_verdict(rival, lambda rival=rival: run_with(rival))
+                       for rival in found.rivals)
+        if outcome.verdict == "holds" and not all(r.rejected for r in rivals):
+            outcome = Outcome(outcome.predicted, outcome.measured, "indistinguishable",
+                              outcome.note, outcome.values)
+    if found.kind == "consistency" and outcome.verdict in ("holds", "fails"):
+        outcome = Outcome(outcome.predicted, outcome.measured,
+                          "consistent" if outcome.verdict == "holds" else "inconsistent",
+                          outcome.note, outcome.values)
+    return outcome, evidence, rivals
 
 
 def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
@@ -387,7 +502,8 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
             results.append(ClaimResult(found.id, found.source, found.statement,
                                        found.tolerance, preset, seed,
                                        dict(found.presets[preset]), outcome,
-                                       time.perf_counter() - start))
+                                       time.perf_counter() - start, found.conjecture,
+                                       kind=found.kind))
     return results
 
 
@@ -446,6 +562,15 @@ def explain(claim_id: str) -> str:
                      f"(attndepth figures --only {found.figure})")
     wrong = ", ".join(f"{name} = {_short(value)}" for name, value in found.wrong_theory.items())
     lines.append(f"  wrong       {wrong or '(none)'}  -> verdict must be fails")
+    for rival in found.rivals:
+        lines.append(f"  rival       {rival.name}  ({rival.source})")
+    for e in found.estimates:
+        lines.append(f"  estimate    {e.label}: {e.measured} against {e.predicted}, band "
+                     f"{list(e.band)}, seeds {e.seeds[0]}..{e.seeds[1]}, "
+                     f"α = {1 - e.confidence:.2g}")
+    if found.family is not None:
+        lines.append(f"  family      {found.family.describe()}")
+    lines.append(f"  kind        {found.kind}")
     for preset, params in found.presets.items():
         shown = ", ".join(f"{k}={_short(v)}" for k, v in params.items())
         lines.append(f"  {preset:<11} {shown}")

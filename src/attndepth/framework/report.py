@@ -95,6 +95,10 @@ def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
                 "note": result.outcome.note,
                 "params": result.params,
                 "values": result.outcome.values,
+                "kind": result.kind,
+                "in_family": result.in_family,
+                "evidence": result.evidence.as_dict() if result.evidence else None,
+                "rivals": [rival.as_dict() for rival in result.rivals],
             }
             for result in results
         ],
@@ -104,7 +108,8 @@ def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
 
 
 def summary(results: list[ClaimResult]) -> dict[str, int]:
-    """Counts of each verdict."""
+    """Counts of each verdict (``indistinguishable`` apart from ``holds``; consistency
+    checks as ``consistent`` / ``inconsistent``, apart from theory verdicts)."""
     counts = dict.fromkeys(VERDICTS, 0)
     for result in results:
         counts[result.verdict] += 1
@@ -130,7 +135,13 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
         out.append(f"{result.verdict.upper():<13} {result.id}{label}  ({result.seconds:.2f} s)")
         lines = [("predicted", result.outcome.predicted), ("measured", result.outcome.measured),
                  ("tolerance", result.tolerance)]
-        if result.verdict not in ("holds", "proved"):
+        lines += [("rival", f"{rival.name} ({rival.source}): "
+                            f"{'rejected' if rival.rejected else 'NOT rejected'}")
+                  for rival in result.rivals]
+        if result.in_family is False:
+            lines.append(("family", "these parameters lie OUTSIDE the claim's family: the "
+                                    "verdict is not the claim's"))
+        if result.verdict not in ("holds", "proved", "consistent"):
             lines.append(("why", result.outcome.note))
         for label, text in lines:
             out += textwrap.wrap(text, width, initial_indent=f"    {label:<10} ",
@@ -140,6 +151,13 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
     out.append("")
     out.append(", ".join(f"{n} {v}" for v, n in counts.items()
                          if n or v in ("holds", "fails")))
+    checks = counts["consistent"] + counts["inconsistent"]
+    if checks:
+        out[-1] = ", ".join(f"{n} {v}" for v, n in counts.items()
+                            if (n or v in ("holds", "fails"))
+                            and v not in ("consistent", "inconsistent"))
+        out[-1] += (f"; consistency checks: {counts['consistent']} consistent, "
+                    f"{counts['inconsistent']} inconsistent")
     return "\n".join(out)
 
 

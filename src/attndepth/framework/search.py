@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from attndepth.framework.families import Member
-from attndepth.framework.registry import Claim, get_claim
+from attndepth.framework.registry import Claim, evaluate, get_claim
 from attndepth.simulations.sweeps.observables import Parameter, register_observable
 from attndepth.simulations.sweeps.store import open_store
 from attndepth.simulations.sweeps.sweep import run_sweep
@@ -44,11 +44,15 @@ DEFAULT_DRAWS = 20
 
 
 def evaluate_member(seed: int, claim: str, member: str) -> dict[str, Any]:
-    """Run claim ``claim`` on one family member (JSON); the observable behind the search."""
+    """Run claim ``claim`` on one family member (JSON); the observable behind the search.
+
+    The member is decided as ``attndepth verify`` decides a preset: a stochastic claim
+    on its sample of seeds based at ``seed``, with its rivals.
+    """
     found = get_claim(claim)
     if found.family is None:
         raise ValueError(f"claim {claim!r} declares no family")
-    outcome = found.verify(seed=seed, **found.family.kwargs(json.loads(member)))
+    outcome, _, _ = evaluate(found, seed, found.family.kwargs(json.loads(member)))
     return {"verdict": outcome.verdict, "predicted": outcome.predicted,
             "measured": outcome.measured, "note": outcome.note}
 
@@ -197,7 +201,7 @@ def _random_phase(found: Claim, seed: int, draws: int,
                 seen[key] = known[key]
             else:
                 try:
-                    outcome = found.verify(seed=seed, **family.kwargs(member))
+                    outcome, _, _ = evaluate(found, seed, family.kwargs(member))
                     seen[key] = MemberResult(dict(member), outcome.verdict, outcome.measured,
                                              outcome.note, "drawn")
                 except Exception as error:  # recorded as an error, never fatal

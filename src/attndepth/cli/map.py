@@ -1,0 +1,140 @@
+"""``attndepth map``: a claim's validity map over a grid of its parameters."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``map`` subcommand."""
+    from attndepth.cli.main import _non_negative_int, examples
+    from attndepth.framework.registry import PRESETS
+
+    parser = sub.add_parser(
+        "map", help="map a claim's error over a grid of its parameters",
+        description="Run a claim at every point of a grid (the other parameters from the "
+                    "preset) and draw its validity map: the mean error of its prediction "
+                    "with its confidence interval at each point, the tolerance band, and a "
+                    "power-law fit of the error's size, c·x^(−k), along the first grid "
+                    "parameter. Writes "
+                    "CLAIM.png, CLAIM.pdf and CLAIM.csv.",
+        epilog=examples(
+            "attndepth map yuzhang.linear-rate-postln --grid width=16,32,64,128",
+            "attndepth map yuzhang.linear-rate-postln --grid width=8,16,32,64,128,256 "
+            "--beyond",
+            "attndepth map levine.threshold --grid width=2,3,4,5,6,7,8,9 --grid q_size=1 "
+            "--value offset --band=-1,1 --no-fit"))
+    parser.add_argument("claim", metavar="CLAIM", help="a claim id (attndepth verify --list)")
+    parser.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,...",
+                        help="values of one parameter (repeatable: the product is mapped)")
+    parser.add_argument("--preset", choices=PRESETS, default="quick",
+                        help="where the other parameters come from")
+    parser.add_argument("--seed", type=_non_negative_int, default=0,
+                        help="base seed (integer >= 0) of every seed sample")
+    parser.add_argument("--value", metavar="KEY",
+                        help="for a claim without an estimate: the numeric outcome value "
+                             "to map")
+    parser.add_argument("--band", metavar="LOW,HIGH",
+                        help="with --value: the band the value should lie in (drawn)")
+    parser.add_argument("--beyond", action="store_true",
+                        help="also map points outside the claim's family (drawn open)")
+    parser.add_argument("--claims", action="append", metavar="PATH_OR_MODULE",
+                        help="load your own claims first (repeatable)")
+    parser.add_argument("--out", default="maps", metavar="DIR",
+                        help="output directory (created if missing)")
+    parser.add_argument("--fit", action=argparse.BooleanOptionalAction, default=True,
+                        help="fit and draw a power law c·x^(−k) to the error's size along "
+                             "the first grid parameter")
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from attndepth.framework.registry import get_claim, load_claims
+    from attndepth.framework.validity import error_scaling, parse_grid, validity_map
+
+    for source in args.claims or []:
+        load_claims(source)
+    band = None
+    if args.band is not None:
+        try:
+            low, high = (float(v) for v in args.band.split(","))
+        except ValueError:
+            raise ValueError(f"--band takes LOW,HIGH (two numbers), got {args.band!r}") from None
+        band = (low, high)
+    found = get_claim(args.claim)
+    grid = parse_grid(args.grid)
+    total = 1
+    for values in grid.values():
+        total *= len(values)
+    bar = None
+    if not args.quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, desc=f"map {found.id}", unit="point", file=sys.stderr)
+
+    def progress(point) -> None:
+        if bar is not None:
+            bar.update(1)
+        elif not args.quiet:
+            print(f"{found.id} {point.params}: {point.verdict}"
+                  + (f" ({point.note})" if point.note else ""), file=sys.stderr)
+
+    try:
+        result = validity_map(found.id, grid, args.preset, args.seed, args.value, args.beyond,
+                              progress, band)
+    finally:
+        if bar is not None:
+            bar.close()
+    first = next(iter(grid))
+    scaling = error_scaling(result, first) if args.fit else None
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    _write(result, scaling, first, out)
+    width = max(len(str(p.params)) for p in result.points)
+    for point in result.points:
+        where = "" if point.in_family is not False else "  (outside the family)"
+        if point.verdict == "error":
+            print(f"{str(point.params):<{width}}  error             {point.note}")
+            continue
+        if math.isnan(point.mean):
+            print(f"{str(point.params):<{width}}  {point.verdict:<17} {result.label}: no "
+                  f"number (nothing decided){where}")
+            continue
+        print(f"{str(point.params):<{width}}  {point.verdict:<17} {result.label} "
+              f"{point.mean:+.4g} [{point.low:+.4g}, {point.high:+.4g}]{where}")
+    if result.band is not None:
+        print(f"band [{result.band[0]:+.4g}, {result.band[1]:+.4g}]")
+    if args.fit:
+        print(scaling.describe() if scaling else
+              f"no power-law fit along {first} (fewer than 3 points, or errors of both signs)")
+    print(f"wrote {out / (found.id + '.png')}, .pdf, .csv", file=sys.stderr)
+    return 0
+
+
+def _write(result, scaling, parameter: str, out: Path) -> None:
+    from attndepth.figures.style import PNG_DPI
+    from attndepth.figures.validity_map import draw_validity_map
+
+    def path(suffix: str) -> Path:  # ids contain dots: never Path.with_suffix
+        return out / f"{result.claim}{suffix}"
+
+    with open(path(".csv"), "w", newline="") as handle:
+        rows = [p.as_dict() for p in result.points]
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    numeric = all(isinstance(p.params[parameter], int | float) for p in result.points)
+    x = [p.params[parameter] if numeric else k for k, p in enumerate(result.points)]
+    figure = draw_validity_map(
+        x, [p.mean for p in result.points], [p.low for p in result.points],
+        [p.high for p in result.points], [p.in_family for p in result.points],
+        parameter=parameter, label=result.label, claim=result.claim, band=result.band,
+        scaling=(scaling.c, scaling.k) if scaling else None,
+        log_x=numeric and min(x) > 0)
+    figure.savefig(path(".png"), dpi=PNG_DPI)
+    figure.savefig(path(".pdf"))

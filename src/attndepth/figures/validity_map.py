@@ -1,0 +1,68 @@
+"""The validity map of a claim: its error with intervals against one parameter.
+
+Drawn by ``attndepth map`` from the numbers :mod:`attndepth.framework.validity`
+computes (this module only draws): the mean error of the claim's prediction at
+each grid point with its confidence interval, the tolerance band shaded, points
+outside the claim's family open, and the fitted ``|error| ≈ c·x^(−k)`` dashed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from attndepth.figures.style import new_figure, styled
+
+
+def draw_validity_map(x: Sequence[float], mean: Sequence[float], low: Sequence[float],
+                      high: Sequence[float], in_family: Sequence[bool | None], *,
+                      parameter: str, label: str, claim: str,
+                      band: tuple[float, float] | None = None,
+                      scaling: tuple[float, float] | None = None, log_x: bool = True):
+    """Draw one validity map; returns the matplotlib figure.
+
+    Parameters
+    ----------
+    x : (n,) values of the mapped parameter.
+    mean, low, high : (n,) the mean error and its interval at each point.
+    in_family : (n,) whether each point lies in the claim's family.
+    parameter, label, claim : axis label, error label and title.
+    band : (low, high), optional
+        The tolerance band (an infinite edge is drawn at the axes' edge).
+    scaling : (c, k), optional
+        ``|error| ≈ c·x^(−k)``, drawn with the sign of the errors.
+    log_x : bool
+        A logarithmic x axis (widths, token counts).
+    """
+    drawn = np.isfinite(np.asarray(mean, dtype=float))  # points that raised have no number
+    xs, ms, lows, highs = (np.asarray(v, dtype=float)[drawn] for v in (x, mean, low, high))
+    inside = np.array([flag is not False for flag in in_family], dtype=bool)[drawn]
+    with styled():
+        figure, axes = new_figure(1, aspect=0.7)
+        if band is not None:
+            lo, hi = band
+            axes.axhspan(max(lo, -1e300), min(hi, 1e300), color="0.9", zorder=0,
+                         label="tolerance band")
+        axes.axhline(0, color="0.5", linewidth=0.6, zorder=1)
+        for mask, face, name in ((inside, None, "in the family"),
+                                 (~inside, "white", "outside the family")):
+            if mask.any():
+                axes.errorbar(xs[mask], ms[mask], yerr=[ms[mask] - lows[mask],
+                                                        highs[mask] - ms[mask]],
+                              fmt="o", color="C0", markerfacecolor=face, capsize=2,
+                              label=name, zorder=3)
+        if scaling is not None:
+            c, k = scaling
+            grid = np.geomspace(xs.min(), xs.max(), 100) if log_x else np.linspace(
+                xs.min(), xs.max(), 100)
+            sign = 1.0 if np.mean(ms) >= 0 else -1.0
+            axes.plot(grid, sign * c * grid ** (-k), "--", color="C1",
+                      label=f"fit {c:.2g}·{parameter}$^{{-{k:.2f}}}$", zorder=2)
+        if log_x:
+            axes.set_xscale("log", base=2)
+        axes.set_xlabel(parameter)
+        axes.set_ylabel(label)
+        axes.set_title(claim)
+        axes.legend()
+    return figure

@@ -1,0 +1,428 @@
+"""Verdicts from evidence: a sample of seeds, an interval, and named rival theories.
+
+A stochastic claim does not decide on one seed. It declares an :class:`Estimate`:
+which number of its verify function's ``Outcome.values`` is measured, which is
+predicted, and the band the error ``e = (measured − predicted) / |predicted|``
+(or ``measured − predicted``) must lie in. :func:`decide` runs the verify function
+on a sample of seeds, pools the errors (one per seed, or one per independent stack
+when the verify function reports a list), and compares a Student-t confidence
+interval of their mean with the band:
+
+* ``holds``: the whole interval lies inside the band;
+* ``fails``: the whole interval lies outside it (on one side);
+* otherwise more seeds are drawn (the sample doubles, up to the claim's maximum),
+  and a sample that still straddles an edge is ``inconclusive``.
+
+**Error rates.** With ``k`` looks at the data (the doublings) each interval is
+taken at level ``1 − α/k`` (Bonferroni), so the chance that any interval misses
+the true mean error is at most ``α = 1 − confidence``. Hence
+P(``holds`` | the true error lies on or beyond an edge of the band) ≤ α and
+P(``fails`` | the true error lies inside the band) ≤ α. The interval is exact for
+normal errors and asymptotic (central limit) otherwise; the reported ``n`` says how
+many errors it rests on.
+
+**Rivals.** Each :class:`Rival` is a plausible alternative theory with its source
+(the paper's limit, the naive formula, the neighbouring exponent, an earlier
+derivation). A rival either predicts from the same outcome values (``predicted``:
+no new measurement) or replaces names in the verify function's module
+(``replace``: the claim is run again with the rival theory in place). A rival is
+*rejected* when its own error interval lies wholly outside the band (or, for a
+claim without an estimate, when the claim run with the rival says ``fails``), at
+the same error rate α. A claim that holds but leaves a rival unrejected cannot
+tell itself from that rival: its verdict is ``indistinguishable``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from types import MappingProxyType, ModuleType
+from typing import Any
+
+import numpy as np
+from scipy.stats import t as student_t
+
+#: Seeds of a sample at base seed S are S·SEED_STRIDE + k, k = 0, 1, ...: samples of
+#: different base seeds never share a seed, and base seed 0 starts at seed 0.
+SEED_STRIDE = 1024
+#: Confidence of every interval (α = 1 − this bounds both error rates).
+DEFAULT_CONFIDENCE = 0.99
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The number a stochastic claim compares, and the band its error must lie in.
+
+    Attributes
+    ----------
+    measured, predicted : str
+        Keys of ``Outcome.values``: a number, or a list of numbers (one per
+        independent stack) of equal lengths; ``predicted`` may be a number
+        shared by the list.
+    band : (float, float)
+        Allowed range of the error, e.g. ``(-0.015, 0.015)``; an edge may be
+        ``±inf`` (one-sided claims).
+    relative : bool
+        Error ``(m − p)/|p|`` (True) or ``m − p`` (False).
+    seeds : (int, int)
+        Smallest and largest number of seeds; the sample doubles from the
+        first until the verdict is decided or the second is reached.
+    confidence : float
+        1 − α: see the module docstring for what α bounds.
+    label : str
+        What the error is, for the report (e.g. "relative error of the slope").
+    pool : {"seeds", "stacks"}
+        The unit of the interval. ``seeds``: each seed's mean error is one
+        observation — always valid, since seeds are independent. ``stacks``: every
+        listed value is one — valid only when the values of one seed are
+        independent of each other (no window, fit or prediction shared by the
+        seed's stacks), and then much tighter.
+    """
+
+    measured: str
+    predicted: str
+    band: tuple[float, float]
+    relative: bool = True
+    seeds: tuple[int, int] = (4, 32)
+    confidence: float = DEFAULT_CONFIDENCE
+    label: str = "error"
+    pool: str = "seeds"
+
+    def __post_init__(self) -> None:
+        low, high = self.band
+        if not low < high:
+            raise ValueError(f"estimate band must be (low, high) with low < high, got "
+                             f"{self.band}")
+        first, last = self.seeds
+        if not (isinstance(first, int) and isinstance(last, int) and 2 <= first <= last
+                <= SEED_STRIDE):
+            raise ValueError(f"estimate seeds must be (first, last) with 2 <= first <= last "
+                             f"<= {SEED_STRIDE}, got {self.seeds}")
+        if not 0.5 < self.confidence < 1:
+            raise ValueError(f"confidence must lie in (0.5, 1), got {self.confidence}")
+        if self.pool not in ("seeds", "stacks"):
+            raise ValueError(f"pool must be 'seeds' or 'stacks', got {self.pool!r}")
+
+    @property
+    def looks(self) -> int:
+        """How many times the sample is examined (first, doubled, ..., last)."""
+        first, last = self.seeds
+        return 1 + max(0, math.ceil(math.log2(last / first)))
+
+
+@dataclass(frozen=True)
+class Rival:
+    """A plausible alternative theory that the measurement must tell apart.
+
+    Attributes
+    ----------
+    name : str
+        Short name, e.g. ``"ln 2"``.
+    source : str
+        Where the rival comes from (paper and place, "naive formula", ...).
+    predicted : callable, optional
+        ``predicted(values, params) -> number or list``: the rival's prediction
+        from one seed's ``Outcome.values`` and the run's parameters (claims
+        with an :class:`Estimate`).
+    replace : mapping, optional
+        Names of the verify function's module and the rival's values for them:
+        the claim is run again with these in place.
+    against : str, optional
+        The ``measured`` key of the estimate the rival competes on (claims with
+        several estimates); default: the first estimate.
+    """
+
+    name: str
+    source: str
+    predicted: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None
+    replace: Mapping[str, Any] = field(default_factory=dict)
+    against: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.predicted is None and not self.replace:
+            raise ValueError(f"rival {self.name!r} needs predicted or replace")
+        if self.predicted is not None and self.replace:
+            raise ValueError(f"rival {self.name!r}: give predicted or replace, not both")
+        object.__setattr__(self, "replace", MappingProxyType(dict(self.replace)))
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A confidence interval of the mean error of a sample."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    def position(self, band: tuple[float, float]) -> str:
+        """``inside`` the band, ``outside`` it, or ``straddles`` an edge."""
+        low, high = band
+        if self.low >= low and self.high <= high:
+            return "inside"
+        if self.high < low or self.low > high:
+            return "outside"
+        return "straddles"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n}
+
+
+@dataclass(frozen=True)
+class RivalResult:
+    """Whether the measurement rejects one rival."""
+
+    name: str
+    source: str
+    predicted: str
+    rejected: bool
+    interval: Interval | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, "predicted": self.predicted,
+                "rejected": self.rejected,
+                "interval": self.interval.as_dict() if self.interval else None}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a sample of seeds says about one claim at one parameter set."""
+
+    verdict: str
+    interval: Interval | None
+    seeds: tuple[int, ...]
+    passed: int
+    decided: int
+    rivals: tuple[RivalResult, ...]
+    band: tuple[float, float] | None
+    error_rate: float | None
+    label: str = "error"
+    #: Every estimate of the claim: (label, interval or None, band); the first is the
+    #: one of ``interval``, ``band`` and ``label``.
+    estimates: tuple[tuple[str, Interval | None, tuple[float, float]], ...] = ()
+
+    @property
+    def pass_fraction(self) -> float:
+        """Fraction of seeds whose own verdict was ``holds`` (of those that decided)."""
+        return self.passed / self.decided if self.decided else math.nan
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "seeds": len(self.seeds),
+                "seed_values": list(self.seeds),
+                "interval": self.interval.as_dict() if self.interval else None,
+                "band": list(self.band) if self.band else None,
+                "error_rate": self.error_rate, "pass_fraction": self.pass_fraction,
+                "label": self.label,
+                "estimates": [{"label": label, "band": list(band),
+                               "interval": i.as_dict() if i else None}
+                              for label, i, band in self.estimates]}
+
+    def describe(self) -> str:
+        """One line: each interval with its band, the seeds and the pass fraction."""
+        parts = []
+        for label, i, (low, high) in self.estimates:
+            if i is None:
+                parts.append(f"{label}: no decided seed")
+                continue
+            parts.append(f"{label} {_number(i.mean)} in [{_number(i.low)}, {_number(i.high)}] "
+                         f"(n = {i.n}; band [{_number(low)}, {_number(high)}])")
+        return ("; ".join(parts) + f" — {1 - (self.error_rate or 0):.0%} intervals over "
+                f"{len(self.seeds)} seeds; {self.passed}/{self.decided} seeds pass alone")
+
+
+def _number(value: float) -> str:
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return f"{value:+.3g}"
+
+
+def seed_sample(base: int, count: int) -> list[int]:
+    """The seeds of a sample of ``count`` at base seed ``base`` (see :data:`SEED_STRIDE`)."""
+    return [base * SEED_STRIDE + k for k in range(count)]
+
+
+def interval(errors: np.ndarray, level: float) -> Interval:
+    """Student-t interval of the mean of ``errors`` at confidence ``level``.
+
+    Parameters
+    ----------
+    errors : (n,) float array, n ≥ 2, finite.
+    level : float in (0, 1).
+    """
+    n = int(errors.size)
+    if n < 2:
+        raise ValueError(f"an interval needs at least 2 errors, got {n}")
+    mean = float(errors.mean())
+    half = float(student_t.ppf(0.5 + level / 2, n - 1) * errors.std(ddof=1) / math.sqrt(n))
+    return Interval(mean, mean - half, mean + half, n)
+
+
+def _as_array(value: Any, length: int | None = None) -> np.ndarray:
+    array = np.atleast_1d(np.asarray(value, dtype=float))
+    if length is not None and array.size == 1 and length > 1:
+        array = np.full(length, float(array[0]))
+    return array
+
+
+def errors_of(estimate: Estimate, measured: Any, predicted: Any) -> np.ndarray:
+    """Per-sample errors of ``measured`` against ``predicted`` (see :class:`Estimate`)."""
+    m = _as_array(measured)
+    p = _as_array(predicted, m.size)
+    if p.size != m.size:
+        raise ValueError(f"predicted has {p.size} values for {m.size} measured ones")
+    return (m - p) / np.abs(p) if estimate.relative else m - p
+
+
+@contextmanager
+def replaced(module: ModuleType, names: Mapping[str, Any]) -> Iterator[None]:
+    """Temporarily set ``names`` in ``module`` (a rival theory in place of the claim's)."""
+    saved = {name: getattr(module, name) for name in names}
+    try:
+        for name, value in names.items():
+            setattr(module, name, value)
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)
+
+
+def decide(verify: Callable[..., Any], params: Mapping[str, Any], base_seed: int,
+           estimates: Estimate | tuple[Estimate, ...], rivals: tuple[Rival, ...] = (),
+           module: ModuleType | None = None) -> tuple[Evidence, list[Any]]:
+    """Run ``verify`` on a growing sample of seeds until the intervals decide.
+
+    With several estimates the claim holds when every interval lies inside its
+    band and fails when any lies outside; the level of each interval is
+    ``1 − α/(k·m)`` for ``k`` looks and ``m`` estimates, so α still bounds the
+    chance that any interval misses. The sample size is that of the first
+    estimate.
+
+    Parameters
+    ----------
+    verify : callable
+        ``verify(seed=..., **params) -> Outcome``.
+    params : mapping
+        Keyword arguments of every call.
+    base_seed : int
+        Base of the sample (:func:`seed_sample`).
+    estimates : Estimate or tuple of Estimate
+    rivals : tuple of Rival
+    module : module, optional
+        Where ``replace`` rivals' names live (the verify function's module).
+
+    Returns
+    -------
+    (Evidence, list of Outcome)
+        The evidence and the outcomes of the seeds (in seed order).
+    """
+    estimates = (estimates,) if isinstance(estimates, Estimate) else tuple(estimates)
+    primary = estimates[0]
+    by_key = {e.measured: e for e in estimates}
+    first, last = primary.seeds
+    level = 1 - (1 - primary.confidence) / (primary.looks * len(estimates))
+    outcomes: list[Any] = []
+    count = first
+    while True:
+        for seed in seed_sample(base_seed, count)[len(outcomes):]:
+            outcomes.append(verify(seed=seed, **params))
+        usable = [o for o in outcomes if o.verdict in ("holds", "fails")]
+        intervals = [_pooled(e, usable, lambda o, e=e: o.values[e.predicted], level)
+                     for e in estimates]
+        compared = [_rival_sample(by_key.get(rival.against or primary.measured, primary),
+                                  rival, usable, params, level, verify, base_seed, count,
+                                  module) for rival in rivals]
+        positions = [i.position(e.band) for i, e in zip(intervals, estimates, strict=True)
+                     if i is not None]
+        positions += [i.position(by_key.get(r.against or primary.measured, primary).band)
+                      for r, (i, _) in zip(rivals, compared, strict=True) if i is not None]
+        if count >= last or (None not in intervals and "straddles" not in positions):
+            break
+        count = min(2 * count, last)
+    results = tuple(
+        RivalResult(rival.name, rival.source, prediction,
+                    bool(i is not None and i.position(
+                        by_key.get(rival.against or primary.measured, primary).band)
+                        == "outside"), i)
+        for rival, (i, prediction) in zip(rivals, compared, strict=True))
+    decided = len(usable)
+    passed = sum(o.verdict == "holds" for o in usable)
+    claim_positions = [i.position(e.band) if i is not None else "straddles"
+                       for i, e in zip(intervals, estimates, strict=True)]
+    if any(o.verdict == "error" for o in outcomes):
+        verdict = "error"
+    elif decided * 2 < len(outcomes):
+        verdict = "inconclusive"
+    elif "outside" in claim_positions:
+        verdict = "fails"
+    elif "straddles" in claim_positions:
+        verdict = "inconclusive"
+    elif all(r.rejected for r in results):
+        verdict = "holds"
+    else:
+        verdict = "indistinguishable"
+    evidence = Evidence(verdict, intervals[0], tuple(seed_sample(base_seed, len(outcomes))),
+                        passed, decided, results, primary.band, 1 - primary.confidence,
+                        primary.label,
+                        tuple((e.label, i, e.band)
+                              for e, i in zip(estimates, intervals, strict=True)))
+    return evidence, outcomes
+
+
+def _pooled(estimate: Estimate, outcomes: list[Any], prediction: Callable[[Any], Any],
+            level: float) -> Interval | None:
+    if not outcomes:
+        return None
+    per_seed = [errors_of(estimate, o.values[estimate.measured], prediction(o))
+                for o in outcomes]
+    per_seed = [e[np.isfinite(e)] for e in per_seed]
+    if estimate.pool == "seeds":
+        errors = np.array([float(e.mean()) for e in per_seed if e.size])
+    else:
+        errors = np.concatenate(per_seed)
+    return interval(errors, level) if errors.size >= 2 else None
+
+
+def _mean_prediction(outcomes: list[Any], prediction: Callable[[Any], Any]) -> str:
+    if not outcomes:
+        return "(no seed decided)"
+    values = np.concatenate([_as_array(prediction(o)) for o in outcomes])
+    return f"{float(np.mean(values)):.6g}" + (" (mean)" if np.ptp(values) > 0 else "")
+
+
+def _rival_sample(estimate: Estimate, rival: Rival, usable: list[Any],
+                  params: Mapping[str, Any], level: float, verify: Callable[..., Any],
+                  base_seed: int, count: int,
+                  module: ModuleType | None) -> tuple[Interval | None, str]:
+    """The rival's error interval on the same seeds, and its prediction as text."""
+    if rival.predicted is not None:
+        def prediction(o: Any) -> Any:
+            return rival.predicted(o.values, params)
+        return (_pooled(estimate, usable, prediction, level),
+                _mean_prediction(usable, prediction))
+    if module is None:
+        raise ValueError(f"rival {rival.name!r} replaces names but no module was given")
+    with replaced(module, rival.replace):
+        rerun = [verify(seed=seed, **params) for seed in seed_sample(base_seed, count)]
+    rerun = [o for o in rerun if o.verdict in ("holds", "fails")]
+
+    def claimed(o: Any) -> Any:
+        return o.values[estimate.predicted]
+    return _pooled(estimate, rerun, claimed, level), _mean_prediction(rerun, claimed)
+
+
+def rival_by_verdict(rival: Rival, run: Callable[[], str]) -> RivalResult:
+    """A rival of a claim without an estimate: rejected iff the claim run with it fails.
+
+    Parameters
+    ----------
+    rival : Rival
+        With ``replace``.
+    run : callable
+        ``run() -> verdict`` of the claim with the rival in place.
+    """
+    verdict = run()
+    return RivalResult(rival.name, rival.source,
+                       "(the claim run with " + ", ".join(rival.replace) + " replaced)",
+                       verdict == "fails")

@@ -1,0 +1,234 @@
+"""Validity maps: a claim's error, with its interval, across a grid of its parameters.
+
+:func:`validity_map` runs a claim at every point of a grid (inside its family or,
+when asked, beyond it) and records, per point, the verdict, whether the point is
+in the family, and for a claim with an estimate the mean error of its first
+estimate with its confidence interval (:mod:`attndepth.framework.evidence`). A
+claim without an estimate is mapped by a numeric key of its outcome values
+(``value``), without an interval. :func:`error_scaling` fits ``|error| ≈ c·x^(−k)``
+along one numeric parameter, the usual form of a finite-size correction.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from attndepth.framework.registry import get_claim, run_claim
+
+
+@dataclass(frozen=True)
+class MapPoint:
+    """One grid point of a validity map."""
+
+    params: dict[str, Any]
+    verdict: str
+    in_family: bool | None
+    mean: float
+    low: float
+    high: float
+    seeds: int
+    #: Why the point has no number (a point whose run raised: verdict ``error``).
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.params, "verdict": self.verdict, "in_family": self.in_family,
+                "mean": self.mean, "low": self.low, "high": self.high, "seeds": self.seeds,
+                "note": self.note}
+
+
+@dataclass(frozen=True)
+class ValidityMap:
+    """A claim mapped over a grid."""
+
+    claim: str
+    label: str
+    band: tuple[float, float] | None
+    points: tuple[MapPoint, ...]
+    grid: dict[str, tuple]
+    preset: str
+    seed: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "label": self.label,
+                "band": list(self.band) if self.band else None, "preset": self.preset,
+                "seed": self.seed, "grid": {k: list(v) for k, v in self.grid.items()},
+                "points": [p.as_dict() for p in self.points]}
+
+
+def parse_grid(items: Sequence[str]) -> dict[str, tuple]:
+    """``["width=8,16,32", "tokens=16"]`` → ``{"width": (8, 16, 32), "tokens": (16,)}``.
+
+    Values are read as integers, then floats, else kept as strings.
+
+    Raises
+    ------
+    ValueError
+        An item is not ``NAME=V1,V2,...`` or names a parameter twice.
+    """
+    grid: dict[str, tuple] = {}
+    for item in items:
+        name, sep, values = item.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier() or not values.strip():
+            raise ValueError(f"--grid takes NAME=V1,V2,... (e.g. width=8,16,32), got {item!r}")
+        if name in grid:
+            raise ValueError(f"--grid names {name!r} twice")
+        grid[name] = tuple(_value(v.strip()) for v in values.split(","))
+    return grid
+
+
+def _value(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str = "quick",
+                 seed: int = 0, value: str | None = None, beyond: bool = False,
+                 progress: Callable[[MapPoint], None] | None = None,
+                 band: tuple[float, float] | None = None) -> ValidityMap:
+    """Run a claim at every point of ``grid`` and collect its errors.
+
+    Parameters
+    ----------
+    claim_id : str
+        A registered claim.
+    grid : mapping of str to sequence
+        Values of keyword arguments of the verify function (the others come from
+        the preset), or of every parameter of the claim's family (each point is
+        then a family member, turned into keyword arguments as the search does);
+        the product of the sequences is mapped, in order.
+    preset, seed
+        As for :func:`~attndepth.framework.registry.run_claim`.
+    value : str, optional
+        For a claim without an estimate: the numeric key of its outcome values
+        to map.
+    band : (float, float), optional
+        With ``value``: the band the value should lie in (drawn and reported);
+        with an estimate the estimate's band is used.
+    beyond : bool
+        Map points outside the claim's family too (they are marked); without it
+        such a point is refused.
+    progress : callable, optional
+        Called with each finished point.
+
+    A point whose run raises a ``ValueError``, ``TypeError`` or ``ArithmeticError``
+    (too large for the machine, say) is kept with the verdict ``error`` and its
+    message; the other points still run.
+
+    Returns
+    -------
+    ValidityMap
+
+    Raises
+    ------
+    ValueError
+        An empty grid, a parameter the claim's verify function does not take, a
+        point outside the family without ``beyond``, or a claim without an
+        estimate and without ``value``.
+    """
+    found = get_claim(claim_id)
+    if not grid or any(len(values) == 0 for values in grid.values()):
+        raise ValueError("the grid needs at least one value per parameter")
+    takes = set(found.presets[preset])
+    members = found.family is not None and set(grid) == set(found.family.parameters) \
+        and not set(grid) <= takes
+    unknown = [name for name in grid if name not in takes]
+    if unknown and not members:
+        family = (f", or every family parameter ({', '.join(found.family.parameters)})"
+                  if found.family is not None else "")
+        raise ValueError(f"{claim_id} takes no parameter {', '.join(map(repr, unknown))}; "
+                         f"map its keyword arguments ({', '.join(sorted(takes))}){family}")
+    estimates = found.estimates
+    if not estimates and value is None:
+        raise ValueError(f"{claim_id} has no estimate: name a numeric outcome value to map "
+                         f"with --value")
+    names = list(grid)
+    combos = [dict(zip(names, combo, strict=True))
+              for combo in itertools.product(*(grid[n] for n in names))]
+    def in_family(combo: dict[str, Any]) -> bool | None:
+        if found.family is None:
+            return None
+        return found.family.includes(combo if members else {**found.presets[preset], **combo})
+
+    if not beyond:
+        outside = [c for c in combos if in_family(c) is False]
+        if outside:
+            raise ValueError(f"{len(outside)} grid point(s) lie outside the family of "
+                             f"{claim_id} (e.g. {outside[0]}); pass --beyond to map them")
+    points = []
+    for combo in combos:
+        try:
+            kwargs = found.family.kwargs(combo) if members else combo
+            result = run_claim(claim_id, preset, seed, **kwargs)
+        except (ValueError, TypeError, ArithmeticError) as error:  # this point only
+            point = MapPoint(combo, "error", None, math.nan, math.nan, math.nan, 0,
+                             f"{type(error).__name__}: {error}")
+            points.append(point)
+            if progress is not None:
+                progress(point)
+            continue
+        if estimates:
+            interval = result.evidence.interval if result.evidence else None
+            mean, low, high = ((interval.mean, interval.low, interval.high) if interval
+                               else (math.nan,) * 3)
+            seeds = len(result.evidence.seeds) if result.evidence else 0
+        else:
+            number = result.outcome.values.get(value)
+            if hasattr(number, "item"):
+                number = number.item()
+            if not isinstance(number, int | float) or isinstance(number, bool):
+                raise ValueError(f"{claim_id}'s outcome value {value!r} is not a number "
+                                 f"(got {type(number).__name__})")
+            mean = low = high = float(number)
+            seeds = 1
+        point = MapPoint(combo, result.verdict, in_family(combo), mean, low, high, seeds)
+        points.append(point)
+        if progress is not None:
+            progress(point)
+    label = estimates[0].label if estimates else value
+    band = estimates[0].band if estimates else band
+    return ValidityMap(claim_id, label or "", band, tuple(points),
+                       {n: tuple(grid[n]) for n in names}, preset, seed)
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """``|error| ≈ c·x^(−k)`` fitted along one parameter."""
+
+    parameter: str
+    c: float
+    k: float
+    points: int
+
+    def describe(self) -> str:
+        return f"|error| ≈ {self.c:.3g}·{self.parameter}^(−{self.k:.2f}) ({self.points} points)"
+
+
+def error_scaling(result: ValidityMap, parameter: str) -> Scaling | None:
+    """Least-squares fit of log|mean error| against log of ``parameter``.
+
+    Uses the points with a positive value of ``parameter`` and a finite, nonzero
+    mean error; ``None`` with fewer than 3 such points or errors of both signs
+    (no single power law then).
+    """
+    xs, ys, signs = [], [], set()
+    for point in result.points:
+        x = point.params.get(parameter)
+        if isinstance(x, int | float) and x > 0 and math.isfinite(point.mean) and point.mean:
+            xs.append(math.log(x))
+            ys.append(math.log(abs(point.mean)))
+            signs.add(point.mean > 0)
+    if len(xs) < 3 or len(signs) > 1:
+        return None
+    slope, intercept = np.polyfit(xs, ys, 1)
+    return Scaling(parameter, float(math.exp(intercept)), float(-slope), len(xs))

@@ -1,0 +1,25 @@
+"""The validity-map figure: what it draws from the numbers it is given."""
+
+import math
+
+from attndepth.figures.validity_map import draw_validity_map
+
+
+def test_points_bands_and_the_fit_are_drawn():
+    figure = draw_validity_map([8, 16, 32], [0.06, 0.03, 0.015], [0.04, 0.02, 0.0],
+                               [0.08, 0.04, 0.03], [False, True, True], parameter="width",
+                               label="rel. error", claim="x.y", band=(-0.015, 0.015),
+                               scaling=(0.5, 1.0))
+    axes = figure.axes[0]
+    labels = [text.get_text() for text in axes.get_legend().get_texts()]
+    assert labels[0] == "tolerance band" and "in the family" in labels
+    assert "outside the family" in labels and any(label.startswith("fit") for label in labels)
+    assert axes.get_xscale() == "log" and axes.get_title() == "x.y"
+
+
+def test_points_without_a_number_are_left_out():
+    figure = draw_validity_map([1, 2, 3], [0.1, math.nan, 0.2], [0.0, math.nan, 0.1],
+                               [0.2, math.nan, 0.3], [True, None, True], parameter="d",
+                               label="e", claim="c", log_x=False)
+    lines = figure.axes[0].lines
+    assert len(lines[1].get_xdata()) == 2  # the zero line, then the two finite points

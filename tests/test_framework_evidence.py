@@ -1,0 +1,145 @@
+"""Verdicts from a sample of seeds: intervals, sequential sampling, rivals, error rates."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from attndepth.framework.evidence import (
+    SEED_STRIDE,
+    Estimate,
+    Rival,
+    decide,
+    interval,
+    seed_sample,
+)
+from attndepth.framework.registry import Outcome
+
+
+def noisy(mean: float, sd: float = 0.1, size: int = 8):
+    """A verify function whose per-stack errors are N(mean, sd²) around a prediction of 1."""
+    def verify(seed: int, **params) -> Outcome:
+        rng = np.random.default_rng(seed)
+        values = list(1 + mean + sd * rng.standard_normal(size))
+        ok = abs(float(np.mean(values)) - 1) <= 0.05
+        return Outcome("1", f"{np.mean(values):.3f}", "holds" if ok else "fails", "",
+                       {"measured": values, "predicted": 1.0})
+    return verify
+
+
+#: The stacks of ``noisy`` are independent, so the interval may pool them.
+ESTIMATE = Estimate("measured", "predicted", (-0.05, 0.05), seeds=(4, 32), pool="stacks")
+
+
+def test_the_interval_is_student_t():
+    errors = np.array([0.1, -0.2, 0.05, 0.3, 0.0])
+    found = interval(errors, 0.95)
+    low, high = stats.t.interval(0.95, 4, loc=errors.mean(), scale=stats.sem(errors))
+    assert math.isclose(found.low, low) and math.isclose(found.high, high)
+    with pytest.raises(ValueError, match="at least 2"):
+        interval(np.array([1.0]), 0.95)
+
+
+def test_samples_of_different_base_seeds_never_share_a_seed():
+    assert seed_sample(0, 3) == [0, 1, 2]
+    assert not set(seed_sample(1, SEED_STRIDE)) & set(seed_sample(2, SEED_STRIDE))
+
+
+@pytest.mark.parametrize("mean, verdict", [(0.0, "holds"), (0.3, "fails"), (-0.3, "fails")])
+def test_a_clear_truth_is_decided_on_the_first_look(mean, verdict):
+    evidence, outcomes = decide(noisy(mean, sd=0.03), {}, 0, ESTIMATE)
+    assert evidence.verdict == verdict and len(outcomes) == 4
+    # a noisier measurement of the same truth may need more seeds, and still decides
+    evidence, outcomes = decide(noisy(mean, sd=0.1), {}, 0, ESTIMATE)
+    assert evidence.verdict == verdict and len(outcomes) >= 4
+
+
+def test_a_truth_on_the_edge_samples_to_the_maximum_and_stays_inconclusive():
+    evidence, outcomes = decide(noisy(0.05), {}, 0, ESTIMATE)
+    assert evidence.verdict == "inconclusive" and len(outcomes) == 32
+
+
+def test_error_rates_hold_at_the_edge_and_inside():
+    # truth exactly on the edge: `holds` must be rare (≤ α = 1 %); truth in the middle:
+    # `fails` must be rare. 150 base seeds each; a binomial margin keeps the test stable.
+    edge = [decide(noisy(0.05, sd=0.2), {}, base, ESTIMATE)[0].verdict for base in range(150)]
+    inside = [decide(noisy(0.0, sd=0.2), {}, base, ESTIMATE)[0].verdict for base in range(150)]
+    assert edge.count("holds") <= stats.binom.ppf(0.999, 150, 0.01)
+    assert inside.count("fails") <= stats.binom.ppf(0.999, 150, 0.01)
+
+
+def test_the_verdict_does_not_move_with_the_base_seed_when_the_truth_is_clear():
+    assert {decide(noisy(0.0), {}, base, ESTIMATE)[0].verdict for base in range(10)} == {
+        "holds"}
+
+
+def test_a_rival_that_agrees_makes_the_claim_indistinguishable():
+    close = Rival("1.01", "a neighbour", predicted=lambda values, params: 1.01)
+    far = Rival("2", "a straw man", predicted=lambda values, params: 2.0)
+    evidence, _ = decide(noisy(0.0, sd=0.02), {}, 0, ESTIMATE, (close, far))
+    assert evidence.verdict == "indistinguishable"
+    assert [r.rejected for r in evidence.rivals] == [False, True]
+    assert evidence.rivals[1].predicted == "2"
+
+
+def test_a_rival_that_replaces_a_name_reruns_the_claim(monkeypatch):
+    import types
+
+    module = types.ModuleType("theory_under_test")
+    module.PREDICTION = 1.0
+
+    def verify(seed: int) -> Outcome:
+        rng = np.random.default_rng(seed)
+        return Outcome("", "", "holds", "", {"measured": list(1 + 0.01 * rng.standard_normal(8)),
+                                             "predicted": module.PREDICTION})
+
+    rival = Rival("1.5", "a rival constant", replace={"PREDICTION": 1.5})
+    evidence, _ = decide(verify, {}, 0, ESTIMATE, (rival,), module)
+    assert evidence.verdict == "holds" and evidence.rivals[0].rejected
+    assert module.PREDICTION == 1.0  # put back
+
+
+def test_several_estimates_fail_when_any_is_outside():
+    def verify(seed: int) -> Outcome:
+        rng = np.random.default_rng(seed)
+        return Outcome("", "", "holds", "", {"a": list(1 + 0.01 * rng.standard_normal(8)),
+                                             "b": list(2 + 0.01 * rng.standard_normal(8)),
+                                             "one": 1.0})
+    both = (Estimate("a", "one", (-0.05, 0.05)), Estimate("b", "one", (-0.05, 0.05)))
+    evidence, _ = decide(verify, {}, 0, both)
+    assert evidence.verdict == "fails" and len(evidence.estimates) == 2
+
+
+def test_seeds_that_cannot_decide_make_the_sample_inconclusive():
+    def verify(seed: int) -> Outcome:
+        return Outcome("", "", "inconclusive", "no linear phase", {})
+    assert decide(verify, {}, 0, ESTIMATE)[0].verdict == "inconclusive"
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(band=(0.1, -0.1)), "low < high"),
+    (dict(seeds=(1, 4)), "2 <= first"),
+    (dict(seeds=(8, 4)), "first <= last"),
+    (dict(confidence=1.0), "confidence"),
+])
+def test_bad_estimates_are_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Estimate("m", "p", **{"band": (-1.0, 1.0), **kwargs})
+
+
+def test_a_rival_needs_exactly_one_way_to_predict():
+    with pytest.raises(ValueError, match="needs predicted or replace"):
+        Rival("x", "y")
+    with pytest.raises(ValueError, match="not both"):
+        Rival("x", "y", predicted=lambda v, p: 1.0, replace={"A": 1})
+
+
+def test_pooling_by_seeds_counts_one_observation_a_seed():
+    by_seeds = Estimate("measured", "predicted", (-0.05, 0.05), seeds=(4, 4))
+    evidence, _ = decide(noisy(0.0, sd=0.03), {}, 0, by_seeds)
+    assert evidence.interval.n == 4
+    by_stacks = Estimate("measured", "predicted", (-0.05, 0.05), seeds=(4, 4), pool="stacks")
+    assert decide(noisy(0.0, sd=0.03), {}, 0, by_stacks)[0].interval.n == 32
+    with pytest.raises(ValueError, match="pool"):
+        Estimate("m", "p", (-1.0, 1.0), pool="everything")

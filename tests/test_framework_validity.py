@@ -1,0 +1,98 @@
+"""Validity maps: a claim run over a grid, its errors with intervals, a power-law fit."""
+
+import math
+
+import numpy as np
+import pytest
+
+from attndepth.framework import registry
+from attndepth.framework.evidence import Estimate, Rival
+from attndepth.framework.families import Family
+from attndepth.framework.registry import Claim, Outcome
+from attndepth.framework.validity import error_scaling, parse_grid, validity_map
+
+
+def _verify(seed: int, width: int, batch: int = 16) -> Outcome:
+    """Measured = prediction · (1 + 0.5/width) + noise: a 1/d gap, as a derivation might miss."""
+    rng = np.random.default_rng(seed)
+    values = list(1 + 0.5 / width + 0.01 * rng.standard_normal(batch))
+    return Outcome("1", "", "holds", "", {"measured": values, "predicted": 1.0})
+
+
+@pytest.fixture
+def synthetic(monkeypatch):
+    found = Claim("test.gap", "s", "a 1/d gap", "±1.5 %", _verify,
+                  {"quick": {"width": 64}, "full": {"width": 64}},
+                  family=Family(parameters={"width": (16, 32, 64, 128)}),
+                  estimate=Estimate("measured", "predicted", (-0.015, 0.015), seeds=(4, 8),
+                                    pool="stacks"),
+                  rivals=(Rival("2", "a straw man", predicted=lambda v, p: 2.0),))
+    monkeypatch.setitem(registry._REGISTRY, found.id, found)
+    return found.id
+
+
+def test_the_map_finds_where_the_claim_breaks_and_how_the_error_scales(synthetic):
+    result = validity_map(synthetic, {"width": (8, 16, 32, 64, 128)}, beyond=True)
+    verdicts = [p.verdict for p in result.points]
+    assert verdicts[:2] == ["fails", "fails"] and verdicts[-1] == "holds"
+    assert [p.in_family for p in result.points] == [False, True, True, True, True]
+    assert all(p.low <= p.mean <= p.high for p in result.points)
+    scaling = error_scaling(result, "width")
+    assert math.isclose(scaling.k, 1.0, abs_tol=0.15) and math.isclose(scaling.c, 0.5, rel_tol=0.3)
+    assert result.as_dict()["points"][0]["width"] == 8
+
+
+def test_points_outside_the_family_need_beyond(synthetic):
+    with pytest.raises(ValueError, match="outside the family"):
+        validity_map(synthetic, {"width": (8, 16)})
+
+
+@pytest.mark.parametrize("grid, match", [
+    ({}, "at least one value"), ({"width": ()}, "at least one value"),
+    ({"height": (1,)}, "takes no parameter 'height'"),
+])
+def test_bad_grids_are_refused(synthetic, grid, match):
+    with pytest.raises(ValueError, match=match):
+        validity_map(synthetic, grid)
+
+
+def test_a_claim_without_an_estimate_needs_a_value():
+    with pytest.raises(ValueError, match="--value"):
+        validity_map("levine.threshold", {"width": (2,), "q_size": (1,)})
+
+
+def test_family_members_map_through_the_family():
+    result = validity_map("levine.threshold", {"width": (2, 3), "q_size": (1,)},
+                          value="offset", band=(-1.0, 1.0))
+    assert [round(p.mean, 3) for p in result.points] == [round(2 - math.log(2, 3), 3), 1.0]
+    assert result.band == (-1.0, 1.0)
+
+
+def test_a_point_that_raises_is_kept_as_an_error(synthetic, monkeypatch):
+    def verify(seed, width, batch=16):
+        if width == 32:
+            raise ValueError("too large for this machine")
+        return _verify(seed, width, batch)
+    found = registry._REGISTRY[synthetic]
+    monkeypatch.setitem(registry._REGISTRY, synthetic, Claim(**{**found.__dict__,
+                                                                "verify": verify}))
+    result = validity_map(synthetic, {"width": (16, 32)})
+    assert [p.verdict for p in result.points] == ["fails", "error"]
+    assert "too large" in result.points[1].note and math.isnan(result.points[1].mean)
+
+
+def test_grids_parse_numbers_and_refuse_malformed_items():
+    assert parse_grid(["width=8,16", "temperature=0.5", "variant=post-ln"]) == {
+        "width": (8, 16), "temperature": (0.5,), "variant": ("post-ln",)}
+    for bad in (["width"], ["=1"], ["width="], ["width=1", "width=2"]):
+        with pytest.raises(ValueError, match="--grid"):
+            parse_grid(bad)
+
+
+def test_no_power_law_for_errors_of_both_signs(synthetic):
+    result = validity_map(synthetic, {"width": (16, 32, 64)})
+    flipped = type(result)(result.claim, result.label, result.band,
+                           (*result.points[:2], type(result.points[2])(
+                               **{**result.points[2].__dict__, "mean": -0.1})),
+                           result.grid, result.preset, result.seed)
+    assert error_scaling(flipped, "width") is None
