@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.simulations.exact.degree_blocks import (
     BLOCK_PRIME,
     BoundViolation,
@@ -77,9 +78,9 @@ def residual_block_ranks(config: SeprankConfig, seed: int = 0,
         blocks (each certified as a block of f⁰).
     """
     if not isinstance(config, SeprankConfig):
-        raise TypeError(f"config must be a SeprankConfig, got {type(config).__name__}")
+        raise InvalidType(f"config must be a SeprankConfig, got {type(config).__name__}")
     if config.residual != 1:
-        raise ValueError("residual_block_ranks takes a configuration with residual = 1")
+        raise InvalidParameter("residual_block_ranks takes a configuration with residual = 1")
     plain = replace(config, residual=0)
     options.setdefault("prime", BLOCK_PRIME)
     measured = measure_block_ranks(plain, block_bounds_for(plain), seed, **options)
@@ -98,7 +99,7 @@ def residual_block_ranks(config: SeprankConfig, seed: int = 0,
 def resolve_method(config: SeprankConfig, method: str) -> str:
     """``auto`` → ``blocks`` (ρ = 0: per-degree blocks) or ``exact`` (ρ = 1); others as given."""
     if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        raise InvalidParameter(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if method == "auto":
         return "blocks" if config.residual == 0 else "exact"
     return method
@@ -140,9 +141,9 @@ def measure_rank(config: SeprankConfig, seed: int = 0, method: str = "exact",
     if method == "blocks":
         unknown = set(kwargs) - BLOCK_OPTIONS
         if args or rank_cap is not None or unknown:
-            raise ValueError(f"the blocks method takes only the keywords "
-                             f"{', '.join(sorted(BLOCK_OPTIONS))}, got "
-                             f"{sorted(unknown) or 'positional options or rank_cap'}")
+            raise InvalidParameter(f"the blocks method takes only the keywords "
+                                   f"{', '.join(sorted(BLOCK_OPTIONS))}, got "
+                                   f"{sorted(unknown) or 'positional options or rank_cap'}")
         kwargs.setdefault("prime", BLOCK_PRIME)
         if config.residual:
             return residual_block_ranks(config, seed, **kwargs)

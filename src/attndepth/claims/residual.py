@@ -22,6 +22,7 @@ from attndepth.claims.seprank import (
     bounds_of,
     exact_rank,
 )
+from attndepth.errors import InvalidParameter
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block_ranks
@@ -87,7 +88,7 @@ def verify_residual_rank(seed: int, configs: list[Config]) -> Outcome:
     rows, unequal, below, bound_changes, proved = [], [], [], [], 0
     for config in map(tuple, configs):
         if len(config) != 6 or config[4] != 1:
-            raise ValueError(f"configs are (d, L, H, N, ρ = 1, |P|), got {config}")
+            raise InvalidParameter(f"configs are (d, L, H, N, ρ = 1, |P|), got {config}")
         without = exact_rank(_without_residual(config), seed)
         bound = bounds_of(config).best
         with_residual = exact_rank(config, seed, BLOCK_PRIME)

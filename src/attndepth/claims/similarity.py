@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import ortho_group
 
+from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
@@ -268,7 +269,7 @@ def verify_linear_rate_postln(seed: int, depth: int, tokens: int, width: int,
                               batch: int) -> Outcome:
     """Post-LN log-odds slope (mean over stacks ± standard error) vs the derived rate."""
     if batch < 2:
-        raise ValueError(f"batch must be >= 2 for a standard error, got {batch}")
+        raise InvalidParameter(f"batch must be >= 2 for a standard error, got {batch}")
     config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
     trace = escalation_trace(config, batch, seed)
     layers = escalation_layers(trace.log_odds)

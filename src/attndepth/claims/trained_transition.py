@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
 from attndepth.simulations.models.jax_model import TrainingSettings, budget_width
@@ -52,8 +53,8 @@ def near_optimal(losses: np.ndarray) -> np.ndarray:
     """
     losses = np.asarray(losses, dtype=float)
     if losses.ndim != 2 or losses.shape[1] < 1 or not np.isfinite(losses).all():
-        raise ValueError(f"losses must be a finite (seeds, depths) array, got shape "
-                         f"{losses.shape}")
+        raise InvalidParameter(f"losses must be a finite (seeds, depths) array, got shape "
+                               f"{losses.shape}")
     mean, spread = losses.mean(axis=0), losses.std(axis=0)
     best = int(np.argmin(mean))
     return mean <= mean[best] + spread[best] + spread
@@ -71,8 +72,8 @@ def judge_budget(depths: tuple[int, ...], losses: np.ndarray, predicted: float,
     losses = np.asarray(losses, dtype=float)
     depths = tuple(int(depth) for depth in depths)
     if losses.shape[1:] != (len(depths),):
-        raise ValueError(f"losses must have one column per depth ({len(depths)}), got shape "
-                         f"{losses.shape}")
+        raise InvalidParameter(f"losses must have one column per depth ({len(depths)}), got shape "
+                               f"{losses.shape}")
     near = near_optimal(losses)
     mean, spread = losses.mean(axis=0), losses.std(axis=0)
     best = int(np.argmin(mean))

@@ -1,8 +1,12 @@
 """The ``attndepth`` command line.
 
-Exit codes: 0 success, 1 a claim failed, 2 bad input (one line on stderr),
-3 a sweep worker died (the committed rows are kept; rerun to continue),
-130 interrupted (Ctrl-C).
+Exit codes: 0 success; 1 a claim failed (or a measurement contradicted a proved
+bound); 2 bad input (one line on stderr: an invalid parameter or type, overflowing
+states, a missing optional extra, a damaged store, a file that cannot be read);
+3 a sweep worker died (the committed rows are kept; rerun to continue); 4 an
+internal error — a bug in attndepth, printed with a short traceback and a request
+to report it; 130 interrupted (Ctrl-C). The error classes are in
+:mod:`attndepth.errors`.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from attndepth.simulations.exact.degree_blocks import BoundViolation
-from attndepth.simulations.sweeps.sweep import WorkerDied
+from attndepth.errors import AttndepthError, CheckFailed, InvalidParameter, WorkerDied
 
-EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_WORKER_DIED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_WORKER_DIED = 0, 1, 2, 3
+EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED = 4, 130
+#: Frames of an internal error's traceback that are printed (the innermost).
+TRACEBACK_FRAMES = 4
 
 
 class BadInput(Exception):
@@ -134,17 +140,17 @@ def _verify_member(args: argparse.Namespace) -> int:
     from attndepth.framework.report import render
 
     if not args.claim or len(args.claim) != 1:
-        raise ValueError("--member needs exactly one --claim")
+        raise InvalidParameter("--member needs exactly one --claim")
     found = get_claim(args.claim[0])
     if found.family is None:
-        raise ValueError(f"claim {found.id!r} declares no family")
+        raise InvalidParameter(f"claim {found.id!r} declares no family")
     try:
         member = json.loads(args.member)
     except json.JSONDecodeError as error:
-        raise ValueError(f"--member must be a JSON object: {error}") from None
+        raise InvalidParameter(f"--member must be a JSON object: {error}") from None
     if not isinstance(member, dict) or set(member) != set(found.family.parameters):
-        raise ValueError(f"--member must be a JSON object with the keys "
-                         f"{', '.join(found.family.parameters)}")
+        raise InvalidParameter(f"--member must be a JSON object with the keys "
+                               f"{', '.join(found.family.parameters)}")
     result = run_claim(found.id, args.preset, args.seed, **found.family.kwargs(member))
     # the member's own values decide, not the reshaped keyword arguments
     result = dataclasses.replace(result, in_family=bool(found.family.includes(member)))
@@ -168,9 +174,9 @@ def _search(args: argparse.Namespace) -> int:
                          if found.family is not None and found.by_default]
     for claim_id in ids:
         if get_claim(claim_id).family is None:
-            raise ValueError(f"claim {claim_id!r} declares no family to search")
+            raise InvalidParameter(f"claim {claim_id!r} declares no family to search")
     if args.counterexamples and Path(args.counterexamples).suffix not in (".csv", ".json"):
-        raise ValueError("--counterexamples must name a .csv or .json file")
+        raise InvalidParameter("--counterexamples must name a .csv or .json file")
     reports = []
     for claim_id in ids:
         if sys.stderr.isatty():
@@ -228,7 +234,7 @@ def cmd_figures(args: argparse.Namespace) -> int:
     known = all_figures()
     for name in names:
         if name not in known:
-            raise ValueError(f"unknown figure {name!r}; known: {', '.join(known)}")
+            raise InvalidParameter(f"unknown figure {name!r}; known: {', '.join(known)}")
     for name in names:
         paths = write_figure(name, Path(args.out), args.preset, args.seed)
         print(" ".join(str(p) for p in paths))
@@ -346,26 +352,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BadInput as error:
         print(str(error), file=sys.stderr)
         return EXIT_BAD_INPUT
-    except ValueError as error:
-        message = str(error).splitlines()[0] if str(error) else type(error).__name__
-        print(f"attndepth: error: {message}", file=sys.stderr)
+    except CheckFailed as error:  # a measurement contradicting a proved bound
+        print(f"attndepth: check failed: {_first_line(error)}", file=sys.stderr)
+        return EXIT_CLAIM_FAILED
+    except WorkerDied as error:
+        print(f"attndepth: {_first_line(error)}", file=sys.stderr)
+        return EXIT_WORKER_DIED
+    except AttndepthError as error:  # bad input of every kind (attndepth.errors)
+        print(f"attndepth: error: {_first_line(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # the reader went away (``| head``): nothing left to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except OSError as error:
+    except OSError as error:  # a file or folder of the user's that cannot be used
         print(f"attndepth: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except BoundViolation as error:  # a measurement contradicting a proved bound
-        print(f"attndepth: check failed: {error}", file=sys.stderr)
-        return 1
-    except WorkerDied as error:
-        print(f"attndepth: {error}", file=sys.stderr)
-        return EXIT_WORKER_DIED
     except KeyboardInterrupt:
         print("attndepth: interrupted (results a sweep committed are kept)", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as error:  # noqa: BLE001 - anything else is a bug of ours
+        import traceback
 
+        frames = traceback.format_exception(error, limit=-TRACEBACK_FRAMES)
+        print("".join(frames).rstrip(), file=sys.stderr)
+        print("attndepth: internal error (a bug in attndepth, not in your input): please "
+              "report it with the command line and `pip show attndepth`", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error)
+    return text.splitlines()[0] if text else type(error).__name__
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,6 +8,8 @@ import math
 import sys
 from pathlib import Path
 
+from attndepth.errors import InvalidParameter
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``map`` subcommand."""
@@ -64,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             low, high = (float(v) for v in args.band.split(","))
         except ValueError:
-            raise ValueError(f"--band takes LOW,HIGH (two numbers), got {args.band!r}") from None
+            raise InvalidParameter(f"--band takes LOW,HIGH (two numbers), got "
+                                   f"{args.band!r}") from None
         band = (low, high)
     found = get_claim(args.claim)
     grid = parse_grid(args.grid)

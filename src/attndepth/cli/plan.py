@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
 from attndepth.theory.depth_width import (
     FIT_INTERCEPT,
@@ -66,8 +67,8 @@ def _mode(args: argparse.Namespace) -> str:
              frozenset({"depth", "width"}): "shape"}
     mode = modes.get(frozenset(given))
     if mode is None or args.zoo:
-        raise ValueError("plan takes exactly one of: --params P | --width D | "
-                         "--depth L --width D | --zoo")
+        raise InvalidParameter("plan takes exactly one of: --params P | --width D | "
+                               "--depth L --width D | --zoo")
     return mode
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
 from attndepth.separation import METHODS, measure_rank, rank_with_bounds, resolve_method
 from attndepth.simulations.exact.degree_blocks import (
@@ -77,13 +78,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
-        raise ValueError(f"seed must be >= 0, got {args.seed}")
+        raise InvalidParameter(f"seed must be >= 0, got {args.seed}")
     if args.verify and args.seed >= 2**63 - 1:
-        raise ValueError(f"--verify repeats with seed + 1: seed must be < 2^63 - 1 = "
-                         f"{2**63 - 1}, got {args.seed}")
+        raise InvalidParameter(f"--verify repeats with seed + 1: seed must be < 2^63 - 1 = "
+                               f"{2**63 - 1}, got {args.seed}")
     if args.partition == "all":
         if args.verify:
-            raise ValueError("--verify takes one partition, not --partition all")
+            raise InvalidParameter("--verify takes one partition, not --partition all")
         specs = [split.label() for split in partitions(args.tokens)]
     else:
         specs = [args.partition]

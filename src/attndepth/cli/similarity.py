@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
 from attndepth.simulations.measures.fitting import ESCALATION_WINDOW, escalation_rate
 from attndepth.simulations.measures.similarity import (
@@ -92,9 +93,9 @@ def _summary(values: np.ndarray) -> dict[str, float]:
 
 def run(args: argparse.Namespace) -> int:
     if args.seeds < 1:
-        raise ValueError(f"seeds must be >= 1, got {args.seeds}")
+        raise InvalidParameter(f"seeds must be >= 1, got {args.seeds}")
     if args.seed < 0:
-        raise ValueError(f"seed must be >= 0, got {args.seed}")
+        raise InvalidParameter(f"seed must be >= 0, got {args.seed}")
     config = StackConfig(variant=args.variant, depth=args.depth, tokens=args.tokens,
                          width=args.width, heads=args.heads, tau=args.tau,
                          temperature=args.temperature, causal=args.causal, ffn=args.ffn,
@@ -102,21 +103,21 @@ def run(args: argparse.Namespace) -> int:
                          dtype=args.dtype)
     start = time.perf_counter()
     if args.spectra and args.tokens > MAX_SPECTRA_TOKENS:
-        raise ValueError(f"--spectra takes the eigenvalues of every n × n attention matrix "
-                         f"(O(n³) each): tokens must be <= {MAX_SPECTRA_TOKENS}, got "
-                         f"{args.tokens}")
+        raise InvalidParameter(f"--spectra takes the eigenvalues of every n × n attention matrix "
+                               f"(O(n³) each): tokens must be <= {MAX_SPECTRA_TOKENS}, got "
+                               f"{args.tokens}")
     if args.backend == "jax":
         if args.spectra:
-            raise ValueError("--spectra needs the attention matrices, which only the numpy "
-                             "backend keeps")
+            raise InvalidParameter("--spectra needs the attention matrices, which only the numpy "
+                                   "backend keeps")
         from attndepth.simulations.models import jax_stack
 
         try:
             trajectory = jax_stack.run_stack(config, args.seeds, args.seed, args.device)
         except ModuleNotFoundError as error:  # the train extra is not installed
-            raise ValueError(str(error)) from None
+            raise InvalidParameter(str(error)) from None
     elif args.device != "cpu":
-        raise ValueError("--device gpu needs --backend jax")
+        raise InvalidParameter("--device gpu needs --backend jax")
     else:
         trajectory = run_stack(config, args.seeds, args.seed, keep_attention=args.spectra)
     states = trajectory.states

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import attndepth.separation  # noqa: F401  (registers the seprank observable)
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.sweeps.store import open_store
 from attndepth.simulations.sweeps.sweep import load_spec, run_sweep
 
@@ -50,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
         guarded = [store, *(store.with_name(store.name + suffix)
                             for suffix in ("-wal", "-shm", "-journal")), Path(args.spec)]
         if any(_same_file(export, path) for path in guarded):
-            raise ValueError(f"--export {export} would overwrite the store or the spec: "
-                             f"choose another file")
+            raise InvalidParameter(f"--export {export} would overwrite the store or the spec: "
+                                   f"choose another file")
     progress = False if args.quiet else None
     summary = run_sweep(spec, store, args.scheduler, args.workers, progress)
     print(f"{spec.measurement}: {summary.total} points — {summary.computed} computed, "

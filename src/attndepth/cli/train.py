@@ -7,6 +7,7 @@ import math
 import sys
 import time
 
+from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
 from attndepth.simulations.models.stacks import VARIANTS, StackConfig
 
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         record = train(config, task, settings, args.seed, checkpoint=args.checkpoint,
                        progress=sys.stderr.isatty())
     except ModuleNotFoundError as error:  # the train extra is not installed
-        raise ValueError(str(error)) from None
+        raise InvalidParameter(str(error)) from None
     result = {**record.as_dict(), "chance_loss": math.log(task.values),
               "seconds": time.perf_counter() - start, "environment": environment()}
     print(dumps(result) if args.json else _describe(result))

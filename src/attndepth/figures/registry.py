@@ -9,6 +9,8 @@ from types import ModuleType
 
 import matplotlib.pyplot as plt
 
+from attndepth.errors import InvalidParameter
+
 FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.similarity_depth",
     "attndepth.figures.allocation",
@@ -37,7 +39,7 @@ def write_csv(data: dict[str, list], path: Path) -> None:
     """Columns of equal length as a CSV with a header row."""
     lengths = {len(column) for column in data.values()}
     if len(lengths) > 1:
-        raise ValueError(f"figure data columns differ in length: {lengths}")
+        raise InvalidParameter(f"figure data columns differ in length: {lengths}")
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(data)
@@ -92,9 +94,9 @@ def write_figure(name: str, out_dir: Path, preset: str = "quick", seed: int = 0)
     """Compute, draw and save one figure; returns the written paths (pdf, png, csv)."""
     figures = all_figures()
     if name not in figures:
-        raise ValueError(f"unknown figure {name!r}; known: {', '.join(figures)}")
+        raise InvalidParameter(f"unknown figure {name!r}; known: {', '.join(figures)}")
     if preset not in PRESETS:
-        raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
+        raise InvalidParameter(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
     module = figures[name]
     data = module.compute(preset, seed)
     return save(module.draw(data), data, name, out_dir)

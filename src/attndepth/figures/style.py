@@ -17,6 +17,8 @@ from pathlib import Path
 
 import matplotlib
 
+from attndepth.errors import InvalidParameter
+
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
@@ -36,7 +38,7 @@ def new_figure(columns: int = 1, aspect: float = 0.75, ncols: int = 1, nrows: in
     """A figure ``columns`` (1 or 2) journal columns wide; height = aspect × width;
     ``nrows`` × ``ncols`` axes (an array of axes when there are several)."""
     if columns not in (1, 2):
-        raise ValueError(f"columns must be 1 or 2, got {columns!r}")
+        raise InvalidParameter(f"columns must be 1 or 2, got {columns!r}")
     width = SINGLE_COLUMN_INCHES if columns == 1 else DOUBLE_COLUMN_INCHES
     with plt.rc_context(RC_PARAMS):
         figure, axes = plt.subplots(nrows, ncols, figsize=(width, width * aspect),

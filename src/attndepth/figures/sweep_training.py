@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
+from attndepth.errors import InvalidParameter
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.sweeps.store import finished_rows
 
@@ -33,7 +34,7 @@ def compute_from_store(path: str | Path) -> dict[str, list]:
     """Columns: panel, variant, x (depth or layer), median, low, high, seeds."""
     rows = [row for row in finished_rows(path, "train") if not row["config"].get("budget")]
     if not rows:
-        raise ValueError(f"store {path} holds no training rows of a given width")
+        raise InvalidParameter(f"store {path} holds no training rows of a given width")
     losses: dict[tuple[str, int], list[float]] = {}
     similarity: dict[tuple[str, int], list[list[float]]] = {}
     for row in rows:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.figures.style import new_figure, styled
 from attndepth.figures.sweep_training import variant_label
 from attndepth.simulations.sweeps.store import finished_rows
@@ -29,8 +30,8 @@ def compute_from_store(path: str | Path) -> dict[str, list]:
     rows = [row for row in finished_rows(path, "train")
             if "t_sim_curves" in row["metrics"] and not row["config"].get("budget")]
     if not rows:
-        raise ValueError(f"store {path} holds no training rows with t_sim curves (rows of "
-                         f"a width, recorded by this version)")
+        raise InvalidParameter(f"store {path} holds no training rows with t_sim curves (rows of "
+                               f"a width, recorded by this version)")
     deepest = max(int(row["config"]["depth"]) for row in rows)
     curves: dict[str, list[np.ndarray]] = {}
     steps: dict[str, list[int]] = {}

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.models.tasks import RecallTask
 from attndepth.simulations.sweeps.store import finished_rows
@@ -33,7 +34,7 @@ def compute_from_store(path: str | Path) -> dict[str, list]:
     """Columns: budget, depth, width, median, low, high, seeds, paper, corrected."""
     rows = [row for row in finished_rows(path, "train") if row["config"].get("budget")]
     if not rows:
-        raise ValueError(f"store {path} holds no training rows of a budget (Experiment B)")
+        raise InvalidParameter(f"store {path} holds no training rows of a budget (Experiment B)")
     losses: dict[tuple[int, int], list[float]] = {}
     widths: dict[tuple[int, int], int] = {}
     pairs: dict[int, int] = {}

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.exact.knee import KNEE_RATIO, measure_knee
 from attndepth.simulations.presets import THRESHOLD
@@ -43,7 +44,7 @@ def _bound_knee(width: int, side: int | None) -> int:
         logs.append(log_bigraded_bound(width, depth, side))
         if logs[-1] / logs[-2] < KNEE_RATIO:
             return depth - 1
-    raise ValueError(f"no knee below depth {MAX_DEPTH} for d = {width}")
+    raise InvalidParameter(f"no knee below depth {MAX_DEPTH} for d = {width}")
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:

@@ -44,6 +44,8 @@ from typing import Any
 import numpy as np
 from scipy.stats import t as student_t
 
+from attndepth.errors import InvalidParameter
+
 #: Seeds of a sample at base seed S are S·SEED_STRIDE + k, k = 0, 1, ...: samples of
 #: different base seeds never share a seed, and base seed 0 starts at seed 0.
 SEED_STRIDE = 1024
@@ -93,17 +95,17 @@ class Estimate:
     def __post_init__(self) -> None:
         low, high = self.band
         if not low < high:
-            raise ValueError(f"estimate band must be (low, high) with low < high, got "
-                             f"{self.band}")
+            raise InvalidParameter(f"estimate band must be (low, high) with low < high, got "
+                                   f"{self.band}")
         first, last = self.seeds
         if not (isinstance(first, int) and isinstance(last, int) and 2 <= first <= last
                 <= SEED_STRIDE):
-            raise ValueError(f"estimate seeds must be (first, last) with 2 <= first <= last "
-                             f"<= {SEED_STRIDE}, got {self.seeds}")
+            raise InvalidParameter(f"estimate seeds must be (first, last) with 2 <= first <= last "
+                                   f"<= {SEED_STRIDE}, got {self.seeds}")
         if not 0.5 < self.confidence < 1:
-            raise ValueError(f"confidence must lie in (0.5, 1), got {self.confidence}")
+            raise InvalidParameter(f"confidence must lie in (0.5, 1), got {self.confidence}")
         if self.pool not in ("seeds", "stacks"):
-            raise ValueError(f"pool must be 'seeds' or 'stacks', got {self.pool!r}")
+            raise InvalidParameter(f"pool must be 'seeds' or 'stacks', got {self.pool!r}")
 
     @property
     def looks(self) -> int:
@@ -142,9 +144,9 @@ class Rival:
 
     def __post_init__(self) -> None:
         if self.predicted is None and not self.replace:
-            raise ValueError(f"rival {self.name!r} needs predicted or replace")
+            raise InvalidParameter(f"rival {self.name!r} needs predicted or replace")
         if self.predicted is not None and self.replace:
-            raise ValueError(f"rival {self.name!r}: give predicted or replace, not both")
+            raise InvalidParameter(f"rival {self.name!r}: give predicted or replace, not both")
         object.__setattr__(self, "replace", MappingProxyType(dict(self.replace)))
 
 
@@ -253,7 +255,7 @@ def interval(errors: np.ndarray, level: float) -> Interval:
     """
     n = int(errors.size)
     if n < 2:
-        raise ValueError(f"an interval needs at least 2 errors, got {n}")
+        raise InvalidParameter(f"an interval needs at least 2 errors, got {n}")
     mean = float(errors.mean())
     half = float(student_t.ppf(0.5 + level / 2, n - 1) * errors.std(ddof=1) / math.sqrt(n))
     return Interval(mean, mean - half, mean + half, n)
@@ -271,7 +273,7 @@ def errors_of(estimate: Estimate, measured: Any, predicted: Any) -> np.ndarray:
     m = _as_array(measured)
     p = _as_array(predicted, m.size)
     if p.size != m.size:
-        raise ValueError(f"predicted has {p.size} values for {m.size} measured ones")
+        raise InvalidParameter(f"predicted has {p.size} values for {m.size} measured ones")
     return (m - p) / np.abs(p) if estimate.relative else m - p
 
 
@@ -402,7 +404,7 @@ def _rival_sample(estimate: Estimate, rival: Rival, usable: list[Any],
         return (_pooled(estimate, usable, prediction, level),
                 _mean_prediction(usable, prediction))
     if module is None:
-        raise ValueError(f"rival {rival.name!r} replaces names but no module was given")
+        raise InvalidParameter(f"rival {rival.name!r} replaces names but no module was given")
     with replaced(module, rival.replace):
         rerun = [verify(seed=seed, **params) for seed in seed_sample(base_seed, count)]
     rerun = [o for o in rerun if o.verdict in ("holds", "fails")]

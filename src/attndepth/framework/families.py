@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from attndepth.errors import InvalidParameter
+
 Member = dict[str, Any]
 
 
@@ -54,11 +56,12 @@ class Family:
     def __post_init__(self) -> None:
         for name, values in {**self.parameters, **self.beyond}.items():
             if not isinstance(values, tuple) or not values:
-                raise ValueError(f"family parameter {name!r} needs a non-empty tuple of values")
+                raise InvalidParameter(f"family parameter {name!r} needs a non-empty tuple of "
+                                       "values")
         unknown = set(self.beyond) - set(self.parameters)
         if unknown:
-            raise ValueError(f"family 'beyond' names parameters not in 'parameters': "
-                             f"{sorted(unknown)}")
+            raise InvalidParameter(f"family 'beyond' names parameters not in 'parameters': "
+                                   f"{sorted(unknown)}")
         object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
         object.__setattr__(self, "beyond", MappingProxyType(dict(self.beyond)))
         object.__setattr__(self, "fixed", MappingProxyType(dict(self.fixed)))

@@ -32,6 +32,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.framework.evidence import (
     Estimate,
     Evidence,
@@ -101,7 +102,7 @@ class Outcome:
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+            raise InvalidParameter(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
 
 
 @dataclass(frozen=True)
@@ -225,37 +226,38 @@ def register(claim: Claim) -> Claim:
         not exist in the verify function's module.
     """
     if not isinstance(claim, Claim):
-        raise TypeError(f"register takes a Claim, got {type(claim).__name__}")
+        raise InvalidType(f"register takes a Claim, got {type(claim).__name__}")
     if not callable(claim.verify):
-        raise TypeError(f"claim {claim.id!r}: verify must be callable")
+        raise InvalidType(f"claim {claim.id!r}: verify must be callable")
     if claim.id in _REGISTRY:
-        raise ValueError(f"claim id {claim.id!r} is registered twice")
+        raise InvalidParameter(f"claim id {claim.id!r} is registered twice")
     if claim.family is not None and not isinstance(claim.family, Family):
-        raise TypeError(f"claim {claim.id!r}: family must be a Family, got "
-                        f"{type(claim.family).__name__}")
+        raise InvalidType(f"claim {claim.id!r}: family must be a Family, got "
+                          f"{type(claim.family).__name__}")
     missing = set(PRESETS) - set(claim.presets)
     if missing:
-        raise ValueError(f"claim {claim.id!r} lacks presets {sorted(missing)}")
+        raise InvalidParameter(f"claim {claim.id!r} lacks presets {sorted(missing)}")
     module = inspect.getmodule(claim.verify)
     unknown = [name for name in claim.wrong_theory if not hasattr(module, name)]
     unknown += [name for rival in claim.rivals for name in rival.replace
                 if not hasattr(module, name)]
     if unknown:
-        raise ValueError(f"claim {claim.id!r}: wrong_theory or rival names {unknown} are not "
-                         f"in {claim.module}")
+        raise InvalidParameter(f"claim {claim.id!r}: wrong_theory or rival names {unknown} are not "
+                               f"in {claim.module}")
     if claim.kind not in KINDS:
-        raise ValueError(f"claim {claim.id!r}: kind must be one of {KINDS}, got {claim.kind!r}")
+        raise InvalidParameter(f"claim {claim.id!r}: kind must be one of {KINDS}, got "
+                               f"{claim.kind!r}")
     estimates = claim.estimates
     if claim.estimate is not None and (not estimates or not all(
             isinstance(e, Estimate) for e in estimates)):
-        raise TypeError(f"claim {claim.id!r}: estimate must be an Estimate or a tuple of them")
+        raise InvalidType(f"claim {claim.id!r}: estimate must be an Estimate or a tuple of them")
     for rival in claim.rivals:
         if not isinstance(rival, Rival):
-            raise TypeError(f"claim {claim.id!r}: rivals must be Rival objects, got "
-                            f"{type(rival).__name__}")
+            raise InvalidType(f"claim {claim.id!r}: rivals must be Rival objects, got "
+                              f"{type(rival).__name__}")
         if rival.predicted is not None and claim.estimate is None:
-            raise ValueError(f"claim {claim.id!r}: rival {rival.name!r} predicts from the "
-                             f"outcome values, which needs an estimate (or use replace)")
+            raise InvalidParameter(f"claim {claim.id!r}: rival {rival.name!r} predicts from the "
+                                   f"outcome values, which needs an estimate (or use replace)")
     _REGISTRY[claim.id] = claim
     return claim
 
@@ -324,8 +326,8 @@ def all_claims() -> dict[str, Claim]:
             try:
                 entry.load()
             except Exception as error:  # a broken plug-in must not break the toolkit
-                raise ValueError(f"claims entry point {entry.name!r} ({entry.value}) failed "
-                                 f"to load: {type(error).__name__}: {error}") from None
+                raise InvalidParameter(f"claims entry point {entry.name!r} ({entry.value}) failed "
+                                       f"to load: {type(error).__name__}: {error}") from None
     built_in = {module: index for index, module in enumerate(CLAIM_MODULES)}
     return dict(sorted(_REGISTRY.items(),  # stable: registration order within a module
                        key=lambda item: built_in.get(item[1].verify.__module__,
@@ -365,7 +367,7 @@ def load_claims(source: str) -> list[str]:
     path = Path(source)
     is_file = source.endswith(".py") or path.exists()
     if is_file and not path.is_file():
-        raise ValueError(f"claims file {source} does not exist or is not a file")
+        raise InvalidParameter(f"claims file {source} does not exist or is not a file")
     name = (f"attndepth_user_claims_"
             f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
             if is_file else source)
@@ -382,12 +384,12 @@ def load_claims(source: str) -> list[str]:
         elif not is_file:
             importlib.import_module(source)
     except Exception as error:
-        raise ValueError(f"loading claims from {source} failed: {type(error).__name__}: "
-                         f"{error}") from None
+        raise InvalidParameter(f"loading claims from {source} failed: {type(error).__name__}: "
+                               f"{error}") from None
     ids = [found.id for found in _REGISTRY.values() if found.verify.__module__ == name]
     if not ids:
-        raise ValueError(f"{source} registered no claim (decorate a function with "
-                         f"attndepth.claim)")
+        raise InvalidParameter(f"{source} registered no claim (decorate a function with "
+                               f"attndepth.claim)")
     return ids
 
 
@@ -395,15 +397,15 @@ def get_claim(claim_id: str) -> Claim:
     """The claim with this id, or ``ValueError`` listing the known ids."""
     claims = all_claims()
     if claim_id not in claims:
-        raise ValueError(f"unknown claim {claim_id!r}; known: {', '.join(claims)}")
+        raise InvalidParameter(f"unknown claim {claim_id!r}; known: {', '.join(claims)}")
     return claims[claim_id]
 
 
 def _check_run(preset: str, seed: int) -> None:
     if preset not in PRESETS:
-        raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
+        raise InvalidParameter(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+        raise InvalidParameter(f"seed must be an integer >= 0, got {seed!r}")
 
 
 def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,

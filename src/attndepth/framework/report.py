@@ -12,6 +12,7 @@ import platform
 from typing import Any
 
 from attndepth import __version__
+from attndepth.errors import InvalidParameter
 from attndepth.framework.registry import VERDICTS, ClaimResult
 
 FORMATS: tuple[str, ...] = ("table", "json", "markdown", "latex")
@@ -210,4 +211,4 @@ def render(results: list[ClaimResult], fmt: str, preset: str, seed: int) -> str:
         return render_latex(results)
     if fmt == "table":
         return render_table(results)
-    raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    raise InvalidParameter(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")

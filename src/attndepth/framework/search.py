@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from attndepth.errors import InvalidParameter
 from attndepth.framework.families import Member
 from attndepth.framework.registry import Claim, evaluate, get_claim
 from attndepth.simulations.sweeps.observables import Parameter, register_observable
@@ -51,7 +52,7 @@ def evaluate_member(seed: int, claim: str, member: str) -> dict[str, Any]:
     """
     found = get_claim(claim)
     if found.family is None:
-        raise ValueError(f"claim {claim!r} declares no family")
+        raise InvalidParameter(f"claim {claim!r} declares no family")
     outcome, _, _ = evaluate(found, seed, found.family.kwargs(json.loads(member)))
     return {"verdict": outcome.verdict, "predicted": outcome.predicted,
             "measured": outcome.measured, "note": outcome.note}
@@ -183,8 +184,8 @@ def _random_phase(found: Claim, seed: int, draws: int,
         from hypothesis.database import DirectoryBasedExampleDatabase
         from hypothesis.errors import NoSuchExample
     except ImportError:
-        raise ValueError("the random phase of --search needs hypothesis: "
-                         "pip install -e '.[search]' (or --draws 0)") from None
+        raise InvalidParameter("the random phase of --search needs hypothesis: "
+                               "pip install -e '.[search]' (or --draws 0)") from None
     family = found.family
     exhaustive = {_key(m) for m in family.exhaustive()}
     if not family.beyond:
@@ -246,10 +247,10 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
     SearchReport
     """
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 0:
-        raise ValueError(f"draws must be an integer >= 0, got {draws!r}")
+        raise InvalidParameter(f"draws must be an integer >= 0, got {draws!r}")
     found = get_claim(claim_id)
     if found.family is None:
-        raise ValueError(f"claim {claim_id!r} declares no family to search")
+        raise InvalidParameter(f"claim {claim_id!r} declares no family to search")
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(store) if store is not None else Path(scratch) / "search.sqlite"

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.framework.registry import get_claim, run_claim
 
 
@@ -76,9 +77,10 @@ def parse_grid(items: Sequence[str]) -> dict[str, tuple]:
         name, sep, values = item.partition("=")
         name = name.strip()
         if not sep or not name.isidentifier() or not values.strip():
-            raise ValueError(f"--grid takes NAME=V1,V2,... (e.g. width=8,16,32), got {item!r}")
+            raise InvalidParameter(f"--grid takes NAME=V1,V2,... (e.g. width=8,16,32), got "
+                                   f"{item!r}")
         if name in grid:
-            raise ValueError(f"--grid names {name!r} twice")
+            raise InvalidParameter(f"--grid names {name!r} twice")
         grid[name] = tuple(_value(v.strip()) for v in values.split(","))
     return grid
 
@@ -138,7 +140,7 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
     """
     found = get_claim(claim_id)
     if not grid or any(len(values) == 0 for values in grid.values()):
-        raise ValueError("the grid needs at least one value per parameter")
+        raise InvalidParameter("the grid needs at least one value per parameter")
     takes = set(found.presets[preset])
     members = found.family is not None and set(grid) == set(found.family.parameters) \
         and not set(grid) <= takes
@@ -146,12 +148,12 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
     if unknown and not members:
         family = (f", or every family parameter ({', '.join(found.family.parameters)})"
                   if found.family is not None else "")
-        raise ValueError(f"{claim_id} takes no parameter {', '.join(map(repr, unknown))}; "
-                         f"map its keyword arguments ({', '.join(sorted(takes))}){family}")
+        raise InvalidParameter(f"{claim_id} takes no parameter {', '.join(map(repr, unknown))}; "
+                               f"map its keyword arguments ({', '.join(sorted(takes))}){family}")
     estimates = found.estimates
     if not estimates and value is None:
-        raise ValueError(f"{claim_id} has no estimate: name a numeric outcome value to map "
-                         f"with --value")
+        raise InvalidParameter(f"{claim_id} has no estimate: name a numeric outcome value to map "
+                               f"with --value")
     names = list(grid)
     combos = [dict(zip(names, combo, strict=True))
               for combo in itertools.product(*(grid[n] for n in names))]
@@ -163,8 +165,8 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
     if not beyond:
         outside = [c for c in combos if in_family(c) is False]
         if outside:
-            raise ValueError(f"{len(outside)} grid point(s) lie outside the family of "
-                             f"{claim_id} (e.g. {outside[0]}); pass --beyond to map them")
+            raise InvalidParameter(f"{len(outside)} grid point(s) lie outside the family of "
+                                   f"{claim_id} (e.g. {outside[0]}); pass --beyond to map them")
     points = []
     for combo in combos:
         try:
@@ -187,8 +189,8 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
             if hasattr(number, "item"):
                 number = number.item()
             if not isinstance(number, int | float) or isinstance(number, bool):
-                raise ValueError(f"{claim_id}'s outcome value {value!r} is not a number "
-                                 f"(got {type(number).__name__})")
+                raise InvalidParameter(f"{claim_id}'s outcome value {value!r} is not a number "
+                                       f"(got {type(number).__name__})")
             mean = low = high = float(number)
             seeds = 1
         point = MapPoint(combo, result.verdict, in_family(combo), mean, low, high, seeds)

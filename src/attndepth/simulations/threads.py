@@ -8,6 +8,8 @@ from functools import cache
 
 from threadpoolctl import ThreadpoolController
 
+from attndepth.errors import InvalidParameter
+
 #: Environment variable that caps the threads attndepth starts (exact evaluation,
 #: FLINT); sweep workers set it to their share of the cores.
 THREADS_VARIABLE = "ATTNDEPTH_THREADS"
@@ -23,8 +25,9 @@ def available_cores() -> int:
         text = setting.strip()
         # ASCII digits only: str.isdigit() also accepts '٣' and '²'
         if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_THREADS:
-            raise ValueError(f"{THREADS_VARIABLE} must be an integer from 1 to {MAX_THREADS}, "
-                             f"got {setting!r}")
+            raise InvalidParameter(f"{THREADS_VARIABLE} must be an integer from 1 to "
+                                   f"{MAX_THREADS}, "
+                                   f"got {setting!r}")
         return int(text)
     try:
         return len(os.sched_getaffinity(0))

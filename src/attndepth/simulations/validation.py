@@ -11,6 +11,8 @@ import numbers
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
+
 
 def check_int(name: str, value: object, minimum: int | None = None,
               maximum: int | None = None) -> int:
@@ -22,12 +24,12 @@ def check_int(name: str, value: object, minimum: int | None = None,
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             value = int(value)
         else:
-            raise ValueError(f"{name} must be an integer, got {value!r}")
+            raise InvalidParameter(f"{name} must be an integer, got {value!r}")
     value = int(value)
     if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+        raise InvalidParameter(f"{name} must be >= {minimum}, got {value}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+        raise InvalidParameter(f"{name} must be <= {maximum}, got {value}")
     return value
 
 
@@ -35,24 +37,24 @@ def check_real(name: str, value: object, minimum: float | None = None,
                maximum: float | None = None, strict_minimum: bool = False) -> float:
     """Return ``value`` as a finite ``float`` or raise ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
+        raise InvalidParameter(f"{name} must be a real number, got {value!r}")
     value = float(value)
     if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
+        raise InvalidParameter(f"{name} must be finite, got {value}")
     if minimum is not None:
         if strict_minimum and value <= minimum:
-            raise ValueError(f"{name} must be > {minimum}, got {value}")
+            raise InvalidParameter(f"{name} must be > {minimum}, got {value}")
         if not strict_minimum and value < minimum:
-            raise ValueError(f"{name} must be >= {minimum}, got {value}")
+            raise InvalidParameter(f"{name} must be >= {minimum}, got {value}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+        raise InvalidParameter(f"{name} must be <= {maximum}, got {value}")
     return value
 
 
 def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
     """Return ``value`` if it is one of ``allowed`` or raise ``ValueError``."""
     if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        raise InvalidParameter(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
     return str(value)
 
 
@@ -61,11 +63,11 @@ def check_finite_array(name: str, array: object, ndim: int | None = None) -> np.
     try:
         array = np.asarray(array, dtype=np.float64)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"{name} must be a numeric array: {error}") from None
+        raise InvalidParameter(f"{name} must be a numeric array: {error}") from None
     if ndim is not None and array.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} dimensions, got shape {array.shape}")
+        raise InvalidParameter(f"{name} must have {ndim} dimensions, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must contain only finite values")
+        raise InvalidParameter(f"{name} must contain only finite values")
     return array
 
 
@@ -81,5 +83,5 @@ MAX_ELEMENTS = 2**28
 def check_size(what: str, elements: int, limit: int = MAX_ELEMENTS) -> None:
     """Reject requests whose arrays would exceed ``limit`` elements, before allocating."""
     if elements > limit:
-        raise ValueError(f"{what} needs {elements:.3g} array elements, more than the "
-                         f"{limit:.3g} allowed (2 GiB of float64); use smaller sizes")
+        raise InvalidParameter(f"{what} needs {elements:.3g} array elements, more than the "
+                               f"{limit:.3g} allowed (2 GiB of float64); use smaller sizes")

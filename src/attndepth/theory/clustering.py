@@ -41,12 +41,14 @@ from functools import lru_cache
 
 import sympy as sp
 
+from attndepth.errors import InvalidParameter
+
 gamma_symbol, beta_symbol, time_symbol = sp.symbols("gamma beta t", real=True)
 
 
 def _check_tokens(tokens: object) -> int:
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
-        raise ValueError(f"tokens must be an integer >= 2, got {tokens!r}")
+        raise InvalidParameter(f"tokens must be an integer >= 2, got {tokens!r}")
     return tokens
 
 
@@ -138,7 +140,7 @@ def wendel_probability(tokens: int, dimension: int) -> sp.Rational:
     """
     for name, value in (("tokens", tokens), ("dimension", dimension)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+            raise InvalidParameter(f"{name} must be an integer >= 1, got {value!r}")
     return sp.Rational(sum(math.comb(tokens - 1, k) for k in range(dimension)),
                        2 ** (tokens - 1))
 

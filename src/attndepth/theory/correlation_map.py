@@ -47,18 +47,20 @@ import math
 
 import sympy as sp
 
+from attndepth.errors import InvalidParameter
+
 
 def _check_overlap(overlap: object) -> float:
     if isinstance(overlap, bool) or not isinstance(overlap, int | float) \
             or not -1 < overlap < 1 or not math.isfinite(overlap):
-        raise ValueError(f"overlap p must be a number in (-1, 1), got {overlap!r}")
+        raise InvalidParameter(f"overlap p must be a number in (-1, 1), got {overlap!r}")
     return float(overlap)
 
 
 def _check_beta(beta: object) -> float:
     if isinstance(beta, bool) or not isinstance(beta, int | float) or not beta >= 0 \
             or not math.isfinite(beta):
-        raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
+        raise InvalidParameter(f"beta must be a finite number >= 0, got {beta!r}")
     return float(beta)
 
 
@@ -101,7 +103,7 @@ def correlation_map(overlap: float, beta: float) -> tuple[float, float]:
 def energy_scale(overlap: float, beta: float, tokens: int) -> float:
     """λ = β √((1 − p) ln T): the standard deviation of one row's REM energies [derived]."""
     if isinstance(tokens, bool) or not isinstance(tokens, int | float) or not tokens >= 2:
-        raise ValueError(f"tokens must be a number >= 2, got {tokens!r}")
+        raise InvalidParameter(f"tokens must be a number >= 2, got {tokens!r}")
     return _check_beta(beta) * math.sqrt((1.0 - _check_overlap(overlap)) * math.log(tokens))
 
 

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 import sympy as sp
 from scipy.special import lambertw
 
+from attndepth.errors import InvalidParameter, Overflow
 from attndepth.theory.separation_rank import threshold_depth
 
 #: Intercept a of ln d_opt = a + b·L (Levine et al. 2020, §5 fit, as quoted by BigScience).
@@ -46,20 +47,20 @@ def positive_finite(name: str, value: object, allow_zero: bool = False,
     """``value`` as a float, or a ValueError naming ``name``: a real number, finite,
     and > 0 (≥ 0 with ``allow_zero``; any sign with ``allow_negative``)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
+        raise InvalidParameter(f"{name} must be a real number, got {value!r}")
     value = float(value)
     if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
+        raise InvalidParameter(f"{name} must be finite, got {value}")
     if not allow_negative and (value < 0 or (value == 0 and not allow_zero)):
-        raise ValueError(f"{name} must be > 0, got {value}")
+        raise InvalidParameter(f"{name} must be > 0, got {value}")
     return value
 
 
 def _exp(what: str, exponent: float) -> float:
     """exp with a clear error instead of OverflowError (float64 ends near e^709)."""
     if exponent > 709:
-        raise ValueError(f"{what} overflows float64 (exp({exponent:.3g})); the shape or fit "
-                         f"is outside any meaningful range")
+        raise Overflow(f"{what} overflows float64 (exp({exponent:.3g})); the shape or fit "
+                       f"is outside any meaningful range")
     return math.exp(exponent)
 
 
@@ -78,9 +79,9 @@ class AllocationFit:
         positive_finite("intercept", self.intercept, allow_zero=True, allow_negative=True)
         positive_finite("slope", self.slope)
         if not -MAX_LOG_WIDTH < self.intercept < MAX_LOG_WIDTH:
-            raise ValueError(f"intercept must lie in (-{MAX_LOG_WIDTH}, {MAX_LOG_WIDTH}): "
-                             f"e^intercept is the optimal width at depth 0 and leaves float64 "
-                             f"(0 or inf) outside it; got {self.intercept!r}")
+            raise InvalidParameter(f"intercept must lie in (-{MAX_LOG_WIDTH}, {MAX_LOG_WIDTH}): "
+                                   f"e^intercept is the optimal width at depth 0 and leaves "
+                                   f"float64 (0 or inf) outside it; got {self.intercept!r}")
 
 
 DEFAULT_FIT = AllocationFit()
@@ -148,8 +149,8 @@ def parameter_count(depth: float, width: float, vocabulary: int = 0) -> float:
     except OverflowError:
         count = math.inf
     if not math.isfinite(count):
-        raise ValueError(f"the parameter count of depth {depth:g} and width {width:g} "
-                         f"overflows float64")
+        raise Overflow(f"the parameter count of depth {depth:g} and width {width:g} "
+                       f"overflows float64")
     return count
 
 
@@ -168,8 +169,8 @@ def optimal_depth_for_width(width: float, fit: AllocationFit = DEFAULT_FIT) -> f
     width = positive_finite("width", width)
     depth = (math.log(width) - fit.intercept) / fit.slope
     if depth <= 0:
-        raise ValueError(f"width must exceed e^a (a = {fit.intercept:g}) for the fit "
-                         f"to give a positive optimal depth, got {width}")
+        raise InvalidParameter(f"width must exceed e^a (a = {fit.intercept:g}) for the fit "
+                               f"to give a positive optimal depth, got {width}")
     return depth
 
 
@@ -188,11 +189,11 @@ def optimal_depth(budget: float, fit: AllocationFit = DEFAULT_FIT) -> float:
     budget = positive_finite("budget", budget)
     floor = smallest_budget(fit)
     if budget < floor:
-        raise ValueError(f"budget must be at least one optimal layer, {floor:.4g} "
-                         f"parameters, got {budget:.4g}")
+        raise InvalidParameter(f"budget must be at least one optimal layer, {floor:.4g} "
+                               f"parameters, got {budget:.4g}")
     argument = budget * fit.slope * _exp("the Lambert-W argument", -2 * fit.intercept) / 6
     if not math.isfinite(argument):
-        raise ValueError(f"budget {budget:.3g} with this fit overflows the Lambert-W argument")
+        raise Overflow(f"budget {budget:.3g} with this fit overflows the Lambert-W argument")
     return float(lambertw(argument, 0).real) / (2 * fit.slope)
 
 

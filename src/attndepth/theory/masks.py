@@ -32,15 +32,17 @@ from __future__ import annotations
 import math
 from collections import deque
 
+from attndepth.errors import InvalidParameter
+
 
 def _check(tokens: object, window: object, causal: object) -> tuple[int, int | None]:
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
-        raise ValueError(f"tokens must be an integer >= 1, got {tokens!r}")
+        raise InvalidParameter(f"tokens must be an integer >= 1, got {tokens!r}")
     if window is not None and (isinstance(window, bool) or not isinstance(window, int)
                                or window < 1):
-        raise ValueError(f"window must be None or an integer >= 1, got {window!r}")
+        raise InvalidParameter(f"window must be None or an integer >= 1, got {window!r}")
     if not isinstance(causal, bool):
-        raise ValueError(f"causal must be True or False, got {causal!r}")
+        raise InvalidParameter(f"causal must be True or False, got {causal!r}")
     return tokens, window
 
 
@@ -99,7 +101,7 @@ def mask_radius_closed_form(tokens: int, window: int | None, causal: bool) -> in
 def guaranteed_rate(epsilon: float, radius: int) -> float:
     """ln(1 − ε^r)/r: the per-layer contraction the bound guarantees (≤ 0) [paper's form]."""
     if not (isinstance(epsilon, int | float) and 0 < epsilon <= 1):
-        raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}")
+        raise InvalidParameter(f"epsilon must be in (0, 1], got {epsilon!r}")
     if isinstance(radius, bool) or not isinstance(radius, int) or radius < 1:
         raise ValueError(f"radius must be an integer >= 1, got {radius!r}")
     power = epsilon**radius

@@ -24,6 +24,7 @@ import math
 
 import sympy as sp
 
+from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.theory.separation_rank import (
     coefficient_separation_rank,
     structural_degree,
@@ -33,9 +34,9 @@ from attndepth.theory.separation_rank import (
 
 def _positive(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+        raise InvalidType(f"{name} must be an integer, got {type(value).__name__}")
     if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
+        raise InvalidParameter(f"{name} must be >= 1, got {value}")
     return value
 
 
@@ -70,7 +71,7 @@ def depth_one_witness_rank(width: int, p_size: int = 1, q_size: int = 1,
     width, p_size, q_size = (_positive(name, value) for name, value in
                              (("width", width), ("p_size", p_size), ("q_size", q_size)))
     if residual not in (0, 1) or isinstance(residual, bool):
-        raise ValueError(f"residual must be 0 or 1, got {residual!r}")
+        raise InvalidParameter(f"residual must be 0 or 1, got {residual!r}")
     identity = sp.eye(width)
     network = symbolic_network([[identity]], [[identity]], p_size + q_size, residual)
     poly = sp.Poly(network.outputs[0, 0].element.as_expr(), *network.inputs)
@@ -107,7 +108,7 @@ def single_position_bound(width: int, depth: int) -> int:
     width = _positive("width", width)
     depth = _positive("depth", depth)
     if depth > MAX_DEPTH:
-        raise ValueError(f"depth must be <= {MAX_DEPTH}, got {depth}")
+        raise InvalidParameter(f"depth must be <= {MAX_DEPTH}, got {depth}")
     return math.comb(structural_degree(depth) + width, width)
 
 
@@ -123,7 +124,7 @@ def single_position_polynomial(depth: int) -> sp.Expr:
     """
     depth = _positive("depth", depth)
     if depth > 3:
-        raise ValueError(f"depth must be <= 3 for the symbolic form, got {depth}")
+        raise InvalidParameter(f"depth must be <= 3 for the symbolic form, got {depth}")
     d = sp.Symbol("d", positive=True, integer=True)
     K = structural_degree(depth)
     return sp.expand(sp.prod([d + j for j in range(1, K + 1)]) / sp.factorial(K))
@@ -141,7 +142,7 @@ def single_position_knee(width: int) -> int:
     """
     width = _positive("width", width)
     if width > 10**6:
-        raise ValueError(f"width must be <= 10^6 (exact binomials), got {width}")
+        raise InvalidParameter(f"width must be <= 10^6 (exact binomials), got {width}")
     depth = 1
     while True:
         here = single_position_bound(width, depth)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 
+from attndepth.errors import InvalidParameter
 from attndepth.theory.separation_rank import (
     output_degree,
     p_side_dimension,
@@ -49,9 +50,9 @@ def check_residual_top_part(width: int = 2, tokens: int = 3, depth: int = 2,
     for name, value, minimum in (("width", width, 1), ("tokens", tokens, 1),
                                  ("depth", depth, 1), ("heads", heads, 1), ("seed", seed, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+            raise InvalidParameter(f"{name} must be an integer >= {minimum}, got {value!r}")
     if width % heads:
-        raise ValueError(f"heads must divide width={width}, got heads={heads}")
+        raise InvalidParameter(f"heads must divide width={width}, got heads={heads}")
     bilinear, value_output = random_integer_weights(width, depth, heads, seed)
     residual = symbolic_network(bilinear, value_output, tokens, residual=1)
     plain = symbolic_network(bilinear, value_output, tokens, residual=0)

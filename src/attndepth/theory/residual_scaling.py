@@ -38,6 +38,8 @@ import math
 
 import sympy as sp
 
+from attndepth.errors import InvalidParameter
+
 #: The three scalings compared, as functions of the depth L.
 SCALINGS: dict[str, str] = {"1": "1", "1/sqrt(L)": "1/sqrt(L)", "1/L": "1/L"}
 _DEPTH = sp.Symbol("L", positive=True)
@@ -45,14 +47,14 @@ _DEPTH = sp.Symbol("L", positive=True)
 
 def _check_depth(depth: object) -> int:
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
+        raise InvalidParameter(f"depth must be an integer >= 1, got {depth!r}")
     return depth
 
 
 def scaling_expression(name: str) -> sp.Expr:
     """α(L) for a scaling name of :data:`SCALINGS` (a SymPy expression in L)."""
     if name not in SCALINGS:
-        raise ValueError(f"scaling must be one of {', '.join(SCALINGS)}, got {name!r}")
+        raise InvalidParameter(f"scaling must be one of {', '.join(SCALINGS)}, got {name!r}")
     return sp.sympify(SCALINGS[name], locals={"L": _DEPTH})
 
 
@@ -73,7 +75,7 @@ def log_odds_growth(depth: int, scale: float) -> float:
     """
     if not (isinstance(scale, int | float) and not isinstance(scale, bool)
             and math.isfinite(scale) and scale > 0):
-        raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
+        raise InvalidParameter(f"scale must be a finite number > 0, got {scale!r}")
     return _check_depth(depth) * math.log1p(scale * scale)
 
 
@@ -85,7 +87,7 @@ def limit_of_growth(name: str) -> sp.Expr:
 def cosine_from_log_odds(log_odds: float, tokens: int) -> float:
     """Mean pairwise cosine (n t − 1)/(n − 1) of n tokens of equal norm with log-odds ℓ."""
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
-        raise ValueError(f"tokens must be an integer >= 2, got {tokens!r}")
+        raise InvalidParameter(f"tokens must be an integer >= 2, got {tokens!r}")
     similarity = 1.0 / (1.0 + math.exp(-log_odds)) if log_odds > -700 else 0.0
     return (tokens * similarity - 1.0) / (tokens - 1)
 
@@ -93,7 +95,7 @@ def cosine_from_log_odds(log_odds: float, tokens: int) -> float:
 def check_uniform_attention_recursion(tokens: int = 3, width: int = 2) -> bool:
     """SymPy: with A = Π, (I − Π)(X + αΠXW) = (I − Π)X and Π(X + αΠXW) = ΠX(I + αW)."""
     if tokens < 2 or width < 1:
-        raise ValueError("tokens must be >= 2 and width >= 1")
+        raise InvalidParameter("tokens must be >= 2 and width >= 1")
     x = sp.Matrix(tokens, width, lambda i, j: sp.Symbol(f"x{i}{j}"))
     w = sp.Matrix(width, width, lambda i, j: sp.Symbol(f"w{i}{j}"))
     alpha = sp.Symbol("alpha")

@@ -25,10 +25,12 @@ from sympy import ZZ
 from sympy.polys.matrices import DomainMatrix
 from sympy.utilities.iterables import partitions
 
+from attndepth.errors import InvalidParameter
+
 
 def _check_depth(depth: object) -> int:
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-        raise ValueError(f"depth must be an integer >= 0, got {depth!r}")
+        raise InvalidParameter(f"depth must be an integer >= 0, got {depth!r}")
     return depth
 
 
@@ -129,7 +131,7 @@ def symbolic_network(
     """
     if width is None:
         if not bilinear:
-            raise ValueError("width must be given for a depth-0 network")
+            raise InvalidParameter("width must be given for a depth-0 network")
         width = bilinear[0][0].shape[0]
     symbols = sp.symbols(f"x_0:{tokens}_0:{width}")
     ring = ZZ[symbols]
@@ -200,7 +202,7 @@ def check_structural_lemma(width: int = 2, tokens: int = 3, depth: int = 2,
 
 def _check_count(name: str, value: object, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise InvalidParameter(f"{name} must be an integer >= {minimum}, got {value!r}")
     return value
 
 
@@ -212,7 +214,7 @@ def schur_module_dimension(partition: tuple[int, ...], n: int) -> int:
     n = _check_count("n", n, 1)
     parts = [p for p in partition if p]
     if any(a < b for a, b in zip(parts, parts[1:], strict=False)):
-        raise ValueError(f"partition must be weakly decreasing, got {partition}")
+        raise InvalidParameter(f"partition must be weakly decreasing, got {partition}")
     conjugate = [sum(1 for p in parts if p > j) for j in range(parts[0])] if parts else []
     numerator, denominator = 1, 1
     for i, row in enumerate(parts):
@@ -344,14 +346,14 @@ def _check_exact_sizes(width: object, depth: object, p_size: object,
     width = _check_count("width", width, 1)
     depth = _check_depth(depth)
     if depth > MAX_EXACT_BOUND_DEPTH:
-        raise ValueError(f"depth must be <= {MAX_EXACT_BOUND_DEPTH} for exact integer bounds "
-                         f"(K = (3^L − 1)/2 terms), got {depth}; use log_bigraded_bound")
+        raise InvalidParameter(f"depth must be <= {MAX_EXACT_BOUND_DEPTH} for exact integer bounds "
+                               f"(K = (3^L − 1)/2 terms), got {depth}; use log_bigraded_bound")
     p_size = _check_count("p_size", p_size, 1)
     q_size = _check_count("q_size", q_size, 1)
     for name, value in (("width", width), ("p_size", p_size), ("q_size", q_size)):
         if value > MAX_EXACT_BOUND_SIZE:
-            raise ValueError(f"{name} must be <= {MAX_EXACT_BOUND_SIZE} for exact integer "
-                             f"bounds, got {value}; use log_bigraded_bound")
+            raise InvalidParameter(f"{name} must be <= {MAX_EXACT_BOUND_SIZE} for exact integer "
+                                   f"bounds, got {value}; use log_bigraded_bound")
     return width, depth, p_size, q_size
 
 
@@ -443,7 +445,7 @@ def separation_rank_bounds(width: int, depth: int, p_size: int, q_size: int,
     """
     width, depth, p_size, q_size = _check_exact_sizes(width, depth, p_size, q_size)
     if residual not in (0, 1) or isinstance(residual, bool):
-        raise ValueError(f"residual must be 0 or 1, got {residual!r}")
+        raise InvalidParameter(f"residual must be 0 or 1, got {residual!r}")
     K = structural_degree(depth)
     h_q = [q_side_dimension(a, width, q_size) for a in range(K + 1)]
     h_p = [p_side_dimension(b, width, p_size) for b in range(K + 1)]
@@ -547,9 +549,9 @@ def in_tight_family(width: int, depth: int, heads: int, residual: int, p_size: i
     for name, value in (("width", width), ("depth", depth), ("heads", heads),
                         ("p_size", p_size), ("q_size", q_size)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+            raise InvalidParameter(f"{name} must be an integer >= 1, got {value!r}")
     if residual not in (0, 1) or isinstance(residual, bool):
-        raise ValueError(f"residual must be 0 or 1, got {residual!r}")
+        raise InvalidParameter(f"residual must be 0 or 1, got {residual!r}")
     if heads != 1 or residual != 0:
         return False
     d, L, p, q = width, depth, p_size, q_size
@@ -570,7 +572,8 @@ def coefficient_separation_rank(poly: sp.Poly, p_variables: tuple[sp.Symbol, ...
     p_index = [index[s] for s in p_variables]
     q_index = [index[s] for s in q_variables]
     if sorted(p_index + q_index) != list(range(len(poly.gens))):
-        raise ValueError("p_variables and q_variables must partition the polynomial's generators")
+        raise InvalidParameter("p_variables and q_variables must partition the polynomial's "
+                               "generators")
     rows: dict[tuple, int] = {}
     cols: dict[tuple, int] = {}
     entries: dict[tuple[int, int], sp.Rational] = {}
@@ -596,7 +599,7 @@ def threshold_depth(width: float) -> float:
     """Levine et al.'s depth threshold ``L_th = log_3 d`` (Levine et al. 2020, §4)."""
     if isinstance(width, bool) or not isinstance(width, numbers.Real) or not width > 0 \
             or not math.isfinite(width):
-        raise ValueError(f"width must be a positive finite number, got {width!r}")
+        raise InvalidParameter(f"width must be a positive finite number, got {width!r}")
     return math.log(float(width), 3)
 
 
@@ -674,11 +677,11 @@ def log_bigraded_bound(width: int, depth: int, side: int | None = None) -> float
     """
     width = _check_count("width", width, 1)
     if _check_depth(depth) > MAX_LOG_BOUND_DEPTH:
-        raise ValueError(f"depth must be <= {MAX_LOG_BOUND_DEPTH}, got {depth}")
+        raise InvalidParameter(f"depth must be <= {MAX_LOG_BOUND_DEPTH}, got {depth}")
     K = structural_degree(depth)
     side = width if side is None else _check_count("side", side, 1)
     if 1 < side < width:
-        raise ValueError(f"side must be 1 or >= width={width} here, got {side}")
+        raise InvalidParameter(f"side must be 1 or >= width={width} here, got {side}")
     D = width * (width + 1) / 2
 
     def log_h(a: int) -> float:
@@ -787,8 +790,8 @@ def matching_width(depth: int, width: int, other_depth: int, max_width: int = 10
     """
     target = log_bigraded_bound(width, depth)
     if log_bigraded_bound(max_width, other_depth) < target:
-        raise ValueError(f"no width up to max_width={max_width} matches depth {depth} at "
-                         f"width {width} with depth {other_depth}")
+        raise InvalidParameter(f"no width up to max_width={max_width} matches depth {depth} at "
+                               f"width {width} with depth {other_depth}")
     low, high = 1, max_width
     while low < high:
         middle = (low + high) // 2
@@ -821,8 +824,8 @@ def necessary_width(rank: int, depth: int, q_size: int, max_width: int = 4096) -
         return separation_rank_bounds(width, depth, q_size, q_size).best
 
     if bound(max_width) < rank:
-        raise ValueError(f"no width up to max_width={max_width} reaches rank {rank} at depth "
-                         f"{depth}")
+        raise InvalidParameter(f"no width up to max_width={max_width} reaches rank {rank} at depth "
+                               f"{depth}")
     low, high = 1, max_width
     # bound (d) is non-decreasing in the width: every h_Q(a), h_P(b) is a sum of
     # dim S_μ(ℂ^d), each non-decreasing in d, and min and sum keep that.

@@ -12,10 +12,12 @@ from functools import lru_cache
 
 import sympy as sp
 
+from attndepth.errors import InvalidParameter
+
 
 def _check_tokens(tokens: object) -> int:
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
-        raise ValueError(f"tokens must be an integer >= 1, got {tokens!r}")
+        raise InvalidParameter(f"tokens must be an integer >= 1, got {tokens!r}")
     return tokens
 
 
@@ -112,7 +114,7 @@ def contraction_bound_expression(kind: str) -> sp.Expr:
         "general": kappa * sigma2 * r_in / (1 - leakage * r_in),
     }
     if kind not in forms:
-        raise ValueError(f"kind must be one of {', '.join(forms)}; got {kind!r}")
+        raise InvalidParameter(f"kind must be one of {', '.join(forms)}; got {kind!r}")
     return forms[kind]
 
 
@@ -183,7 +185,7 @@ def fixed_matrix_slope(lambda2_value: float) -> float:
     """
     if isinstance(lambda2_value, bool) or not isinstance(lambda2_value, (int, float)) \
             or not 0 < lambda2_value <= 1:
-        raise ValueError(f"lambda2_value must be in (0, 1], got {lambda2_value!r}")
+        raise InvalidParameter(f"lambda2_value must be in (0, 1], got {lambda2_value!r}")
     return float(_fixed_rate_function()(float(lambda2_value)))
 
 

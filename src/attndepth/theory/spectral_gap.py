@@ -51,6 +51,8 @@ import math
 
 import sympy as sp
 
+from attndepth.errors import InvalidParameter
+
 #: The predicted slope of log s₂(A) against log T [paper].
 SPECTRAL_EXPONENT = -0.5
 
@@ -58,7 +60,7 @@ SPECTRAL_EXPONENT = -0.5
 def _check_scale(scale: object) -> float:
     if isinstance(scale, bool) or not isinstance(scale, int | float) or not scale > 0 \
             or not math.isfinite(scale):
-        raise ValueError(f"logit scale must be a finite number > 0, got {scale!r}")
+        raise InvalidParameter(f"logit scale must be a finite number > 0, got {scale!r}")
     return float(scale)
 
 
@@ -85,7 +87,7 @@ def bulk_edge(tokens: int, scale: float) -> float:
         Logit standard deviation s > 0.
     """
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
-        raise ValueError(f"tokens must be an integer >= 2, got {tokens!r}")
+        raise InvalidParameter(f"tokens must be an integer >= 2, got {tokens!r}")
     return 2.0 * math.sqrt(markov_ratio_squared(scale)) / math.sqrt(tokens)
 
 
@@ -102,7 +104,7 @@ def collapsed_stable_rank(scale: float) -> float:
 def fix_difference(tokens: int) -> float:
     """‖(A − Π)X − (I − Π)AX‖_F / ‖(A − Π)X‖_F ≈ 1/√T for Gaussian X [derived]."""
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
-        raise ValueError(f"tokens must be an integer >= 2, got {tokens!r}")
+        raise InvalidParameter(f"tokens must be an integer >= 2, got {tokens!r}")
     return 1.0 / math.sqrt(tokens)
 
 
@@ -122,7 +124,7 @@ def check_outlier_removal_identity(tokens: int = 3, width: int = 2) -> bool:
     (A − Π)X − (I − Π)AX = (1/T) 1 (Aᵀ1 − 1)ᵀ X  and  (I − Π)A = (I − Π)(A − Π).
     """
     if tokens < 2 or width < 1:
-        raise ValueError("tokens must be >= 2 and width >= 1")
+        raise InvalidParameter("tokens must be >= 2 and width >= 1")
     T = tokens
     a = sp.Matrix(T, T, lambda i, j: sp.Symbol(f"a{i}{j}"))
     # impose row sums 1 through the last column

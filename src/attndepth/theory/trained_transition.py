@@ -37,6 +37,7 @@ from collections.abc import Callable
 import sympy as sp
 from scipy.optimize import brentq
 
+from attndepth.errors import InvalidParameter
 from attndepth.theory.depth_width import (
     DEFAULT_FIT,
     PARAMS_PER_LAYER_PER_WIDTH2,
@@ -66,7 +67,7 @@ def corrected_knee_law(q_size: int) -> Callable[[float], float]:
     [conjecture: the corrected law itself is a conjecture of the separation-rank work]
     """
     if isinstance(q_size, bool) or not isinstance(q_size, int) or q_size < 1:
-        raise ValueError(f"q_size must be an integer >= 1, got {q_size!r}")
+        raise InvalidParameter(f"q_size must be an integer >= 1, got {q_size!r}")
 
     def knee(width: float) -> float:
         d = positive_finite("width", width)
@@ -89,7 +90,7 @@ def transition_depth(budget: float, knee: Callable[[float], float] = paper_knee)
 
     low, high = 1e-9, 1e6
     if gap(low) >= 0:
-        raise ValueError(f"budget {budget:g} is too small: the knee is below depth {low:g}")
+        raise InvalidParameter(f"budget {budget:g} is too small: the knee is below depth {low:g}")
     return float(brentq(gap, low, high, xtol=1e-12))
 
 

@@ -43,6 +43,7 @@ import flint
 import numpy as np
 from tqdm import tqdm
 
+from attndepth.errors import CheckFailed, InvalidParameter, InvalidType
 from attndepth.simulations.exact.grid_evaluation import (
     CHUNK_PAIRS,
     evaluate_structured,
@@ -82,7 +83,7 @@ CHUNK_ENTRIES = 1 << 22
 MAX_BLOCK_POINTS = 16_384
 
 
-class BoundViolation(ArithmeticError):
+class BoundViolation(CheckFailed):
     """A certified rank above a proved upper bound: the bound or the evaluation is wrong."""
 
 
@@ -129,7 +130,7 @@ def separating_scales(degree: int, prime: int) -> tuple[np.ndarray, np.ndarray]:
     """
     count = check_int("degree", degree, minimum=0) + 1
     if 2 * count >= prime:
-        raise ValueError(f"K + 1 = {count} scales need a prime > {2 * count}, got {prime}")
+        raise InvalidParameter(f"K + 1 = {count} scales need a prime > {2 * count}, got {prime}")
     squares = [(j + 1) ** 2 % prime for j in range(count)]
     vandermonde = flint.nmod_mat([[pow(s, a, prime) for a in range(count)] for s in squares],
                                  prime)
@@ -263,22 +264,22 @@ def measure_block_ranks(config: SeprankConfig, bounds: Sequence[int], seed: int 
     progress : a tqdm bar over the grid rows (after 2 s).
     """
     if not isinstance(config, SeprankConfig):
-        raise TypeError(f"config must be a SeprankConfig, got {type(config).__name__}")
+        raise InvalidType(f"config must be a SeprankConfig, got {type(config).__name__}")
     if config.residual != 0:
-        raise ValueError("degree blocks need residual = 0 (with rho = 1 f has parts of every "
-                         "degree and the blocks are triangular, not diagonal); use the "
-                         "exact method")
+        raise InvalidParameter("degree blocks need residual = 0 (with rho = 1 f has parts of every "
+                               "degree and the blocks are triangular, not diagonal); use the "
+                               "exact method")
     degree = (3 ** config.depth - 1) // 2
     bounds = [check_int("bound", bound, minimum=1) for bound in bounds]
     if len(bounds) != degree + 1:
-        raise ValueError(f"bounds must list K + 1 = {degree + 1} block bounds (a = 0 … K), "
-                         f"got {len(bounds)}")
+        raise InvalidParameter(f"bounds must list K + 1 = {degree + 1} block bounds (a = 0 … K), "
+                               f"got {len(bounds)}")
     prime = check_prime(prime)
     margin = check_int("margin", margin, minimum=1)
     max_points = check_int("max_points", max_points, minimum=2,
                            maximum=MAX_BLOCK_POINTS)
     if not isinstance(progress, bool):
-        raise TypeError(f"progress must be True or False, got {progress!r}")
+        raise InvalidType(f"progress must be True or False, got {progress!r}")
     sizes = [min(bound + margin, max_points) for bound in bounds]
     check_size("the largest degree block", max(sizes) ** 2)
     partition = config.split

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.exact.modular import (
     matmul_mod,
 )
@@ -224,11 +225,11 @@ def evaluate_structured_scales(weights: LinearAttentionWeights, partition: Parti
     (m_P, m_Q, S) int64 residues.
     """
     if weights.prime is None:
-        raise ValueError("evaluate_structured_scales works modulo a prime (weights.prime)")
+        raise InvalidParameter("evaluate_structured_scales works modulo a prime (weights.prime)")
     scales = np.asarray(scales)
     if scales.ndim != 1 or scales.size == 0 or not np.issubdtype(scales.dtype, np.integer) \
             or scales.min() < 1 or scales.max() >= weights.prime:
-        raise ValueError(f"scales must be a non-empty list of integers in [1, p), got "
+        raise InvalidParameter(f"scales must be a non-empty list of integers in [1, p), got "
                          f"{scales.tolist()!r}")
     scales = scales.astype(np.int64)
     if weights.depth < 2 or XP.shape[0] == 0 or XQ.shape[0] == 0:

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.exact.degree_blocks import measure_block_ranks
 from attndepth.simulations.exact.seprank import DEFAULT_MARGIN, SeprankConfig
 
@@ -72,13 +73,13 @@ def decide_knee(lower: Sequence[int], upper: Sequence[int]) -> KneeDecision:
     KneeDecision
     """
     if len(lower) != len(upper) or len(lower) < 2:
-        raise ValueError(f"lower and upper must list the same depths (at least 2), got "
-                         f"{len(lower)} and {len(upper)}")
+        raise InvalidParameter(f"lower and upper must list the same depths (at least 2), got "
+                               f"{len(lower)} and {len(upper)}")
     for depth, (lo, hi) in enumerate(zip(lower, upper, strict=True), start=1):
         if isinstance(lo, bool) or isinstance(hi, bool) or not isinstance(lo, int) \
                 or not isinstance(hi, int) or not 2 <= lo <= hi:
-            raise ValueError(f"depth {depth}: need integers 2 <= lower <= upper, got "
-                             f"{lo!r} and {hi!r}")
+            raise InvalidParameter(f"depth {depth}: need integers 2 <= lower <= upper, got "
+                                   f"{lo!r} and {hi!r}")
     ratio_low = tuple(math.log(lower[k + 1]) / math.log(upper[k]) for k in range(len(lower) - 1))
     ratio_high = tuple(math.log(upper[k + 1]) / math.log(lower[k])
                        for k in range(len(lower) - 1))
@@ -103,7 +104,7 @@ def required_lower(upper: Sequence[int], knee: int) -> list[int]:
     beyond 2. Index 0 is L = 1.
     """
     if not 1 <= knee < len(upper):
-        raise ValueError(f"knee must lie in 1 … {len(upper) - 1}, got {knee}")
+        raise InvalidParameter(f"knee must lie in 1 … {len(upper) - 1}, got {knee}")
     needed = [2] * knee
     for depth in range(2, knee + 1):
         needed[depth - 1] = upper[depth - 2] ** 2
@@ -122,12 +123,12 @@ def grid_cap(block_bounds: Sequence[int], needed: int, margin: int) -> int:
     """
     if not block_bounds or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
                                for b in block_bounds):
-        raise ValueError(f"block_bounds must be a non-empty list of integers >= 1, got "
-                         f"{list(block_bounds)!r}")
+        raise InvalidParameter(f"block_bounds must be a non-empty list of integers >= 1, got "
+                               f"{list(block_bounds)!r}")
     if isinstance(needed, bool) or not isinstance(needed, int) or needed < 1:
-        raise ValueError(f"needed must be an integer >= 1, got {needed!r}")
+        raise InvalidParameter(f"needed must be an integer >= 1, got {needed!r}")
     if isinstance(margin, bool) or not isinstance(margin, int) or margin < 0:
-        raise ValueError(f"margin must be an integer >= 0, got {margin!r}")
+        raise InvalidParameter(f"margin must be an integer >= 0, got {margin!r}")
     full = max(block_bounds) + margin
     low, high = margin + 1, full
     if sum(block_bounds) < needed:

@@ -31,6 +31,7 @@ import numbers
 import flint
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.threads import available_cores
 from attndepth.simulations.validation import check_int
 
@@ -47,12 +48,12 @@ MAX_INNER_DIMENSION = 2**16
 def check_prime(prime: object) -> int:
     """Return ``prime`` if it is a prime in (2, 2^31), else raise ``ValueError``."""
     if isinstance(prime, bool) or not isinstance(prime, numbers.Integral):
-        raise ValueError(f"prime must be an integer, got {prime!r}")
+        raise InvalidParameter(f"prime must be an integer, got {prime!r}")
     prime = int(prime)
     if not 2 < prime < 2**31:
-        raise ValueError(f"prime must lie in (2, 2^31), got {prime}")
+        raise InvalidParameter(f"prime must lie in (2, 2^31), got {prime}")
     if not flint.fmpz(prime).is_prime():
-        raise ValueError(f"prime must be prime, got {prime} (composite)")
+        raise InvalidParameter(f"prime must be prime, got {prime} (composite)")
     return prime
 
 
@@ -70,7 +71,7 @@ def matmul_mod(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:
     """
     inner = a.shape[-1]
     if inner > MAX_INNER_DIMENSION:
-        raise ValueError(f"inner dimension must be <= {MAX_INNER_DIMENSION}, got {inner}")
+        raise InvalidParameter(f"inner dimension must be <= {MAX_INNER_DIMENSION}, got {inner}")
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     if inner <= lazy_inner_limit(prime):

@@ -40,6 +40,7 @@ from __future__ import annotations
 import flint
 import numpy as np
 
+from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.simulations.exact.modular import MAX_PRIME, check_prime
 
 #: Panels at most this wide are eliminated column by column in int64.
@@ -85,8 +86,8 @@ class _Field:
 
     def __init__(self, prime: int):
         if prime >= MAX_PRIME:
-            raise ValueError(f"prime must be < 2^26 for the GEMM rank (two float64 limbs), "
-                             f"got {prime}; use attndepth.simulations.exact.modular.rank_mod")
+            raise InvalidParameter(f"prime must be < 2^26 for the GEMM rank (two float64 limbs), "
+                                   f"got {prime}; use attndepth.simulations.exact.modular.rank_mod")
         self.prime = prime
         self.inverse = 1.0 / prime
         self.bits = limb_bits(prime)
@@ -183,8 +184,8 @@ def matmul_residues(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:
     field = _Field(check_prime(prime))
     a, b = np.asarray(a), np.asarray(b)
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
-        raise ValueError(f"need matrices (m, k) and (k, n), got shapes {a.shape} and "
-                         f"{b.shape}")
+        raise InvalidParameter(f"need matrices (m, k) and (k, n), got shapes {a.shape} and "
+                               f"{b.shape}")
     return field.product(field.reduce(np.array(a, dtype=np.float64)),
                          field.reduce(np.array(b, dtype=np.float64)))
 
@@ -382,9 +383,9 @@ def rank_mod_gemm(matrix: np.ndarray, prime: int) -> int:
     prime = check_prime(prime)
     matrix = np.asarray(matrix)
     if matrix.ndim != 2:
-        raise ValueError(f"matrix must be two-dimensional, got shape {matrix.shape}")
+        raise InvalidParameter(f"matrix must be two-dimensional, got shape {matrix.shape}")
     if not np.issubdtype(matrix.dtype, np.integer):
-        raise TypeError(f"matrix must hold integers, got dtype {matrix.dtype}")
+        raise InvalidType(f"matrix must hold integers, got dtype {matrix.dtype}")
     if matrix.shape[1] > matrix.shape[0]:
         matrix = matrix.T  # the recursion halves columns; fewer columns, fewer levels
     work = np.empty(matrix.shape)
@@ -414,8 +415,8 @@ def rank_of_float_residues(work: np.ndarray, prime: int) -> int:
     prime = check_prime(prime)
     field = _Field(prime)
     if work.dtype != np.float64 or work.ndim != 2:
-        raise TypeError(f"work must be a two-dimensional float64 array, got {work.dtype} "
-                        f"with shape {work.shape}")
+        raise InvalidType(f"work must be a two-dimensional float64 array, got {work.dtype} "
+                          f"with shape {work.shape}")
     for start in range(0, work.shape[0], UPDATE_ROWS):
         field.reduce(work[start:start + UPDATE_ROWS])
     return _factor(work, field)[0]

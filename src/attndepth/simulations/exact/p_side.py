@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.exact.modular import DEFAULT_PRIME, check_prime, rank_mod
 from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
 from attndepth.simulations.validation import check_int, check_size
@@ -49,8 +50,8 @@ def p_side_rank(degree: int, width: int, p_size: int, seed: int = 0,
     entries = [(r, c) for r in range(width) for c in range(r, width)]
     functions = math.comb(len(entries) + degree - 1, degree) * width
     if functions > MAX_FUNCTIONS:
-        raise ValueError(f"{functions} spanning functions (degree {degree}, width {width}) "
-                         f"exceed {MAX_FUNCTIONS}")
+        raise InvalidParameter(f"{functions} spanning functions (degree {degree}, width {width}) "
+                               f"exceed {MAX_FUNCTIONS}")
     points = functions + check_int("extra_points", extra_points, minimum=0)
     check_size("the P-side evaluation matrix", points * functions)
     generator = spawn_generators(seed, 1, GRID_STREAM)[0]

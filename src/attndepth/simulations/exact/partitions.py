@@ -19,6 +19,7 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.validation import check_int
 
 #: Most positions a partition may have (grid points hold |P|·d and |Q|·d entries each).
@@ -50,7 +51,7 @@ def make_partition(spec: str, tokens: int, position: int = 0) -> Partition:
     tokens = check_int("tokens", tokens, minimum=2, maximum=MAX_TOKENS)
     position = check_int("position", position, minimum=0, maximum=tokens - 1)
     if not isinstance(spec, str):
-        raise ValueError(f"partition must be a string, got {spec!r}")
+        raise InvalidParameter(f"partition must be a string, got {spec!r}")
     if spec == "balanced":
         p_side = tuple(range((tokens + 1) // 2))
     elif spec == "interleaved":
@@ -61,13 +62,13 @@ def make_partition(spec: str, tokens: int, position: int = 0) -> Partition:
     else:
         halves = spec.split("/")
         if len(halves) != 2:
-            raise ValueError(f"partition must be balanced, interleaved or 'P/Q' like "
-                             f"'0,1/2,3'; got {spec!r}")
+            raise InvalidParameter(f"partition must be balanced, interleaved or 'P/Q' like "
+                                   f"'0,1/2,3'; got {spec!r}")
         try:
             p_side, q_side = (tuple(int(x) for x in half.split(",") if x.strip())
                               for half in halves)
         except ValueError:
-            raise ValueError(f"partition positions must be integers, got {spec!r}") from None
+            raise InvalidParameter(f"partition positions must be integers, got {spec!r}") from None
         return _checked_partition(p_side, q_side, tokens, position)
     q_side = tuple(j for j in range(tokens) if j not in p_side)
     return _checked_partition(p_side, q_side, tokens, position)
@@ -76,14 +77,14 @@ def make_partition(spec: str, tokens: int, position: int = 0) -> Partition:
 def _checked_partition(p_side: tuple[int, ...], q_side: tuple[int, ...], tokens: int,
                        position: int) -> Partition:
     if not p_side or not q_side:
-        raise ValueError(f"partition needs non-empty P and Q, got P={p_side}, Q={q_side}")
+        raise InvalidParameter(f"partition needs non-empty P and Q, got P={p_side}, Q={q_side}")
     if set(p_side) & set(q_side):
-        raise ValueError(f"partition sides overlap: {sorted(set(p_side) & set(q_side))}")
+        raise InvalidParameter(f"partition sides overlap: {sorted(set(p_side) & set(q_side))}")
     if sorted(p_side + q_side) != list(range(tokens)):
-        raise ValueError(f"partition must cover positions 0..{tokens - 1} exactly once, "
-                         f"got P={p_side}, Q={q_side}")
+        raise InvalidParameter(f"partition must cover positions 0..{tokens - 1} exactly once, "
+                               f"got P={p_side}, Q={q_side}")
     if position not in p_side:
-        raise ValueError(f"output position i={position} must lie in P={p_side}")
+        raise InvalidParameter(f"output position i={position} must lie in P={p_side}")
     return Partition(tuple(sorted(p_side)), tuple(sorted(q_side)), position)
 
 
@@ -92,10 +93,10 @@ def _sizes(spec: str, tokens: int) -> int:
     try:
         p_size, q_size = (int(x) for x in spec.removeprefix("sizes=").split("/"))
     except ValueError:
-        raise ValueError(f"partition sizes must look like sizes=2/3, got {spec!r}") from None
+        raise InvalidParameter(f"partition sizes must look like sizes=2/3, got {spec!r}") from None
     if p_size < 1 or q_size < 1 or p_size + q_size != tokens:
-        raise ValueError(f"partition sizes {p_size}/{q_size} must be >= 1 and add up to "
-                         f"tokens={tokens}")
+        raise InvalidParameter(f"partition sizes {p_size}/{q_size} must be >= 1 and add up to "
+                               f"tokens={tokens}")
     return p_size
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import linregress, ortho_group
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.models.linear_attention import (
     draw_linear_attention_weights,
     linear_attention_states,
@@ -46,7 +47,7 @@ def measure_homogeneity(
     """
     scales = check_finite_array("scales", scales, ndim=1)
     if scales.size < 2 or np.any(scales <= 0) or np.allclose(scales, scales[0]):
-        raise ValueError("scales must hold at least two distinct positive values")
+        raise InvalidParameter("scales must hold at least two distinct positive values")
     weights = draw_linear_attention_weights(width, depth, heads, residual, batch, seed)
     X = gaussian_tokens(seed, batch, tokens, width)
     outputs = np.stack([linear_attention_states(t * X, weights)[-1] for t in scales])

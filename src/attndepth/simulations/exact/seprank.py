@@ -45,6 +45,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from tqdm import tqdm
 
+from attndepth.errors import InvalidParameter, InvalidType, Overflow
 from attndepth.simulations.exact.grid_evaluation import evaluate_structured
 from attndepth.simulations.exact.modular import (
     DEFAULT_PRIME,
@@ -87,9 +88,9 @@ class SeprankConfig:
         check_int("depth", self.depth, minimum=0)
         heads = check_int("heads", self.heads, minimum=1)
         if self.width % heads:
-            raise ValueError(f"heads must divide width={self.width}, got heads={heads}")
+            raise InvalidParameter(f"heads must divide width={self.width}, got heads={heads}")
         if self.residual not in (0, 1) or isinstance(self.residual, bool):
-            raise ValueError(f"residual must be 0 or 1, got {self.residual!r}")
+            raise InvalidParameter(f"residual must be 0 or 1, got {self.residual!r}")
         check_int("coordinate", self.coordinate, minimum=0, maximum=self.width - 1)
         make_partition(self.partition, self.tokens, self.position)
 
@@ -214,20 +215,20 @@ def measure_rank(
         drawn from ``seed``.
     """
     if not isinstance(config, SeprankConfig):
-        raise TypeError(f"config must be a SeprankConfig, got {type(config).__name__}")
+        raise InvalidType(f"config must be a SeprankConfig, got {type(config).__name__}")
     if method not in ("exact", "numeric"):
-        raise ValueError(f"method must be exact or numeric, got {method!r}")
+        raise InvalidParameter(f"method must be exact or numeric, got {method!r}")
     if weights is not None and not isinstance(weights, LinearAttentionWeights):
-        raise TypeError(f"weights must be LinearAttentionWeights or None, got "
-                        f"{type(weights).__name__}")
+        raise InvalidType(f"weights must be LinearAttentionWeights or None, got "
+                          f"{type(weights).__name__}")
     if tolerance is not None:
         if isinstance(tolerance, bool) or not isinstance(tolerance, int | float):
-            raise TypeError(f"tolerance must be a number or None, got {type(tolerance).__name__}")
+            raise InvalidType(f"tolerance must be a number or None, got {type(tolerance).__name__}")
         if not 0 < tolerance < math.inf:
-            raise ValueError(f"tolerance must be a finite singular-value threshold > 0, "
-                             f"got {tolerance!r}")
+            raise InvalidParameter(f"tolerance must be a finite singular-value threshold > 0, "
+                                   f"got {tolerance!r}")
     if not isinstance(progress, bool):
-        raise TypeError(f"progress must be True or False, got {progress!r}")
+        raise InvalidType(f"progress must be True or False, got {progress!r}")
     margin = check_int("margin", margin, minimum=1)
     max_points = check_int("max_points", max_points, minimum=2)
     if rank_cap is not None:
@@ -241,17 +242,17 @@ def measure_rank(
     check_size("the evaluation matrix", max_points * max_points)
     work = float(max_points) ** 2 * max(1, config.depth) * config.width**4
     if work > MAX_EVALUATION_WORK:
-        raise ValueError(f"max_points={max_points} at width {config.width} and depth "
-                         f"{config.depth} means up to {work:.2g} operations (limit "
-                         f"{MAX_EVALUATION_WORK:.0e}); lower max_points or the size")
+        raise InvalidParameter(f"max_points={max_points} at width {config.width} and depth "
+                               f"{config.depth} means up to {work:.2g} operations (limit "
+                               f"{MAX_EVALUATION_WORK:.0e}); lower max_points or the size")
     partition = config.split
     if weights is None:
         weights = draw_linear_attention_weights(config.width, config.depth, config.heads,
                                                 config.residual, 1, seed, prime=prime)
     elif weights.prime != prime or weights.width != config.width \
             or weights.depth != config.depth or weights.residual != config.residual:
-        raise ValueError("weights must match the config (width, depth, residual) and the "
-                         "method's prime")
+        raise InvalidParameter("weights must match the config (width, depth, residual) and the "
+                               "method's prime")
     generator = spawn_generators(seed, 1, GRID_STREAM)[0]
     size = min(start_points, max_points)
     XP = _draw_points(generator, 0, len(partition.p_positions), config.width, prime)
@@ -275,9 +276,9 @@ def measure_rank(
             # or subnormal value is underflow, as silent as an overflow is loud
             if not exact and not (np.isfinite(F).all()
                                   and (np.abs(F) >= np.finfo(np.float64).tiny).all()):
-                raise ValueError(f"the numeric evaluation under- or overflowed float64 at depth "
-                                 f"{config.depth} (f scales like |x|^(3^L)); use the exact "
-                                 f"method")
+                raise Overflow(f"the numeric evaluation under- or overflowed float64 at depth "
+                               f"{config.depth} (f scales like |x|^(3^L)); use the exact "
+                               f"method")
             XP, XQ = np.concatenate([XP, new_p]), np.concatenate([XQ, new_q])
             eval_seconds += time.perf_counter() - start
             start = time.perf_counter()
@@ -336,7 +337,7 @@ def certified_rank(config: SeprankConfig, seed: int, bound: int,
         The field GF(prime).
     """
     if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
-        raise ValueError(f"bound must be an integer >= 1, got {bound!r}")
+        raise InvalidParameter(f"bound must be an integer >= 1, got {bound!r}")
     points = bound + DEFAULT_MARGIN
     return measure_rank(config, seed, "exact", prime, rank_cap=bound, start_points=points,
                         max_points=points)
@@ -363,7 +364,7 @@ def verify_rank(config: SeprankConfig, seed: int = 0, other_seed: int | None = N
     rank is then the better certified lower bound.
     """
     if other_prime == prime:
-        raise ValueError(f"other_prime must differ from prime={prime}")
+        raise InvalidParameter(f"other_prime must differ from prime={prime}")
     other_seed = seed + 1 if other_seed is None else other_seed
     return VerifiedRank(
         first=measure_rank(config, seed, "exact", prime, **options),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.measures.fitting import standard_error
 from attndepth.simulations.measures.similarity import log_odds, mean_pairwise_cosine
 from attndepth.simulations.models.stacks import StackConfig, run_stack
@@ -45,7 +46,7 @@ class AlignmentSample:
 def alignment_sample(config: StackConfig, batch: int, seed: int) -> AlignmentSample:
     """Run ``batch`` stacks of ``config`` from Gaussian tokens and measure their alignment."""
     if config.tokens < 2:
-        raise ValueError(f"alignment needs at least 2 tokens, got {config.tokens}")
+        raise InvalidParameter(f"alignment needs at least 2 tokens, got {config.tokens}")
     states = run_stack(config, batch, seed).states
     odds = log_odds(states[[0, -1]])
     return AlignmentSample(growth=odds[1] - odds[0], initial_log_odds=odds[0],

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.measures.fitting import escalation_rates, standard_error
 from attndepth.simulations.measures.similarity import log_odds
 from attndepth.simulations.models.stacks import StackConfig, attention_mask, run_stack
@@ -41,9 +42,10 @@ class CollapseSample:
 def collapse_sample(config: StackConfig, batch: int, seed: int, skip: int = 4) -> CollapseSample:
     """Run ``batch`` stacks of ``config`` and fit each one's collapse rate after ``skip`` layers."""
     if config.tokens < 2:
-        raise ValueError(f"collapse needs at least 2 tokens, got {config.tokens}")
+        raise InvalidParameter(f"collapse needs at least 2 tokens, got {config.tokens}")
     if not 0 <= skip <= config.depth - 2:
-        raise ValueError(f"skip must be in [0, depth − 2] = [0, {config.depth - 2}], got {skip}")
+        raise InvalidParameter(f"skip must be in [0, depth − 2] = [0, {config.depth - 2}], got "
+                               f"{skip}")
     trajectory = run_stack(config, batch, seed, keep_attention=True)
     rates = escalation_rates(log_odds(trajectory.states)[skip:], COLLAPSE_WINDOW)
     forbidden = attention_mask(config.tokens, config.causal, config.window)

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.stats import linregress
 
+from attndepth.errors import InvalidParameter, Overflow
 from attndepth.simulations.validation import check_finite_array
 
 
@@ -35,14 +36,14 @@ def linear_fit(x: np.ndarray, y: np.ndarray) -> LinearFit:
     x = check_finite_array("x", x, ndim=1)
     y = check_finite_array("y", y, ndim=1)
     if x.size != y.size:
-        raise ValueError(f"x and y must have equal length, got {x.size} and {y.size}")
+        raise InvalidParameter(f"x and y must have equal length, got {x.size} and {y.size}")
     if x.size < 3 or np.ptp(x) == 0:
-        raise ValueError(f"a fit needs at least 3 points with distinct x, got {x.size}")
+        raise InvalidParameter(f"a fit needs at least 3 points with distinct x, got {x.size}")
     with np.errstate(all="ignore"):
         result = linregress(x, y)
     r2 = float(result.rvalue**2) if np.ptp(y) > 0 else 1.0
     if not all(np.isfinite([result.slope, result.intercept, r2, result.stderr])):
-        raise ValueError("the fit overflowed float64: rescale x and y (values too large)")
+        raise Overflow("the fit overflowed float64: rescale x and y (values too large)")
     return LinearFit(float(result.slope), float(result.intercept), r2,
                      float(result.stderr), (float(x[0]), float(x[-1])), int(x.size))
 
@@ -62,22 +63,22 @@ def transition_depth(depths: np.ndarray, log_values: np.ndarray, ratio: float = 
     depths = check_finite_array("depths", depths, ndim=1)
     log_values = check_finite_array("log_values", log_values, ndim=1)
     if depths.size != log_values.size or depths.size < 3:
-        raise ValueError("depths and log_values need equal length >= 3")
+        raise InvalidParameter("depths and log_values need equal length >= 3")
     if np.any(log_values <= 0) or np.any(np.diff(depths) != 1):
-        raise ValueError("log_values must be positive and depths consecutive")
+        raise InvalidParameter("log_values must be positive and depths consecutive")
     with np.errstate(over="ignore"):
         ratios = log_values[1:] / log_values[:-1]
     if not np.all(np.isfinite(ratios)):
-        raise ValueError("growth ratios overflow float64: log_values span too many decades")
+        raise Overflow("growth ratios overflow float64: log_values span too many decades")
     midpoints = depths[:-1] + 0.5
     for k in range(1, ratios.size):
         if ratios[k - 1] >= ratio > ratios[k]:
             fraction = (ratios[k - 1] - ratio) / (ratios[k - 1] - ratios[k])
             return float(midpoints[k - 1] + fraction)
     if ratios[0] < ratio:
-        raise ValueError(f"growth ratio is below {ratio} from the first depth: "
-                         f"no doubly exponential phase in the window")
-    raise ValueError(f"growth ratio stays above {ratio}: extend the depth window")
+        raise InvalidParameter(f"growth ratio is below {ratio} from the first depth: "
+                               f"no doubly exponential phase in the window")
+    raise InvalidParameter(f"growth ratio stays above {ratio}: extend the depth window")
 
 
 def growth_ratios(log_values: np.ndarray) -> np.ndarray:
@@ -90,7 +91,7 @@ def standard_error(values: np.ndarray) -> float:
     """Standard error of the mean, std(ddof=1)/√n (0 for a single value)."""
     values = np.asarray(values, dtype=float).ravel()
     if values.size == 0:
-        raise ValueError("standard_error needs at least one value")
+        raise InvalidParameter("standard_error needs at least one value")
     return float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else 0.0
 
 
@@ -117,7 +118,7 @@ def power_law_fit(depths: np.ndarray, values: np.ndarray) -> LinearFit:
     depths = check_finite_array("depths", depths, ndim=1)
     values = check_finite_array("values", values, ndim=1)
     if np.any(depths <= 0) or np.any(values <= 0):
-        raise ValueError("power_law_fit needs positive depths and values")
+        raise InvalidParameter("power_law_fit needs positive depths and values")
     return linear_fit(np.log(depths), np.log(values))
 
 
@@ -184,15 +185,16 @@ def escalation_layers(log_odds: np.ndarray,
     """
     values = np.asarray(log_odds, dtype=float)
     if values.ndim not in (1, 2) or values.shape[0] < 1:
-        raise ValueError(f"log_odds must have shape (depth + 1,) or (depth + 1, batch), "
-                         f"got {values.shape}")
+        raise InvalidParameter(f"log_odds must have shape (depth + 1,) or (depth + 1, batch), "
+                               f"got {values.shape}")
     if len(window) != 2 or not window[0] < window[1]:
-        raise ValueError(f"window must be (low, high) with low < high, got {window!r}")
+        raise InvalidParameter(f"window must be (low, high) with low < high, got {window!r}")
     median = np.median(values, axis=1) if values.ndim == 2 else values
     layers = np.flatnonzero((median >= window[0]) & (median <= window[1]))
     if layers.size < 3:
-        raise ValueError(f"median log-odds spend {layers.size} < 3 layers in {tuple(window)}: "
-                         "deepen the stack")
+        raise InvalidParameter(f"median log-odds spend {layers.size} < 3 layers in "
+                               f"{tuple(window)}: "
+                               "deepen the stack")
     return layers
 
 
@@ -211,7 +213,7 @@ def escalation_rates(log_odds: np.ndarray,
     """
     values = np.asarray(log_odds, dtype=float)
     if values.ndim != 2:
-        raise ValueError(f"log_odds must have shape (depth + 1, batch), got {values.shape}")
+        raise InvalidParameter(f"log_odds must have shape (depth + 1, batch), got {values.shape}")
     layers = escalation_layers(values, window)
     return np.array([linear_fit(layers.astype(float), values[layers, k]).slope
                      for k in range(values.shape[1])])

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.seeding import spawn_generators
 from attndepth.simulations.validation import check_int, check_real, check_size
 
@@ -54,7 +55,7 @@ def rem_participation(tokens: float, energy_scale: float) -> float:
     T = check_real("tokens", tokens, 2.0)
     lam = check_real("energy_scale", energy_scale, 0.0, strict_minimum=True)
     if T > 1e300:
-        raise ValueError(f"tokens must be <= 1e300, got {T:g}")
+        raise InvalidParameter(f"tokens must be <= 1e300, got {T:g}")
     x = np.arange(X_LOW, X_HIGH + X_STEP / 2, X_STEP)
     log_f = 2 * x - np.exp(x)
     log_h = np.log(-np.expm1(-np.exp(x)))
@@ -154,7 +155,7 @@ def wide_layer_map(tokens: int, width: int, overlap: float, beta: float, seed: i
     d = check_int("width", width, minimum=1)
     p = check_real("overlap", overlap, 0.0, 1.0)
     if p >= 1:
-        raise ValueError(f"overlap must be < 1, got {overlap!r}")
+        raise InvalidParameter(f"overlap must be < 1, got {overlap!r}")
     beta = check_real("beta", beta, 0.0)
     samples = check_int("samples", samples, minimum=1)
     check_size("a wide layer", max(T * T, d * d, T * d))

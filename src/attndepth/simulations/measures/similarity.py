@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.threads import single_threaded_blas
 
 #: Smallest positive float64: logs of quantities that reached exactly zero are
@@ -23,9 +24,9 @@ def _tokens(X: object) -> np.ndarray:
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim < 2 or X.shape[-2] < 1 or X.shape[-1] < 1:
-        raise ValueError(f"X must have shape (..., tokens >= 1, width >= 1), got {X.shape}")
+        raise InvalidParameter(f"X must have shape (..., tokens >= 1, width >= 1), got {X.shape}")
     if not np.all(np.isfinite(X)):
-        raise ValueError("X must contain only finite values")
+        raise InvalidParameter("X must contain only finite values")
     return X
 
 
@@ -69,7 +70,7 @@ def mean_pairwise_cosine(X: np.ndarray) -> np.ndarray:
     X = _tokens(X)
     n = X.shape[-2]
     if n < 2:
-        raise ValueError(f"mean_pairwise_cosine needs tokens >= 2, got {n}")
+        raise InvalidParameter(f"mean_pairwise_cosine needs tokens >= 2, got {n}")
     row_scale = np.abs(X).max(axis=-1, keepdims=True)  # cosines are per-row scale invariant
     X = X / np.where(row_scale > 0, row_scale, 1.0)
     norms = np.linalg.norm(X, axis=-1, keepdims=True)
@@ -96,9 +97,9 @@ def _square(P: object) -> np.ndarray:
     """Attention matrices: square, entries in [0, 1] (row-stochastic up to round-off)."""
     P = _tokens(P)
     if P.shape[-1] != P.shape[-2]:
-        raise ValueError(f"attention matrices must be square, got shape {P.shape}")
+        raise InvalidParameter(f"attention matrices must be square, got shape {P.shape}")
     if P.size and (P.min() < -1e-12 or P.max() > 1 + 1e-12):
-        raise ValueError("attention matrices must have entries in [0, 1]")
+        raise InvalidParameter("attention matrices must have entries in [0, 1]")
     return P
 
 

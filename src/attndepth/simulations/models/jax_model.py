@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from attndepth.errors import InvalidParameter, MissingExtra
 from attndepth.simulations.measures.similarity import token_similarity
 from attndepth.simulations.models.jax_stack import INSTALL_HINT, attention_block, load_jax
 from attndepth.simulations.models.stacks import (
@@ -51,7 +52,7 @@ def _optax():
     try:
         import optax
     except ModuleNotFoundError:
-        raise ModuleNotFoundError(f"training needs optax: {INSTALL_HINT}") from None
+        raise MissingExtra(f"training needs optax: {INSTALL_HINT}") from None
     return optax
 
 
@@ -73,8 +74,8 @@ def budget_width(budget: int, depth: int, multiple: int = 1) -> int:
     width = max(multiple, multiple * round(exact / multiple))
     spent = PARAMETERS_PER_WIDTH2 * depth * width ** 2
     if abs(spent / budget - 1) > 0.1:
-        raise ValueError(f"no width divisible by {multiple} spends {budget} parameters "
-                         f"within 10 % at depth {depth} (nearest {width}: {spent})")
+        raise InvalidParameter(f"no width divisible by {multiple} spends {budget} parameters "
+                               f"within 10 % at depth {depth} (nearest {width}: {spent})")
     return width
 
 
@@ -269,8 +270,8 @@ def _load_checkpoint(path: Path, run: TrainingRun, params, state):
                       f"starts over", stacklevel=3)
         return None
     if identity != _run_identity(run):
-        raise ValueError(f"checkpoint {path} belongs to another run (configuration, task, "
-                         f"settings or seed differ); give another path or delete it")
+        raise InvalidParameter(f"checkpoint {path} belongs to another run (configuration, task, "
+                               f"settings or seed differ); give another path or delete it")
     run.steps, run.train_loss = curves["steps"], curves["train_loss"]
     run.validation_loss = curves["validation_loss"]
     run.validation_accuracy = curves["validation_accuracy"]
@@ -303,8 +304,8 @@ def train(config: StackConfig, task: RecallTask, settings: TrainingSettings, see
     jax = load_jax()
     jnp = jax.numpy
     if config.tokens != task.length:
-        raise ValueError(f"config.tokens must be the task's length {task.length}, got "
-                         f"{config.tokens}")
+        raise InvalidParameter(f"config.tokens must be the task's length {task.length}, got "
+                               f"{config.tokens}")
     config = replace(config, dtype="float32")
     seed = check_seed("seed", seed)
     optimiser, update, evaluate = _compiled(config, settings.learning_rate, settings.warmup)
@@ -314,7 +315,7 @@ def train(config: StackConfig, task: RecallTask, settings: TrainingSettings, see
     run = TrainingRun(config=config, task=task, settings=settings, seed=seed)
     path = None if checkpoint is None else Path(checkpoint)
     if path is not None and path.is_dir():
-        raise ValueError(f"checkpoint must be a file path, {path} is a directory")
+        raise InvalidParameter(f"checkpoint must be a file path, {path} is a directory")
     if path is not None:
         resumed = _load_checkpoint(path, run, params, state)
         if resumed is not None:

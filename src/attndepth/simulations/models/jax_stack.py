@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter, MissingExtra, Overflow
 from attndepth.simulations.models.stacks import (
     LAYER_NORM_EPS,
     StackConfig,
@@ -36,7 +37,7 @@ def load_jax():
     try:
         import jax
     except ModuleNotFoundError:
-        raise ModuleNotFoundError(f"the JAX backend needs JAX: {INSTALL_HINT}") from None
+        raise MissingExtra(f"the JAX backend needs JAX: {INSTALL_HINT}") from None
     jax.config.update("jax_enable_x64", True)
     return jax
 
@@ -59,8 +60,8 @@ def device(name: str = "cpu"):
     except RuntimeError:
         found = []
     if not found:
-        raise ValueError(f"no {name} device visible to JAX (installed backends: "
-                         f"{', '.join(sorted({d.platform for d in jax.devices()}))})")
+        raise InvalidParameter(f"no {name} device visible to JAX (installed backends: "
+                               f"{', '.join(sorted({d.platform for d in jax.devices()}))})")
     return found[0]
 
 
@@ -173,8 +174,9 @@ def stack_states(config: StackConfig, weights, X0: np.ndarray, device_name: str 
     dtype = config.dtype
     X0 = np.asarray(X0, dtype=dtype)
     if X0.shape != (weights.batch, config.tokens, config.width):
-        raise ValueError(f"X0 must have shape {(weights.batch, config.tokens, config.width)}, "
-                         f"got {X0.shape}")
+        raise InvalidParameter(f"X0 must have shape "
+                               f"{(weights.batch, config.tokens, config.width)}, "
+                               f"got {X0.shape}")
     if config.depth == 0:
         return X0[None].copy()
     layers = {"projections": np.moveaxis(weights.projections[:, :config.depth], 1, 0),
@@ -201,6 +203,6 @@ def run_stack(config: StackConfig, batch: int, seed: int, device_name: str = "cp
     weights, X0 = draw_stack(config, batch, seed)
     states = stack_states(config, weights, X0, device_name)
     if not np.all(np.isfinite(states)):
-        raise ValueError(f"{config.variant} states overflowed {config.dtype}; use fewer layers "
-                         f"or smaller inputs")
+        raise Overflow(f"{config.variant} states overflowed {config.dtype}; use fewer layers "
+                       f"or smaller inputs")
     return Trajectory(states=states, attention=None, config=config, seed=seed)

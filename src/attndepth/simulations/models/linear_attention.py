@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.exact.modular import check_prime, matmul_mod
 from attndepth.simulations.models.stacks import check_finite_states
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
@@ -73,9 +74,9 @@ def draw_linear_attention_weights(
     depth = check_int("depth", depth, minimum=0)
     heads = check_int("heads", heads, minimum=1)
     if width % heads:
-        raise ValueError(f"heads must divide width={width}, got heads={heads}")
+        raise InvalidParameter(f"heads must divide width={width}, got heads={heads}")
     if residual not in (0, 1) or isinstance(residual, bool):
-        raise ValueError(f"residual must be 0 or 1, got {residual!r}")
+        raise InvalidParameter(f"residual must be 0 or 1, got {residual!r}")
     if prime is not None:
         prime = check_prime(prime)
     batch = check_int("batch", batch, minimum=1)
@@ -148,7 +149,8 @@ def linear_attention_states(Y0: np.ndarray, weights: LinearAttentionWeights) -> 
     """
     Y = np.asarray(Y0)
     if Y.ndim != 3 or Y.shape[-1] != weights.width:
-        raise ValueError(f"Y0 must have shape (batch, tokens, {weights.width}), got {Y.shape}")
+        raise InvalidParameter(f"Y0 must have shape (batch, tokens, {weights.width}), got "
+                               f"{Y.shape}")
     states = [Y]
     for layer in range(weights.depth):
         A = weights.bilinear[:, layer]

@@ -11,6 +11,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.optimize import linprog
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.seeding import spawn_generators
 from attndepth.simulations.validation import check_int, check_real, check_seed
 
@@ -59,13 +60,13 @@ def integrate_tokens(X0: np.ndarray, beta: float, times: np.ndarray) -> np.ndarr
     """
     X0 = np.asarray(X0, dtype=float)
     if X0.ndim != 2 or not np.all(np.isfinite(X0)):
-        raise ValueError(f"X0 must be a finite (tokens, width) array, got shape {X0.shape}")
+        raise InvalidParameter(f"X0 must be a finite (tokens, width) array, got shape {X0.shape}")
     if np.max(np.abs(np.linalg.norm(X0, axis=1) - 1)) > 1e-12:
-        raise ValueError("X0's rows must lie on the unit sphere")
+        raise InvalidParameter("X0's rows must lie on the unit sphere")
     beta = check_real("beta", beta, minimum=0.0)
     times = np.asarray(times, dtype=float)
     if times.ndim != 1 or times.size < 1 or times[0] != 0 or np.any(np.diff(times) <= 0):
-        raise ValueError("times must be increasing and start at 0")
+        raise InvalidParameter("times must be increasing and start at 0")
     n, d = X0.shape
 
     def velocity(_, flat):
@@ -74,7 +75,7 @@ def integrate_tokens(X0: np.ndarray, beta: float, times: np.ndarray) -> np.ndarr
     solution = solve_ivp(velocity, (0.0, float(times[-1])), X0.ravel(), method="DOP853",
                          t_eval=times, rtol=RTOL, atol=ATOL)
     if not solution.success:
-        raise ValueError(f"the integration failed: {solution.message}")
+        raise InvalidParameter(f"the integration failed: {solution.message}")
     return solution.y.T.reshape(times.size, n, d)
 
 
@@ -124,11 +125,11 @@ def integrate_scalar(rate, times: np.ndarray, start: float = 0.0) -> np.ndarray:
     """
     times = np.asarray(times, dtype=float)
     if times.ndim != 1 or times.size < 1 or times[0] != 0 or np.any(np.diff(times) <= 0):
-        raise ValueError("times must be increasing and start at 0")
+        raise InvalidParameter("times must be increasing and start at 0")
     solution = solve_ivp(lambda _, y: [rate(float(y[0]))], (0.0, float(times[-1])), [start],
                          method="DOP853", t_eval=times, rtol=RTOL, atol=ATOL)
     if not solution.success:
-        raise ValueError(f"the integration failed: {solution.message}")
+        raise InvalidParameter(f"the integration failed: {solution.message}")
     return solution.y[0]
 
 
@@ -151,7 +152,7 @@ def in_open_hemisphere(X: np.ndarray) -> bool:
     result = linprog(objective, A_ub=constraints, b_ub=np.zeros(n),
                      bounds=[(-1, 1)] * d + [(None, 1)], method="highs")
     if result.status != 0:
-        raise ValueError(f"the hemisphere test's linear program failed: {result.message}")
+        raise InvalidParameter(f"the hemisphere test's linear program failed: {result.message}")
     return bool(-result.fun > 1e-9)
 
 

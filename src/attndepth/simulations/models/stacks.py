@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter, InvalidType, Overflow
 from attndepth.simulations.models.weight_cache import WeightCache
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
 from attndepth.simulations.validation import (
@@ -119,17 +120,18 @@ class StackConfig:
         object.__setattr__(self, "width", check_int("width", self.width, minimum=1))
         heads = check_int("heads", self.heads, minimum=1)
         if self.width % heads:
-            raise ValueError(f"heads must divide width={self.width}, got heads={heads}")
+            raise InvalidParameter(f"heads must divide width={self.width}, got heads={heads}")
         object.__setattr__(self, "heads", heads)
         object.__setattr__(self, "tau", check_real("tau", self.tau, 0.0, 1.0))
         temperature = check_real("temperature", self.temperature, 0.0, strict_minimum=True)
         object.__setattr__(self, "temperature", temperature)
         for flag in ("causal", "ffn"):
             if not isinstance(getattr(self, flag), bool):
-                raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+                raise InvalidParameter(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         scale = check_real("residual_scale", self.residual_scale, 0.0, strict_minimum=True)
         if self.variant == "pure" and scale != 1.0:
-            raise ValueError("residual_scale needs a residual branch; the pure variant has none")
+            raise InvalidParameter("residual_scale needs a residual branch; the pure variant has "
+                                   "none")
         object.__setattr__(self, "residual_scale", scale)
         if self.window is not None:
             object.__setattr__(self, "window", check_int("window", self.window, minimum=1))
@@ -398,9 +400,9 @@ def iterate_stack(
     weights = weights.astype(config.dtype)
     expected = (weights.batch, config.tokens, config.width)
     if X0.shape != expected:
-        raise ValueError(f"X0 must have shape {expected}, got {X0.shape}")
+        raise InvalidParameter(f"X0 must have shape {expected}, got {X0.shape}")
     if weights.output.shape[1] < config.depth:
-        raise ValueError(f"weights have depth {weights.query.shape[1]} < config.depth")
+        raise InvalidParameter(f"weights have depth {weights.query.shape[1]} < config.depth")
     X, d = X0, config.width
     for layer in range(config.depth):
         with np.errstate(over="ignore", invalid="ignore"):  # checked right after
@@ -433,8 +435,8 @@ def check_finite_states(Y: np.ndarray, depth: int, model: str) -> None:
     with np.errstate(over="ignore", invalid="ignore"):
         total = Y.sum()
     if not np.isfinite(total) and not np.all(np.isfinite(Y)):
-        raise ValueError(f"{model} states overflowed {Y.dtype} at depth {depth}; "
-                         f"use fewer layers or smaller inputs")
+        raise Overflow(f"{model} states overflowed {Y.dtype} at depth {depth}; "
+                       f"use fewer layers or smaller inputs")
 
 
 def _combine(config: StackConfig, X: np.ndarray, update: np.ndarray) -> np.ndarray:
@@ -507,8 +509,8 @@ def run_stack(
         X0 = drawn
     elif not (isinstance(X0, np.ndarray | list | tuple)
               and np.asarray(X0).dtype.kind in "iuf"):
-        raise TypeError(f"X0 must be a real array of shape (batch, tokens, width), got "
-                        f"{type(X0).__name__} of dtype {getattr(np.asarray(X0), 'dtype', '?')}")
+        raise InvalidType(f"X0 must be a real array of shape (batch, tokens, width), got "
+                          f"{type(X0).__name__} of dtype {getattr(np.asarray(X0), 'dtype', '?')}")
     states = [np.asarray(X0, dtype=config.dtype)]
     attention = []
     for record in iterate_stack(config, weights, X0):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
+
 #: Sinkhorn stops when column sums are within this of 1 (rows are exact to rounding).
 SINKHORN_TOLERANCE = 1e-13
 
@@ -20,10 +22,10 @@ def sinkhorn(matrix: np.ndarray, max_iterations: int = 10_000) -> np.ndarray:
     """
     P = np.array(matrix, dtype=np.float64)
     if np.any(P <= 0):
-        raise ValueError("sinkhorn needs a strictly positive matrix")
+        raise InvalidParameter("sinkhorn needs a strictly positive matrix")
     for _ in range(max_iterations):
         P /= P.sum(axis=0, keepdims=True)
         P /= P.sum(axis=1, keepdims=True)
         if np.abs(P.sum(axis=0) - 1).max() < SINKHORN_TOLERANCE:
             return P
-    raise ValueError("sinkhorn did not converge")
+    raise InvalidParameter("sinkhorn did not converge")

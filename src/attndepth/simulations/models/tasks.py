@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.validation import check_choice, check_int, check_seed
 
 SPLITS: tuple[str, ...] = ("train", "validation")
@@ -48,8 +49,8 @@ class RecallTask:
         check_int("keys", self.keys, minimum=1)
         check_int("values", self.values, minimum=2)
         if self.pairs > self.keys:
-            raise ValueError(f"pairs ({self.pairs}) cannot exceed the distinct keys "
-                             f"({self.keys})")
+            raise InvalidParameter(f"pairs ({self.pairs}) cannot exceed the distinct keys "
+                                   f"({self.keys})")
 
     @property
     def vocabulary(self) -> int:

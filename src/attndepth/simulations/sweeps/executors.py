@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.sweeps.observables import observables
 from attndepth.simulations.sweeps.store import PointResult
 from attndepth.simulations.sweeps.sweep_spec import TOOLKIT_VERSION, SweepPoint
@@ -61,8 +62,8 @@ def dask_results(points: list[SweepPoint], scheduler: str, workers: int) -> Iter
         from dask.distributed import Client, LocalCluster
         from dask.distributed import as_completed as dask_completed
     except ImportError:
-        raise ValueError("the dask schedulers need the optional extra: "
-                         "pip install -e '.[distributed]'") from None
+        raise InvalidParameter("the dask schedulers need the optional extra: "
+                               "pip install -e '.[distributed]'") from None
     if scheduler == "dask-local":
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None)
@@ -73,7 +74,7 @@ def dask_results(points: list[SweepPoint], scheduler: str, workers: int) -> Iter
         try:
             client = Client(scheduler, timeout="10s")
         except OSError as error:
-            raise ValueError(f"cannot reach dask scheduler {scheduler}: {error}") from None
+            raise InvalidParameter(f"cannot reach dask scheduler {scheduler}: {error}") from None
     try:
         # retries: a task whose worker dies is rerun elsewhere
         futures = client.map(run_point, points, retries=3, pure=False)

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
+
 
 @dataclass(frozen=True)
 class Parameter:
@@ -118,8 +120,8 @@ def observe_training(seed: int, variant: str, depth: int, width: int = 0, budget
     from attndepth.simulations.models.tasks import RecallTask
 
     if (width > 0) == (budget > 0):
-        raise ValueError(f"give exactly one of width and budget (> 0), got width={width}, "
-                         f"budget={budget}")
+        raise InvalidParameter(f"give exactly one of width and budget (> 0), got width={width}, "
+                               f"budget={budget}")
     if budget > 0:
         width = budget_width(budget, depth, heads)
     task = RecallTask(pairs=pairs, keys=4 * pairs, values=16)

@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from attndepth.errors import DamagedStore, InvalidParameter
+
 STORE_FORMAT = "attndepth-store"
 SCHEMA_VERSION = 1
 
@@ -190,8 +192,8 @@ def _recover_hint(path: Path) -> str:
 def _probe(path: Path) -> None:
     """Examine an existing file without changing it; ValueError unless it is our store."""
     if not _is_sqlite(path):
-        raise ValueError(f"store {path} is not an attndepth store (not a SQLite file); "
-                         f"it was left untouched")
+        raise InvalidParameter(f"store {path} is not an attndepth store (not a SQLite file); "
+                               f"it was left untouched")
     uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
     try:
         with closing(sqlite3.connect(uri, uri=True)) as probe:
@@ -200,23 +202,24 @@ def _probe(path: Path) -> None:
             meta = (dict(probe.execute("SELECT key, value FROM meta").fetchall())
                     if "meta" in tables else {})
             if meta.get("format") != STORE_FORMAT:
-                raise ValueError(f"store {path} is a SQLite file but not an attndepth store; "
-                                 f"it was left untouched")
+                raise InvalidParameter(f"store {path} is a SQLite file but not an attndepth store; "
+                                       f"it was left untouched")
             schema = meta.get("schema", "")
             if schema != str(SCHEMA_VERSION):
                 newer = schema.isdigit() and int(schema) > SCHEMA_VERSION
-                raise ValueError(
+                raise InvalidParameter(
                     f"store {path} has schema version {schema or 'none'}, this attndepth "
                     f"reads version {SCHEMA_VERSION}"
                     + ("; it was written by a newer attndepth: upgrade" if newer else "")
                     + "; it was left untouched")
             columns = tuple(row[1] for row in probe.execute("PRAGMA table_info(points)"))
             if columns != COLUMNS:
-                raise ValueError(f"store {path} has the attndepth marker but its points table "
-                                 f"has columns {list(columns)}, not {list(COLUMNS)}; it was "
-                                 f"left untouched")
+                raise InvalidParameter(f"store {path} has the attndepth marker but its points "
+                                       "table "
+                                       f"has columns {list(columns)}, not {list(COLUMNS)}; it was "
+                                       f"left untouched")
     except sqlite3.DatabaseError as error:
-        raise ValueError(f"store {path} is damaged ({error}); {_recover_hint(path)}") from None
+        raise DamagedStore(f"store {path} is damaged ({error}); {_recover_hint(path)}") from None
 
 
 #: A creation file this old whose process is gone on this host is an orphan (seconds).
@@ -267,7 +270,7 @@ def _check_pages(connection: sqlite3.Connection, path: Path) -> None:
     problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
     if problems != ["ok"]:
         connection.close()
-        raise ValueError(f"store {path} is damaged ({problems[0]}); {_recover_hint(path)}")
+        raise DamagedStore(f"store {path} is damaged ({problems[0]}); {_recover_hint(path)}")
 
 
 def open_store(path: str | Path, readonly: bool = False) -> ResultStore:
@@ -291,11 +294,11 @@ def open_store(path: str | Path, readonly: bool = False) -> ResultStore:
     """
     path = Path(path)
     if path.is_dir():
-        raise ValueError(f"store {path} is a directory, not an attndepth store file")
+        raise InvalidParameter(f"store {path} is a directory, not an attndepth store file")
     if path.exists() and not path.is_file():
-        raise ValueError(f"store {path} is not a regular file; it was left untouched")
+        raise InvalidParameter(f"store {path} is not a regular file; it was left untouched")
     if readonly and not (path.is_file() and path.stat().st_size > 0):
-        raise ValueError(f"store {path} does not exist or is not a file")
+        raise InvalidParameter(f"store {path} does not exist or is not a file")
     if not readonly and path.parent.is_dir():
         _remove_orphaned_creations(path)
     if path.exists() and path.stat().st_size > 0:
@@ -307,17 +310,17 @@ def open_store(path: str | Path, readonly: bool = False) -> ResultStore:
                 _check_pages(connection, path)
                 return ResultStore(connection, path)
             except sqlite3.DatabaseError as error:
-                raise ValueError(f"store {path} cannot be read ({error}); "
-                                 f"{_recover_hint(path)}") from None
+                raise InvalidParameter(f"store {path} cannot be read ({error}); "
+                                       f"{_recover_hint(path)}") from None
     else:
         if not path.parent.is_dir():
-            raise ValueError(f"cannot create store {path}: its folder {path.parent} does not "
-                             f"exist (or is not a folder)")
+            raise InvalidParameter(f"cannot create store {path}: its folder {path.parent} does not "
+                                   f"exist (or is not a folder)")
         try:
             _create(path)
         except (OSError, sqlite3.Error) as error:
             reason = getattr(error, "strerror", None) or str(error)
-            raise ValueError(f"cannot create store {path}: {reason}") from None
+            raise InvalidParameter(f"cannot create store {path}: {reason}") from None
     try:
         connection = sqlite3.connect(path, timeout=30)
         connection.execute("PRAGMA busy_timeout = 30000")
@@ -326,9 +329,9 @@ def open_store(path: str | Path, readonly: bool = False) -> ResultStore:
         _check_pages(connection, path)
     except sqlite3.DatabaseError as error:
         if "readonly" in str(error) or "read-only" in str(error):
-            raise ValueError(f"store {path} is read-only: a sweep needs to write to it "
-                             f"(copy it, or check its permissions)") from None
-        raise ValueError(f"store {path} is damaged ({error}); {_recover_hint(path)}") from None
+            raise DamagedStore(f"store {path} is read-only: a sweep needs to write to it "
+                               f"(copy it, or check its permissions)") from None
+        raise DamagedStore(f"store {path} is damaged ({error}); {_recover_hint(path)}") from None
     return ResultStore(connection, path)
 
 
@@ -343,9 +346,9 @@ def check_store(path: str | Path) -> dict[str, Any]:
     """
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"store {path} does not exist or is not a regular file")
+        raise InvalidParameter(f"store {path} does not exist or is not a regular file")
     if not _is_sqlite(path):
-        raise ValueError(f"{path} is not a SQLite file, so not an attndepth store")
+        raise InvalidParameter(f"{path} is not a SQLite file, so not an attndepth store")
     uri = f"{path.resolve().as_uri()}?mode=ro"
     report: dict[str, Any] = {"path": str(path), "ok": False, "problems": [], "rows": None,
                               "schema": None}
@@ -377,9 +380,9 @@ def recover_store(source: str | Path, target: str | Path) -> dict[str, int]:
     """
     source, target = Path(source), Path(target)
     if not source.is_file() or not _is_sqlite(source):
-        raise ValueError(f"{source} is not a SQLite file")
+        raise InvalidParameter(f"{source} is not a SQLite file")
     if target.exists():
-        raise ValueError(f"{target} exists: recover into a new file")
+        raise InvalidParameter(f"{target} exists: recover into a new file")
     uri = f"{source.resolve().as_uri()}?mode=ro"
     recovered = unreadable = 0
     with closing(sqlite3.connect(uri, uri=True)) as connection, open_store(target) as store:
@@ -421,9 +424,9 @@ def finished_rows(path: str | Path, measurement: str | None = None) -> list[dict
         The file does not exist, or holds no finished point of that measurement.
     """
     if not Path(path).is_file():
-        raise ValueError(f"store {path} does not exist or is not a file")
+        raise InvalidParameter(f"store {path} does not exist or is not a file")
     with open_store(path, readonly=True) as store:
         rows = [row for row in store.rows(measurement) if row["status"] == "ok"]
     if not rows:
-        raise ValueError(f"store {path} holds no finished {measurement or 'sweep'} points")
+        raise InvalidParameter(f"store {path} holds no finished {measurement or 'sweep'} points")
     return rows

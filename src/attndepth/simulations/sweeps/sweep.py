@@ -34,6 +34,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from attndepth.errors import InvalidParameter, WorkerDied
 from attndepth.simulations.sweeps.executors import dask_results, local_results
 from attndepth.simulations.sweeps.observables import observables
 from attndepth.simulations.sweeps.store import open_store
@@ -41,10 +42,6 @@ from attndepth.simulations.sweeps.sweep_spec import SweepSpec, load_spec, parse_
 from attndepth.simulations.threads import available_cores
 
 __all__ = ["MAX_WORKERS", "SweepSummary", "WorkerDied", "load_spec", "parse_spec", "run_sweep"]
-
-
-class WorkerDied(RuntimeError):
-    """A worker process died (killed, or out of memory); the committed rows are kept."""
 
 #: Most worker processes: each holds its own interpreter and NumPy (about 60 MiB), so
 #: beyond a few per core they only cost memory.
@@ -93,12 +90,13 @@ def run_sweep(spec: SweepSpec, store_path: str | Path, scheduler: str = "local",
     workers = (os.cpu_count() or 1) if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1 \
             or workers > MAX_WORKERS:
-        raise ValueError(f"workers must be an integer from 1 to {MAX_WORKERS} (each worker is "
-                         f"a process with its own NumPy), got {workers!r}")
+        raise InvalidParameter(f"workers must be an integer from 1 to {MAX_WORKERS} (each worker "
+                               "is "
+                               f"a process with its own NumPy), got {workers!r}")
     available_cores()  # a bad ATTNDEPTH_THREADS is refused here, not inside every worker
     if scheduler not in ("local", "dask-local") and not scheduler.startswith("tcp://"):
-        raise ValueError(f"scheduler must be local, dask-local or tcp://HOST:PORT; "
-                         f"got {scheduler!r}")
+        raise InvalidParameter(f"scheduler must be local, dask-local or tcp://HOST:PORT; "
+                               f"got {scheduler!r}")
     with open_store(store_path) as store:
         done = store.hashes("ok")
         unique = {point.hash: point for point in spec.points}

@@ -16,6 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.sweeps.observables import observables
 
 try:
@@ -60,7 +61,7 @@ def _typed(key: str, value: Any, kind: type) -> Any:
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ValueError(f"spec key {key!r} must be {kind.__name__}, got {value!r}")
+        raise InvalidParameter(f"spec key {key!r} must be {kind.__name__}, got {value!r}")
     return value
 
 
@@ -77,21 +78,24 @@ def _seeds(raw: Any) -> list[int]:
     elif isinstance(raw, dict) and set(raw) <= {"base", "count"} and "count" in raw:
         base, count = raw.get("base", 0), raw["count"]
         if not isinstance(base, int) or not isinstance(count, int) or count < 1 or base < 0:
-            raise ValueError(f"spec key 'seeds' needs non-negative base and count >= 1, got {raw}")
+            raise InvalidParameter(f"spec key 'seeds' needs non-negative base and count >= 1, got "
+                                   f"{raw}")
         if count > MAX_POINTS:
-            raise ValueError(f"spec key 'seeds' asks for {count} seeds; a sweep holds at most "
-                             f"{MAX_POINTS} points (split it into several specs)")
+            raise InvalidParameter(f"spec key 'seeds' asks for {count} seeds; a sweep holds at "
+                                   "most "
+                                   f"{MAX_POINTS} points (split it into several specs)")
         if base + count - 1 > MAX_SEED:
-            raise ValueError(f"spec key 'seeds' reaches seed {base + count - 1}; seeds must be "
-                             f"<= 2^63 - 1 = {MAX_SEED} (the store keeps 64-bit integers)")
+            raise InvalidParameter(f"spec key 'seeds' reaches seed {base + count - 1}; seeds must "
+                                   "be "
+                                   f"<= 2^63 - 1 = {MAX_SEED} (the store keeps 64-bit integers)")
         seeds = list(range(base, base + count))
     else:
-        raise ValueError(f"spec key 'seeds' must be a list or {{base, count}}, got {raw!r}")
+        raise InvalidParameter(f"spec key 'seeds' must be a list or {{base, count}}, got {raw!r}")
     if not seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds):
-        raise ValueError(f"spec key 'seeds' must hold non-negative integers, got {raw!r}")
+        raise InvalidParameter(f"spec key 'seeds' must hold non-negative integers, got {raw!r}")
     if max(seeds) > MAX_SEED:
-        raise ValueError(f"spec key 'seeds' holds {max(seeds)}; seeds must be <= 2^63 - 1 = "
-                         f"{MAX_SEED} (the store keeps 64-bit integers)")
+        raise InvalidParameter(f"spec key 'seeds' holds {max(seeds)}; seeds must be <= 2^63 - 1 = "
+                               f"{MAX_SEED} (the store keeps 64-bit integers)")
     return seeds
 
 
@@ -106,37 +110,38 @@ def parse_spec(document: dict[str, Any]) -> SweepSpec:
     """
     unknown = set(document) - {"measurement", "grid", "zip", "fixed", "seeds"}
     if unknown:
-        raise ValueError(f"unknown spec key(s): {', '.join(sorted(unknown))}")
+        raise InvalidParameter(f"unknown spec key(s): {', '.join(sorted(unknown))}")
     name = document.get("measurement")
     known = observables()
     if name not in known:
-        raise ValueError(f"spec key 'measurement' must be one of "
-                         f"{', '.join(known)}; got {name!r}")
+        raise InvalidParameter(f"spec key 'measurement' must be one of "
+                               f"{', '.join(known)}; got {name!r}")
     measurement = known[name]
     grid, zipped = document.get("grid", {}), document.get("zip", {})
     fixed = document.get("fixed", {})
     for section, table in (("grid", grid), ("zip", zipped), ("fixed", fixed)):
         if not isinstance(table, dict):
-            raise ValueError(f"spec key {section!r} must be a table")
+            raise InvalidParameter(f"spec key {section!r} must be a table")
         for key in table:
             if key not in measurement.parameters:
-                raise ValueError(f"spec key '{section}.{key}' is not a parameter of {name} "
-                                 f"(known: {', '.join(measurement.parameters)})")
+                raise InvalidParameter(f"spec key '{section}.{key}' is not a parameter of {name} "
+                                       f"(known: {', '.join(measurement.parameters)})")
     for first, second in (("grid", "fixed"), ("grid", "zip"), ("zip", "fixed")):
         both = set(document.get(first, {})) & set(document.get(second, {}))
         if both:
-            raise ValueError(f"spec keys {sorted(both)} appear in both {first} and {second}")
+            raise InvalidParameter(f"spec keys {sorted(both)} appear in both {first} and {second}")
     for section, table in (("grid", grid), ("zip", zipped)):
         for key, values in table.items():
             if not isinstance(values, list):
-                raise ValueError(f"spec key '{section}.{key}' must be a list, got {values!r}")
+                raise InvalidParameter(f"spec key '{section}.{key}' must be a list, got {values!r}")
             if not values:
-                raise ValueError(f"spec key '{section}.{key}' is an empty list: the sweep has "
-                                 f"no points")
+                raise InvalidParameter(f"spec key '{section}.{key}' is an empty list: the sweep "
+                                       "has "
+                                       f"no points")
     lengths = {len(values) for values in zipped.values()}
     if len(lengths) > 1:
-        raise ValueError(f"spec key 'zip' needs lists of one length, got lengths "
-                         f"{sorted(lengths)}")
+        raise InvalidParameter(f"spec key 'zip' needs lists of one length, got lengths "
+                               f"{sorted(lengths)}")
     typed = {section: {key: [_typed(f"{section}.{key}", v, measurement.parameters[key].kind)
                              for v in values] for key, values in table.items()}
              for section, table in (("grid", grid), ("zip", zipped))}
@@ -146,8 +151,8 @@ def parse_spec(document: dict[str, Any]) -> SweepSpec:
             base[key] = _typed(f"fixed.{key}", fixed[key], parameter.kind)
         elif key not in grid and key not in zipped:
             if parameter.default is None:
-                raise ValueError(f"spec needs parameter {key!r} of {name} "
-                                 f"(in grid, zip or fixed)")
+                raise InvalidParameter(f"spec needs parameter {key!r} of {name} "
+                                       f"(in grid, zip or fixed)")
             base[key] = parameter.default
     zip_rows = ([dict(zip(typed["zip"], row, strict=True))
                  for row in zip(*typed["zip"].values(), strict=True)] if zipped else [{}])
@@ -156,8 +161,9 @@ def parse_spec(document: dict[str, Any]) -> SweepSpec:
     for values in typed["grid"].values():
         size *= len(values)
     if size > MAX_POINTS:
-        raise ValueError(f"the spec has {size:.3g} points (grid × zip × seeds); a sweep holds at "
-                         f"most {MAX_POINTS} (split it into several specs)")
+        raise InvalidParameter(f"the spec has {size:.3g} points (grid × zip × seeds); a sweep "
+                               "holds at "
+                               f"most {MAX_POINTS} (split it into several specs)")
     points = []
     for combination in itertools.product(*typed["grid"].values()):
         for zip_row in zip_rows:
@@ -175,7 +181,7 @@ def load_spec(path: str | Path) -> SweepSpec:
         with open(path, "rb") as handle:
             document = tomllib.load(handle)
     except OSError as error:
-        raise ValueError(f"cannot read spec {path}: {error.strerror}") from None
+        raise InvalidParameter(f"cannot read spec {path}: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"spec {path} is not valid TOML: {error}") from None
+        raise InvalidParameter(f"spec {path} is not valid TOML: {error}") from None
     return parse_spec(document)

@@ -24,6 +24,7 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.models.jax_model import TrainingRun, TrainingSettings, train
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.models.tasks import RecallTask
@@ -42,7 +43,7 @@ class TrainingGroup:
 
     def __post_init__(self) -> None:
         if not self.seeds:
-            raise ValueError("a training group needs at least one seed")
+            raise InvalidParameter("a training group needs at least one seed")
         for seed in self.seeds:
             check_seed("seed", seed)
 
