@@ -251,3 +251,36 @@ def test_built_in_claims_follow_the_module_order_whatever_was_imported_first():
                if found.verify.__module__ in CLAIM_MODULES]
     positions = [CLAIM_MODULES.index(module) for module in modules]
     assert positions == sorted(positions)
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("return None", "returned NoneType, not an Outcome"),
+    ("return 'holds'", "returned str, not an Outcome"),
+    ("return {'verdict': 'holds'}", "returned dict, not an Outcome"),
+    ("return Outcome(1.0, 'm', 'holds')", "Outcome.predicted must be a str"),
+    ("raise SystemExit(5)", "SystemExit"),
+])
+def test_a_users_claim_that_misbehaves_is_an_error_verdict(tmp_path, capsys, body, expected):
+    from attndepth.cli.main import main
+
+    path = tmp_path / "mine.py"
+    claim_id = f"mine.bad-{abs(hash(body))}"  # ids are unique in the registry
+    path.write_text("from attndepth import Outcome, claim\n\n"
+                    f"@claim('{claim_id}', source='s', statement='s', tolerance='t',\n"
+                    "       presets={'quick': {}, 'full': {}})\n"
+                    f"def verify(seed):\n    {body}\n")
+    assert main(["verify", "--claims", str(path), "--format", "json"]) == 1
+    import json
+
+    entry = json.loads(capsys.readouterr().out)["claims"][0]
+    assert entry["verdict"] == "error" and expected in entry["note"], entry["note"]
+
+
+def test_a_claims_file_calling_sys_exit_is_one_line_and_exit_2(tmp_path, capsys):
+    from attndepth.cli.main import main
+
+    path = tmp_path / "exits.py"
+    path.write_text("import sys\nsys.exit(3)\n")
+    assert main(["verify", "--claims", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "SystemExit" in err and len(err.strip().splitlines()) == 1

@@ -103,12 +103,82 @@ def test_a_checkpoint_of_another_run_is_refused_and_a_broken_one_restarts(tmp_pa
     with pytest.raises(ValueError, match="is a directory"):
         train(config, TASK, settings, seed=3, checkpoint=tmp_path)
     path.write_bytes(b"not a checkpoint")
-    (tmp_path / ".run.npz.123.partial").write_bytes(b"half")  # its writer was killed
+    (tmp_path / ".run.npz.99999999.partial").write_bytes(b"half")  # its writer is gone
     with pytest.warns(UserWarning, match="unreadable"):
         again = train(config, TASK, settings, seed=3, checkpoint=path)
     assert again.validation_loss == first.validation_loss
     assert not list(tmp_path.glob(".*partial"))
 
+
+
+def _checkpoint_at_step_20(tmp_path, monkeypatch):
+    """The checkpoint a run killed after step 20 leaves, and the uninterrupted run."""
+    from attndepth.simulations.models import jax_model
+
+    config, settings = _small_run()
+    whole = train(config, TASK, settings, seed=3)
+    path = tmp_path / "run.npz"
+    save, saved = jax_model._save_checkpoint, []
+
+    def save_then_die(*args):
+        save(*args)
+        saved.append(1)
+        if len(saved) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(jax_model, "_save_checkpoint", save_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, TASK, settings, seed=3, checkpoint=path)
+    monkeypatch.setattr(jax_model, "_save_checkpoint", save)
+    return path, whole
+
+
+def test_damage_of_any_byte_is_detected_or_harmless(tmp_path, monkeypatch):
+    import random
+    import warnings
+
+    path, whole = _checkpoint_at_step_20(tmp_path, monkeypatch)
+    config, settings = _small_run()
+    pristine = path.read_bytes()
+    rng = random.Random(0)
+    for offset in sorted(rng.sample(range(len(pristine)), 8)):
+        damaged = bytearray(pristine)
+        damaged[offset] ^= 1 << rng.randrange(8)
+        path.write_bytes(bytes(damaged))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            resumed = train(config, TASK, settings, seed=3, checkpoint=path)
+        assert len([w for w in caught if "unreadable" in str(w.message)]) <= 1, offset
+        assert resumed.validation_loss == whole.validation_loss, offset  # never silently wrong
+        assert all(np.array_equal(resumed.params[k], whole.params[k]) for k in whole.params)
+
+
+def test_an_array_of_the_wrong_shape_is_refused_not_broadcast(tmp_path, monkeypatch):
+    path, whole = _checkpoint_at_step_20(tmp_path, monkeypatch)
+    config, settings = _small_run()
+    with np.load(path) as saved:
+        arrays = {name: saved[name] for name in saved.files}
+    name = next(n for n in arrays if n.startswith("state.") and arrays[n].ndim >= 2)
+    arrays[name] = arrays[name][:1]  # (2, ...) -> (1, ...): Adam would broadcast it
+    np.savez(path, **arrays)
+    with pytest.warns(UserWarning, match="wrong shape"):
+        resumed = train(config, TASK, settings, seed=3, checkpoint=path)
+    assert resumed.validation_loss == whole.validation_loss
+
+
+def test_a_second_writer_is_refused_and_a_live_writers_file_kept(tmp_path):
+    import os
+
+    from attndepth.simulations.models.jax_model import _writer_lock
+
+    config, settings = _small_run()
+    path = tmp_path / "run.npz"
+    live = tmp_path / f".run.npz.{os.getppid()}.partial"  # a running process's half file
+    live.write_bytes(b"being written")
+    with _writer_lock(path), pytest.raises(ValueError, match="in use by a running training"):
+        train(config, TASK, settings, seed=3, checkpoint=path)
+    train(config, TASK, settings, seed=3, checkpoint=path)  # the lock is free again
+    assert live.read_bytes() == b"being written"
 
 
 def test_budget_width_spends_the_budget_and_refuses_a_coarse_grid():

@@ -110,6 +110,24 @@ def test_damaged_pages_give_one_line_and_recover_keeps_the_readable_rows(tmp_pat
     assert _digest(path) == before  # the damaged store itself is never changed
 
 
+def test_recovery_costs_the_rows_that_exist_not_the_largest_rowid(tmp_path):
+    # a store `store check` calls ok whose last row sits at rowid 2^40 (a damaged rowid
+    # varint, or another writer): recovery once walked every rowid up to it, for days
+    path = tmp_path / "sparse.sqlite"
+    with open_store(path) as store:
+        for k in range(3):
+            store.record(_result(k))
+    with sqlite3.connect(path) as connection:
+        row = connection.execute(f"SELECT {', '.join(COLUMNS)} FROM points LIMIT 1").fetchone()
+        values = dict(zip(COLUMNS, row, strict=True))
+        values["hash"] = hashlib.sha256(b"far").hexdigest()
+        connection.execute(f"INSERT INTO points (rowid, {', '.join(COLUMNS)}) VALUES "
+                           f"(?, {', '.join('?' * len(COLUMNS))})", (2**40, *values.values()))
+    assert check_store(path)["ok"]
+    counts = recover_store(path, tmp_path / "rescued.sqlite")  # 4 seeks, not 2^40 reads
+    assert counts == {"recovered": 4, "unreadable": 0}
+
+
 def test_foreign_wal_database_is_refused_byte_for_byte_untouched(tmp_path):
     path = tmp_path / "app.sqlite"
     keeper = sqlite3.connect(path)  # another application, still running, in WAL mode

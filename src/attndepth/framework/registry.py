@@ -103,6 +103,12 @@ class Outcome:
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise InvalidParameter(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        for name in ("predicted", "measured", "note"):
+            if not isinstance(getattr(self, name), str):
+                raise InvalidType(f"Outcome.{name} must be a str, got "
+                                  f"{type(getattr(self, name)).__name__}")
+        if not isinstance(self.values, dict):
+            raise InvalidType(f"Outcome.values must be a dict, got {type(self.values).__name__}")
 
 
 @dataclass(frozen=True)
@@ -383,7 +389,7 @@ def load_claims(source: str) -> list[str]:
                 raise
         elif not is_file:
             importlib.import_module(source)
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # SystemExit: sys.exit() in a user's file
         raise InvalidParameter(f"loading claims from {source} failed: {type(error).__name__}: "
                                f"{error}") from None
     ids = [found.id for found in _REGISTRY.values() if found.verify.__module__ == name]
@@ -451,8 +457,9 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
         ``inconsistent``).
     """
     module = inspect.getmodule(found.verify)
+    verify = _checked(found)
     if found.estimate is not None:
-        evidence, outcomes = decide(found.verify, params, seed, found.estimate, found.rivals,
+        evidence, outcomes = decide(verify, params, seed, found.estimate, found.rivals,
                                     module)
         first = outcomes[0]
         rivals = evidence.rivals
@@ -461,11 +468,11 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
                           {**first.values, "evidence": evidence.as_dict()})
     else:
         evidence = None
-        outcome = found.verify(seed=seed, **params)
+        outcome = verify(seed=seed, **params)
 
         def run_with(rival: Rival) -> str:
             with replaced(module, rival.replace):
-                return found.verify(seed=seed, **params).verdict
+                return verify(seed=seed, **params).verdict
         rivals = tuple(rival_by_verdict(rival, lambda rival=rival: run_with(rival))
                        for rival in found.rivals)
         if outcome.verdict == "holds" and not all(r.rejected for r in rivals):
@@ -497,7 +504,7 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
         start = time.perf_counter()
         try:
             results.append(run_claim(claim_id, preset, seed))
-        except Exception as error:  # reported as a verdict, never fatal to the run
+        except (Exception, SystemExit) as error:  # a verdict, never fatal to the run
             found = get_claim(claim_id)
             message = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
             outcome = Outcome("(not evaluated)", "(raised)", "error", message)
@@ -507,6 +514,27 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
                                        time.perf_counter() - start, found.conjecture,
                                        kind=found.kind))
     return results
+
+
+def _checked(found: Claim) -> Callable[..., Outcome]:
+    """The claim's verify function, refusing a return value that is not an Outcome (a
+    user's claim returning None, a string or a dict: one clear error, not a traceback
+    from the report), and the missing keys of its estimates."""
+    def verify(**kwargs: Any) -> Outcome:
+        outcome = found.verify(**kwargs)
+        if not isinstance(outcome, Outcome):
+            raise InvalidType(f"claim {found.id!r}: its verify function returned "
+                              f"{type(outcome).__name__}, not an Outcome (return "
+                              f"attndepth.Outcome(predicted, measured, verdict, ...))")
+        if outcome.verdict in ("holds", "fails"):
+            missing = [key for e in found.estimates for key in (e.measured, e.predicted)
+                       if key not in outcome.values]
+            if missing:
+                raise InvalidParameter(f"claim {found.id!r}: its estimate reads "
+                                       f"Outcome.values {sorted(set(missing))}, which the "
+                                       f"verify function did not return")
+        return outcome
+    return verify
 
 
 def verdict_from(condition: bool, inconclusive: bool = False) -> Verdict:

@@ -19,12 +19,14 @@ JAX and optax come with the optional extra ``train``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import json
 import math
 import os
 import warnings
-import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -236,14 +238,67 @@ def _save_checkpoint(path: Path, run: TrainingRun, params, state) -> None:
               "validation_accuracy": run.validation_accuracy, "similarity": run.similarity}
     arrays = {f"param.{k}": np.asarray(v) for k, v in params.items()}
     arrays.update({f"state.{k}": np.asarray(leaf) for k, leaf in enumerate(leaves)})
+    identity, curves_text = _run_identity(run), json.dumps(curves)
+    checksum = _checksum(identity, curves_text, arrays)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     with open(partial, "wb") as handle:
-        np.savez(handle, identity=np.array(_run_identity(run)),
-                 curves=np.array(json.dumps(curves)), **arrays)
+        np.savez(handle, identity=np.array(identity), curves=np.array(curves_text),
+                 checksum=np.array(checksum), **arrays)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(partial, path)
+
+
+def _checksum(identity: str, curves: str, arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of everything a checkpoint holds: any changed byte is detected."""
+    digest = hashlib.sha256(identity.encode())
+    digest.update(curves.encode())
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def _process_alive(pid: str) -> bool:
+    """Whether process ``pid`` (text) runs on this host; unparsable ids count as alive."""
+    if not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, another user's
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def _writer_lock(path: Path) -> Iterator[None]:
+    """Hold ``.NAME.lock`` beside the checkpoint for the whole run: a second run on the
+    same checkpoint is refused instead of deleting or overwriting the first's files."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.with_name(f".{path.name}.lock")
+    with open(lock, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise InvalidParameter(f"checkpoint {path} is in use by a running training "
+                                   f"(process {holder}); wait for it or give another "
+                                   f"path") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _load_checkpoint(path: Path, run: TrainingRun, params, state):
@@ -255,19 +310,34 @@ def _load_checkpoint(path: Path, run: TrainingRun, params, state):
     """
     jax = load_jax()
     for stale in path.parent.glob(f".{path.name}.*.partial"):  # a writer killed mid-write
-        stale.unlink(missing_ok=True)
+        if not _process_alive(stale.name.rsplit(".", 2)[-2]):
+            stale.unlink(missing_ok=True)
     if not path.exists():
         return None
+    leaves, tree = jax.tree_util.tree_flatten(state)
     try:
-        with np.load(path) as saved:
+        with np.load(path, allow_pickle=False) as saved:
             identity = str(saved["identity"])
-            curves = json.loads(str(saved["curves"]))
+            curves_text = str(saved["curves"])
+            checksum = str(saved["checksum"])
             loaded = {k: saved[f"param.{k}"] for k in params}
-            leaves, tree = jax.tree_util.tree_flatten(state)
             restored = [saved[f"state.{k}"] for k in range(len(leaves))]
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        warnings.warn(f"checkpoint {path} is unreadable ({type(error).__name__}); training "
-                      f"starts over", stacklevel=3)
+        curves = json.loads(curves_text)
+        arrays = {**{f"param.{k}": v for k, v in loaded.items()},
+                  **{f"state.{k}": v for k, v in enumerate(restored)}}
+        expected = {**{f"param.{k}": v for k, v in params.items()},
+                    **{f"state.{k}": v for k, v in enumerate(leaves)}}
+        wrong = [name for name, value in arrays.items()
+                 if value.shape != tuple(np.shape(expected[name]))
+                 or value.dtype != np.asarray(expected[name]).dtype]
+        if wrong:
+            raise ValueError(f"arrays of the wrong shape or dtype: {', '.join(wrong[:3])}")
+        if checksum != _checksum(identity, curves_text, arrays):
+            raise ValueError("checksum mismatch")
+    except Exception as error:  # noqa: BLE001 - any damage: the numpy/zip/json parsers
+        # raise many types (a damaged .npy header even raises tokenize.TokenError)
+        warnings.warn(f"checkpoint {path} is unreadable ({type(error).__name__}: "
+                      f"{str(error)[:80]}); training starts over", stacklevel=3)
         return None
     if identity != _run_identity(run):
         raise InvalidParameter(f"checkpoint {path} belongs to another run (configuration, task, "
@@ -316,6 +386,14 @@ def train(config: StackConfig, task: RecallTask, settings: TrainingSettings, see
     path = None if checkpoint is None else Path(checkpoint)
     if path is not None and path.is_dir():
         raise InvalidParameter(f"checkpoint must be a file path, {path} is a directory")
+    with _writer_lock(path) if path is not None else contextlib.nullcontext():
+        return _train_steps(run, params, state, path, update, evaluate, progress)
+
+
+def _train_steps(run: TrainingRun, params, state, path: Path | None, update, evaluate,
+                 progress: bool) -> TrainingRun:
+    """The training loop of :func:`train` (resumed from ``path`` when it holds the run)."""
+    config, task, settings, seed = run.config, run.task, run.settings, run.seed
     if path is not None:
         resumed = _load_checkpoint(path, run, params, state)
         if resumed is not None:

@@ -370,13 +370,19 @@ def check_store(path: str | Path) -> dict[str, Any]:
 def recover_store(source: str | Path, target: str | Path) -> dict[str, int]:
     """Copy every row SQLite can still read from ``source`` into a new store ``target``.
 
-    Rows are read one rowid at a time, so a damaged page loses only the rows
-    stored on it. ``source`` is opened read-only and never changed.
+    The rows are walked in rowid order by seeking the next existing rowid
+    (``rowid > r``, a B-tree search), so the cost is proportional to the rows
+    that exist, whatever their rowids (a damaged varint or another writer can
+    leave a rowid near 2^63). Each row is read alone, so a damaged page loses
+    only the rows stored on it; where the seek itself fails, the walk jumps
+    ahead by doubling steps until it reads again. ``source`` is opened
+    read-only and never changed.
 
     Returns
     -------
     dict
-        ``recovered`` and ``unreadable`` row counts.
+        ``recovered`` rows, and ``unreadable``: the rows and damaged stretches
+        of the table that could not be read.
     """
     source, target = Path(source), Path(target)
     if not source.is_file() or not _is_sqlite(source):
@@ -385,27 +391,48 @@ def recover_store(source: str | Path, target: str | Path) -> dict[str, int]:
         raise InvalidParameter(f"{target} exists: recover into a new file")
     uri = f"{source.resolve().as_uri()}?mode=ro"
     recovered = unreadable = 0
+    select = f"SELECT {', '.join(COLUMNS)} FROM points WHERE rowid = ?"
     with closing(sqlite3.connect(uri, uri=True)) as connection, open_store(target) as store:
-        try:
-            last = connection.execute("SELECT max(rowid) FROM points").fetchone()[0] or 0
-        except sqlite3.DatabaseError:
-            page_count = connection.execute("PRAGMA page_count").fetchone()[0]
-            last = page_count * 64  # rowids are dense: at most a few rows per 4 KiB page
-        for rowid in range(1, last + 1):
+        after = 0
+        while True:
+            found = _next_rowid(connection, after)
+            if found is None:
+                break
+            rowid, skipped = found
+            unreadable += skipped
             try:
-                row = connection.execute(f"SELECT {', '.join(COLUMNS)} FROM points "
-                                         f"WHERE rowid = ?", (rowid,)).fetchone()
+                row = connection.execute(select, (rowid,)).fetchone()
             except sqlite3.DatabaseError:
+                row = None
                 unreadable += 1
-                continue
-            if row is None:
-                continue
-            with store._connection:
-                store._connection.execute(
-                    f"INSERT OR REPLACE INTO points ({', '.join(COLUMNS)}) "
-                    f"VALUES ({', '.join('?' * len(COLUMNS))})", row)
-            recovered += 1
+            if row is not None:
+                with store._connection:
+                    store._connection.execute(
+                        f"INSERT OR REPLACE INTO points ({', '.join(COLUMNS)}) "
+                        f"VALUES ({', '.join('?' * len(COLUMNS))})", row)
+                recovered += 1
+            after = rowid
     return {"recovered": recovered, "unreadable": unreadable}
+
+
+#: Largest rowid SQLite stores.
+_MAX_ROWID = 2**63 - 1
+
+
+def _next_rowid(connection: sqlite3.Connection, after: int) -> tuple[int, int] | None:
+    """The next existing rowid above ``after`` and how many damaged stretches were
+    jumped on the way to it; None when there is none."""
+    seek = "SELECT rowid FROM points WHERE rowid > ? ORDER BY rowid LIMIT 1"
+    step, skipped, start = 1, 0, after
+    while start < _MAX_ROWID:
+        try:
+            row = connection.execute(seek, (start,)).fetchone()
+            return None if row is None else (row[0], skipped)
+        except sqlite3.DatabaseError:  # a damaged page on the way: jump ahead
+            skipped += 1
+            start = min(_MAX_ROWID, after + step)
+            step *= 2
+    return None
 
 
 @contextmanager
