@@ -68,7 +68,8 @@ def _small_run():
     return config, settings
 
 
-def test_a_killed_run_resumes_from_its_checkpoint_to_the_same_numbers(tmp_path, monkeypatch):
+def _checkpoint_at_step_20(tmp_path, monkeypatch):
+    """The checkpoint a run killed after step 20 leaves, and the uninterrupted run."""
     from attndepth.simulations.models import jax_model
 
     config, settings = _small_run()
@@ -86,8 +87,15 @@ def test_a_killed_run_resumes_from_its_checkpoint_to_the_same_numbers(tmp_path, 
     with pytest.raises(KeyboardInterrupt):
         train(config, TASK, settings, seed=3, checkpoint=path)
     monkeypatch.setattr(jax_model, "_save_checkpoint", save)
+    assert saved == [10, 20]
+    return path, whole
+
+
+def test_a_killed_run_resumes_from_its_checkpoint_to_the_same_numbers(tmp_path, monkeypatch):
+    path, whole = _checkpoint_at_step_20(tmp_path, monkeypatch)
+    config, settings = _small_run()
     resumed = train(config, TASK, settings, seed=3, checkpoint=path)
-    assert saved == [10, 20] and resumed.steps == [10, 20, 30, 40]
+    assert resumed.steps == [10, 20, 30, 40]
     assert resumed.validation_loss == whole.validation_loss
     assert resumed.similarity == whole.similarity
     assert all(np.array_equal(resumed.params[k], whole.params[k]) for k in whole.params)
@@ -109,28 +117,6 @@ def test_a_checkpoint_of_another_run_is_refused_and_a_broken_one_restarts(tmp_pa
     assert again.validation_loss == first.validation_loss
     assert not list(tmp_path.glob(".*partial"))
 
-
-
-def _checkpoint_at_step_20(tmp_path, monkeypatch):
-    """The checkpoint a run killed after step 20 leaves, and the uninterrupted run."""
-    from attndepth.simulations.models import jax_model
-
-    config, settings = _small_run()
-    whole = train(config, TASK, settings, seed=3)
-    path = tmp_path / "run.npz"
-    save, saved = jax_model._save_checkpoint, []
-
-    def save_then_die(*args):
-        save(*args)
-        saved.append(1)
-        if len(saved) == 2:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(jax_model, "_save_checkpoint", save_then_die)
-    with pytest.raises(KeyboardInterrupt):
-        train(config, TASK, settings, seed=3, checkpoint=path)
-    monkeypatch.setattr(jax_model, "_save_checkpoint", save)
-    return path, whole
 
 
 def test_damage_of_any_byte_is_detected_or_harmless(tmp_path, monkeypatch):
