@@ -31,7 +31,10 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinxarg.ext",
+    "sphinx-mathjax-offline",  # MathJax copied into _static: math renders offline
 ]
+# Keep "--list" as typed: smart quotes would turn the CLI page's "--" into en dashes.
+smartquotes_action = "qe"
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build"]
 myst_enable_extensions = ["dollarmath", "amsmath"]

@@ -46,7 +46,12 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     assert build.returncode == 0, build.stderr[-3000:]
     claims = (tmp_path / "html" / "_generated" / "claims.html").read_text()
     assert all(claim_id in claims for claim_id in all_claims())
-    assert "--explain" in (tmp_path / "html" / "cli.html").read_text()
+    cli = (tmp_path / "html" / "cli.html").read_text()
+    assert "--explain" in cli and "--list" in cli and "\u2013list" not in cli  # no en dash
+    # math renders offline: MathJax is served from the site itself, from no CDN
+    theory = (tmp_path / "html" / "theory.html").read_text()
+    assert "_static/mathjax/tex-chtml.js" in theory and "cdn." not in theory
+    assert (tmp_path / "html" / "_static" / "mathjax" / "tex-chtml.js").is_file()
     from attndepth.figures.registry import all_figures
 
     gallery = (tmp_path / "html" / "_generated" / "gallery.html").read_text()

@@ -1,27 +1,24 @@
 """The errors attndepth raises: one base class, and subclasses users can catch as the
 standard types they already know.
 
-=========================  ==========================================  =========
-class                      also a                                      CLI exit
-=========================  ==========================================  =========
-:class:`InvalidParameter`  ``ValueError``: bad input (a size, a        2
-                           name, a file that is not what it should be)
-:class:`InvalidType`       ``TypeError``: an argument of the wrong     2
-                           type
-:class:`Overflow`          ``ArithmeticError`` (and ``ValueError``):   2
-                           states or numbers beyond float64's range
-:class:`MissingExtra`      ``ModuleNotFoundError``: an optional extra  2
-                           (``train``, ``search``, ...) not installed
-:class:`DamagedStore`      ``ValueError``: a sweep store that cannot   2
-                           be read; ``attndepth store recover``
-:class:`CheckFailed`       ``ArithmeticError``: a measurement          1
-                           contradicting a proved bound
-:class:`WorkerDied`        ``RuntimeError``: a sweep worker process    3
-                           died (the committed rows are kept)
-=========================  ==========================================  =========
+* :class:`InvalidParameter`, also a ``ValueError``: bad input (a size, a name,
+  a file that is not what it should be). CLI exit 2.
+* :class:`InvalidType`, also a ``TypeError``: an argument of the wrong type.
+  CLI exit 2.
+* :class:`Overflow`, also an ``ArithmeticError`` and a ``ValueError``: states or
+  numbers beyond float64's range. CLI exit 2.
+* :class:`MissingExtra`, also a ``ModuleNotFoundError``: an optional extra
+  (``train``, ``search``, ...) that is not installed. CLI exit 2.
+* :class:`DamagedStore`, also a ``ValueError``: a sweep store that cannot be
+  read (``attndepth store recover`` copies what is left). CLI exit 2.
+* :class:`CheckFailed`, also an ``ArithmeticError``: a measurement contradicting
+  a proved bound. CLI exit 1.
+* :class:`WorkerDied`, also a ``RuntimeError``: a sweep worker process died (the
+  committed rows are kept). CLI exit 3.
 
 Anything else escaping the command line is an internal bug: it prints a short
-traceback and asks for a report, exit code 4 (:data:`EXIT_INTERNAL_ERROR`).
+traceback and asks for a report, exit code 4
+(``attndepth.cli.main.EXIT_INTERNAL_ERROR``).
 This module imports nothing from attndepth, so every layer may import it.
 """
 
