@@ -165,6 +165,7 @@ def test_a_second_writer_is_refused_and_a_live_writers_file_kept(tmp_path):
         train(config, TASK, settings, seed=3, checkpoint=path)
     train(config, TASK, settings, seed=3, checkpoint=path)  # the lock is free again
     assert live.read_bytes() == b"being written"
+    assert not (tmp_path / ".run.npz.lock").exists()  # removed with the run
 
 
 def test_budget_width_spends_the_budget_and_refuses_a_coarse_grid():

@@ -299,7 +299,9 @@ def decide(verify: Callable[..., Any], params: Mapping[str, Any], base_seed: int
     band and fails when any lies outside; the level of each interval is
     ``1 − α/(k·m)`` for ``k`` looks and ``m`` estimates, so α still bounds the
     chance that any interval misses. The sample size is that of the first
-    estimate.
+    estimate; it doubles while an interval of the claim or of a rival straddles an
+    edge of its band, and stops as soon as the claim fails (the union bound over
+    the looks holds whatever the stopping rule).
 
     Parameters
     ----------
@@ -337,9 +339,10 @@ def decide(verify: Callable[..., Any], params: Mapping[str, Any], base_seed: int
                                   module) for rival in rivals]
         positions = [i.position(e.band) for i, e in zip(intervals, estimates, strict=True)
                      if i is not None]
+        failed = "outside" in positions  # the claim fails, whatever its rivals say
         positions += [i.position(by_key.get(r.against or primary.measured, primary).band)
                       for r, (i, _) in zip(rivals, compared, strict=True) if i is not None]
-        if count >= last or (None not in intervals and "straddles" not in positions):
+        if count >= last or failed or (None not in intervals and "straddles" not in positions):
             break
         count = min(2 * count, last)
     results = tuple(

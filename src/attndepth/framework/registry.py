@@ -207,8 +207,8 @@ class ClaimResult:
     #: What the sample of seeds said (None: a claim decided by one run).
     evidence: Evidence | None = None
     rivals: tuple[RivalResult, ...] = ()
-    #: Whether the parameters lie in the claim's family (None: it has none, or
-    #: its members are reshaped so that they cannot be read back).
+    #: Whether the parameters lie in the claim's family (None: it has none, or a
+    #: family parameter is not among them).
     in_family: bool | None = None
     kind: str = "theory"
 

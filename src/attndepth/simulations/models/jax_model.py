@@ -277,28 +277,42 @@ def _process_alive(pid: str) -> bool:
 @contextlib.contextmanager
 def _writer_lock(path: Path) -> Iterator[None]:
     """Hold ``.NAME.lock`` beside the checkpoint for the whole run: a second run on the
-    same checkpoint is refused instead of deleting or overwriting the first's files."""
+    same checkpoint is refused instead of deleting or overwriting the first's files.
+
+    The lock file is removed when the run ends (while still locked); a process that
+    opened it just before then finds it unlinked and opens the new one instead.
+    """
     import fcntl
 
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = path.with_name(f".{path.name}.lock")
-    with open(lock, "a+") as handle:
+    while True:
+        handle = open(lock, "a+")  # noqa: SIM115 - closed below on every path
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
+            handle.close()
             raise InvalidParameter(f"checkpoint {path} is in use by a running training "
                                    f"(process {holder}); wait for it or give another "
                                    f"path") from None
+        try:
+            same = os.fstat(handle.fileno()).st_ino == os.stat(lock).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        handle.close()  # locked a file its owner had just removed: take the new one
+    try:
         handle.seek(0)
         handle.truncate()
         handle.write(str(os.getpid()))
         handle.flush()
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+        handle.close()  # closing releases the lock
 
 
 def _load_checkpoint(path: Path, run: TrainingRun, params, state):
