@@ -91,10 +91,26 @@ def api_page() -> str:
     return "\n".join(lines)
 
 
+def results_page() -> str:
+    """Every default claim run at the quick preset, base seed 0: ``attndepth verify --format
+    markdown``, run when the site is built (never pasted)."""
+    from attndepth.framework.registry import run_claims
+    from attndepth.framework.report import render_markdown
+
+    results = run_claims()
+    return "\n".join(["# Results", "",
+                      "Every claim `attndepth verify` runs, at the quick preset and base seed 0, "
+                      "run when this page was built. Verdict words: see the "
+                      "{doc}`theory document <../theory>`.", "",
+                      render_markdown(results), ""])
+
+
 def write_generated(target: Path) -> None:
-    """Write ``claims.md``, ``api.rst`` and ``gallery.md`` (with its figures) under ``target``."""
+    """Write ``claims.md``, ``results.md``, ``api.rst`` and ``gallery.md`` (with its
+    figures) under ``target``."""
     target.mkdir(parents=True, exist_ok=True)
     (target / "claims.md").write_text(claims_table())
+    (target / "results.md").write_text(results_page())
     (target / "api.rst").write_text(api_page())
     (target / "gallery.md").write_text(gallery(target / "figures"))
 

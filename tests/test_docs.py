@@ -46,6 +46,10 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     assert build.returncode == 0, build.stderr[-3000:]
     claims = (tmp_path / "html" / "_generated" / "claims.html").read_text()
     assert all(claim_id in claims for claim_id in all_claims())
+    from attndepth.framework.registry import default_claims
+
+    results = (tmp_path / "html" / "_generated" / "results.html").read_text()
+    assert all(claim_id in results for claim_id in default_claims())
     cli = (tmp_path / "html" / "cli.html").read_text()
     assert "--explain" in cli and "--list" in cli and "\u2013list" not in cli  # no en dash
     # math renders offline: MathJax is served from the site itself, from no CDN
@@ -58,10 +62,13 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     assert gallery.count("<img") == len(all_figures())
 
 
-def test_readme_claims_table_has_every_claim_and_no_cut_cells():
+def test_readme_is_a_short_guide_whose_links_exist():
     readme = (ROOT / "README.md").read_text()
-    rows = [line for line in readme.splitlines()
-            if line.startswith("| `") and line.split("`")[1] in all_claims()]
-    assert [row.split("`")[1] for row in rows] == list(all_claims())
-    for row in rows:  # four cells each: an unescaped | would split one
-        assert len(re.split(r"(?<!\\)\|", row)) == 6, row
+    assert len(readme.splitlines()) <= 150
+    assert readme.startswith("# attndepth\n\n```bash\npip install -e . && attndepth verify\n"
+                             "pip install -e \".[test]\" && pytest\n```")
+    for link in re.findall(r"\]\(([^)#]+)\)", readme):
+        assert (ROOT / link).exists(), link
+    # its example is the file it names, line for line
+    example = (ROOT / "examples" / "own_claim" / "postln_rate.py").read_text()
+    assert example[example.index("import math"):].strip() in readme

@@ -37,6 +37,8 @@ _PUBLIC: dict[str, str] = {
     "explain": "attndepth.framework.registry",
     "load_claims": "attndepth.framework.registry",
     "Family": "attndepth.framework.families",
+    "Estimate": "attndepth.framework.evidence",
+    "Rival": "attndepth.framework.evidence",
     "search_claim": "attndepth.framework.search",
     "verdict_from": "attndepth.framework.registry",
     "StackConfig": "attndepth.simulations.models.stacks",

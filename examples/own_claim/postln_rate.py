@@ -1,0 +1,34 @@
+"""A derivation of your own, checked as attndepth checks its own claims.
+
+Run it with ``attndepth verify --claims examples/own_claim/postln_rate.py``; search its
+family with ``--search``; map it with ``attndepth map mine.postln-rate --claims
+examples/own_claim/postln_rate.py --grid width=16,32,64,128``.
+"""
+
+import math
+
+from attndepth import Estimate, Family, Outcome, Rival, StackConfig, claim, run_stack
+from attndepth.simulations.measures.fitting import escalation_rate
+from attndepth.simulations.measures.similarity import log_odds
+
+
+def my_rate(width: int) -> float:
+    """My derivation: the post-LN log-odds slope is ln(2 − 1/d) − 3/(4d)."""
+    return math.log(2 - 1 / width) - 3 / (4 * width)
+
+
+@claim("mine.postln-rate", source="my notes, eq. (3)",
+       statement="Post-LN log-odds grow by ln(2 − 1/d) − 3/(4d) per layer.",
+       tolerance="99 % interval of the slope's relative error within ±2 %",
+       presets={"quick": {"width": 64}, "full": {"width": 128}},
+       family=Family(parameters={"width": (32, 64, 128)}, beyond={"width": (16,)}),
+       estimate=Estimate("slope", "predicted", (-0.02, 0.02), seeds=(4, 16)),
+       rivals=(Rival("ln 2", "the infinite-width limit", predicted=lambda v, p: math.log(2)),),
+       wrong_theory={"my_rate": lambda width: 0.5})
+def verify(seed: int, width: int) -> Outcome:
+    stacks = run_stack(StackConfig(variant="post-ln", depth=96, tokens=16, width=width),
+                       batch=8, seed=seed)
+    slope, predicted = escalation_rate(log_odds(stacks.states)).slope, my_rate(width)
+    verdict = "holds" if abs(slope / predicted - 1) <= 0.02 else "fails"
+    return Outcome(f"slope {predicted:.4f}", f"slope {slope:.4f}", verdict,
+                   values={"slope": slope, "predicted": predicted})
