@@ -107,3 +107,49 @@ def post_ln_stack_before(config: StackConfig, weights: SoftmaxWeights,
         if not np.all(np.isfinite(X)):
             raise ValueError("overflow")
     return X
+
+
+def variant_stack_before(config: StackConfig, weights: SoftmaxWeights,
+                         X0: np.ndarray) -> np.ndarray:
+    """The forward pass before the block specification: one loop per backend, the six
+    variants as a closed list of branches (``_combine``), no skip scale, no QK-norm."""
+    from attndepth.simulations.models.stacks import (
+        attention_from_projections,
+        layer_norm,
+        mix_values,
+        remove_token_mean,
+    )
+
+    def combine(X: np.ndarray, update: np.ndarray) -> np.ndarray:
+        variant = config.variant
+        if variant == "pure":
+            return update
+        if config.residual_scale != 1.0:
+            update = config.residual_scale * update
+        if variant in ("residual", "pre-ln"):
+            return X + update
+        if variant == "post-ln":
+            return layer_norm(X + update)
+        if variant == "post-ln-deesc-a":
+            return layer_norm(X + remove_token_mean(update, config.tau))
+        return layer_norm(remove_token_mean(X + update, config.tau))
+
+    X, d = X0, config.width
+    for layer in range(config.depth):
+        with np.errstate(over="ignore", invalid="ignore"):
+            attend_to = layer_norm(X) if config.variant == "pre-ln" else X
+            projected = attend_to @ weights.projections[:, layer]
+            P = attention_from_projections(projected[..., :d], projected[..., d:2 * d],
+                                           config.heads, config.temperature, config.causal,
+                                           config.window)
+            Y = combine(X, mix_values(P, projected[..., 2 * d:], weights.output[:, layer]))
+            if config.ffn:
+                ffn_input = layer_norm(Y) if config.variant == "pre-ln" else Y
+                hidden = ffn_input @ weights.ffn_in[:, layer]
+                np.maximum(hidden, 0.0, out=hidden)
+                Y = combine(Y, hidden @ weights.ffn_out[:, layer])
+        total = Y.sum()
+        if not np.isfinite(total) and not np.all(np.isfinite(Y)):
+            raise ValueError("overflow")
+        X = Y
+    return X

@@ -21,7 +21,7 @@ from attndepth.simulations.models.stacks import (
     iterate_stack,
     run_stack,
 )
-from bench.baselines import draw_weights_before, post_ln_stack_before
+from bench.baselines import draw_weights_before, post_ln_stack_before, variant_stack_before
 from bench.timing import best_of, interleaved
 
 
@@ -79,6 +79,24 @@ def stack_before_after(tokens: int, width: int, depth: int, batch: int) -> dict:
     difference = float(np.max(np.abs(post_ln_stack_before(config, weights, X0) - now)))
     return {"shape": _label(tokens, width, depth, batch), "before s": before, "after s": after,
             "speed-up": before / after, "max |Δ state|": difference}
+
+
+def block_definition_before_after(tokens: int, width: int, depth: int, batch: int,
+                                  variant: str = "post-ln", heads: int = 1,
+                                  ffn: bool = False) -> dict:
+    """The one block definition (blocks.block_forward, NumPy backend) against the
+    variant loop it replaced, on the same weights: time and the largest state difference."""
+    config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width, heads=heads,
+                         ffn=ffn, tau=0.5)
+    weights, X0 = draw_stack(config, batch, 0)
+    before, after = interleaved(lambda: variant_stack_before(config, weights, X0),
+                                _forward(config, batch))
+    now = run_stack(config, batch, 0).states[-1]
+    difference = float(np.max(np.abs(variant_stack_before(config, weights, X0) - now)))
+    return {"block": f"{variant}, H={heads}{', FFN' if ffn else ''}",
+            "shape": _label(tokens, width, depth, batch), "variant loop s": before,
+            "block definition s": after, "ratio": before / after,
+            "max |Δ state|": difference}
 
 
 def weights_before_after(tokens: int, width: int, depth: int, batch: int) -> dict:

@@ -29,12 +29,12 @@ def test_bad_input_is_one_line_and_exit_2(capsys):
 
 def test_an_internal_bug_is_not_bad_input(monkeypatch, capsys):
     # a shape bug inside the toolkit (numpy raises ValueError) must not read as bad input
-    from attndepth.simulations.models import stacks
+    from attndepth.simulations.models.blocks import NumpyOps
 
     def broken(X, *args, **kwargs):
         raise ValueError("matmul: Input operand 1 has a mismatch in its core dimension 0")
 
-    monkeypatch.setattr(stacks, "layer_norm", broken)
+    monkeypatch.setattr(NumpyOps, "layer_norm", staticmethod(broken))
     code = main(["similarity", "--variant", "post-ln", "--depth", "2", "--tokens", "4",
                  "--width", "8"])
     err = capsys.readouterr().err

@@ -47,3 +47,17 @@ def test_stack_and_weights_before_give_the_same_numbers():
     for old, new in zip(before, (after.query, after.key, after.value, after.output),
                         strict=True):
         np.testing.assert_array_equal(old, new)
+
+
+def test_the_variant_loop_before_gives_the_block_definitions_numbers_bit_for_bit():
+    from bench.baselines import variant_stack_before
+    from bench.forward import block_definition_before_after
+
+    for variant in ("pure", "residual", "post-ln", "pre-ln", "post-ln-deesc-a",
+                    "post-ln-deesc-b"):
+        config = StackConfig(variant=variant, depth=3, tokens=5, width=8, heads=2, ffn=True,
+                             tau=0.5, causal=True)
+        weights, X0 = draw_stack(config, 2, 4)
+        np.testing.assert_array_equal(variant_stack_before(config, weights, X0),
+                                      run_stack(config, 2, 4).states[-1])
+    assert block_definition_before_after(4, 8, 2, 2)["max |Δ state|"] == 0.0

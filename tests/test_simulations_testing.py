@@ -10,6 +10,7 @@ from attndepth.simulations.measures.similarity import (
     attention_spectra,
     invariant_eigenspace_defects,
 )
+from attndepth.simulations.models.blocks import NORM_PLACEMENTS
 from attndepth.simulations.models.stacks import DTYPES, VARIANTS, remove_token_mean, run_stack
 from attndepth.simulations.testing import (
     doubly_stochastic_matrices,
@@ -64,6 +65,9 @@ def test_stack_configs_respect_their_bounds(config):
 @pytest.mark.parametrize("wanted", [
     *(lambda c, v=v: c.variant == v for v in VARIANTS),
     lambda c: c.causal and c.ffn, lambda c: c.heads == 2, lambda c: c.depth == 0,
+    *(lambda c, v=v: c.block.norm == v for v in NORM_PLACEMENTS),
+    lambda c: c.block.norm_kind == "rms", lambda c: c.qk_norm, lambda c: c.skip_scale != 1,
+    lambda c: c.block.deescalation == "branch" and c.block.norm == "pre",
 ])
 def test_stack_configs_reach_every_variant_and_option(wanted):
     # The strategy must be able to produce each case (a narrowed strategy fails here).

@@ -1,3 +1,5 @@
+import math
+
 import pytest
 import sympy as sp
 
@@ -102,3 +104,52 @@ def test_rates():
     assert float(b_half) == pytest.approx(math.log(0.5), rel=1e-6)
     with pytest.raises(ValueError, match="placement"):
         postln_rate_expression("middle")
+
+
+def test_the_rate_with_skip_and_branch_scales_reduces_to_the_plain_rate_and_is_scale_free():
+    from attndepth.theory.similarity import (
+        alpha_symbol,
+        beta_symbol,
+        postln_rate,
+        postln_rate_expression,
+    )
+
+    c = sp.Symbol("c", positive=True)
+    for placement in ("post-ln", "deesc-a", "deesc-b"):
+        general = postln_rate_expression(placement, sp.Rational(1, 3), alpha_symbol,
+                                         beta_symbol)
+        plain = postln_rate_expression(placement, sp.Rational(1, 3))
+        assert sp.simplify(general.subs({alpha_symbol: 1, beta_symbol: 1}) - plain) == 0
+        scaled = general.subs({alpha_symbol: c * alpha_symbol, beta_symbol: c * beta_symbol},
+                              simultaneous=True)
+        assert sp.simplify(sp.expand_log(scaled - general, force=True)) == 0  # depends on β/α
+    rates = [postln_rate(0.2, 64, skip_scale=a) for a in (1.0, 1.5, 2.0, 4.0, 8.0)]
+    assert all(b < a for a, b in zip(rates, rates[1:], strict=False))  # DeepNorm: α slows it
+    assert rates[-1] == pytest.approx(math.log(1 + (1 - 0.04) * (1 - 1 / 64) / 64), rel=0.05)
+
+
+def test_rmsnorm_keeps_the_whole_mean_update():
+    from attndepth.theory.similarity import postln_rate
+
+    layer, rms = postln_rate(0.0, 8), postln_rate(0.0, 8, norm_kind="rms")
+    assert rms > layer
+    assert rms == pytest.approx(math.log(2) - 6 / 8 / 8, rel=1e-12)
+
+
+def test_rate_arguments_follow_the_block_and_refuse_where_nothing_is_derived():
+    from attndepth.simulations.models.stacks import StackConfig
+    from attndepth.theory.similarity import postln_rate, rate_arguments
+
+    deepnorm = rate_arguments(StackConfig(variant="post-ln", skip_scale=2.0, norm_kind="rms"))
+    assert deepnorm == {"placement": "post-ln", "tau": 1.0, "skip_scale": 2.0,
+                        "residual_scale": 1.0, "norm_kind": "rms"}
+    assert rate_arguments(StackConfig(variant="post-ln-deesc-b", tau=0.5))["placement"] \
+        == "deesc-b"
+    for fields, reason in ((dict(variant="pre-ln"), "placement 'pre'"),
+                           (dict(norm="peri"), "placement 'peri'"),
+                           (dict(variant="pure", norm="post"), "no skip path"),
+                           (dict(ffn=True), "feed-forward")):
+        with pytest.raises(ValueError, match=reason):
+            rate_arguments(StackConfig(**fields))
+    with pytest.raises(ValueError, match="skip_scale"):
+        postln_rate(0.1, 16, skip_scale=0.0)

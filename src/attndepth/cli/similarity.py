@@ -19,6 +19,7 @@ from attndepth.simulations.measures.similarity import (
     token_diversity,
     token_similarity,
 )
+from attndepth.simulations.models.blocks import DEESCALATIONS, NORM_KINDS, NORM_PLACEMENTS
 from attndepth.simulations.models.stacks import DTYPES, VARIANTS, StackConfig, run_stack
 
 #: Largest n for --spectra: one eigendecomposition of a 2048² matrix takes about 10 s here.
@@ -42,9 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
             "attndepth similarity --variant post-ln --depth 96 --tokens 16 --width 64",
             "attndepth similarity --variant post-ln-deesc-b --tau 0.5 --depth 48 --tokens 8 "
             "--width 32 --json",
-            "attndepth similarity --variant pure --depth 8 --tokens 8 --width 16 --spectra",
             "attndepth similarity --variant post-ln --depth 96 --tokens 16 --width 64 "
-            "--backend jax"))
+            "--backend jax",
+            "attndepth similarity --variant post-ln --skip-scale 2 --depth 192 --tokens 16 "
+            "--width 64"))
     parser.add_argument("--variant", choices=VARIANTS, required=True, help="block variant")
     parser.add_argument("--depth", type=integer, required=True, metavar="L",
                         help="number of blocks (integer >= 0)")
@@ -66,9 +68,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--window", type=integer, default=None, metavar="W",
                         help="local attention: token i sees the tokens j with abs(i - j) < W "
                              "(with --causal: the W tokens up to i); integer >= 1, default all")
-    parser.add_argument("--residual-scale", type=float, default=1.0, metavar="A",
-                        help="scale of every residual branch, X + A*F(X) (number > 0; "
+    parser.add_argument("--residual-scale", type=float, default=1.0, metavar="B",
+                        help="scale of every residual branch, X + B*F(X) (number > 0; "
                              "Noci et al. use 1/sqrt(L); not for --variant pure)")
+    parser.add_argument("--skip-scale", type=float, default=1.0, metavar="A",
+                        help="scale of the skip path, N(A*X + F(X)) (number > 0; DeepNorm "
+                             "takes A > 1; not for --variant pure)")
+    parser.add_argument("--norm", choices=NORM_PLACEMENTS, default=None,
+                        help="normalisation placement in place of the variant's: none, pre, "
+                             "post, or peri (normalise the branch's input and output)")
+    parser.add_argument("--norm-kind", choices=NORM_KINDS, default="layer",
+                        help="layer (LayerNorm) or rms (RMSNorm)")
+    parser.add_argument("--deescalation", choices=DEESCALATIONS, default=None,
+                        help="de-escalation (I - tau*Pi) in place of the variant's: none, "
+                             "branch (placement a) or sum (placement b)")
+    parser.add_argument("--qk-norm", action="store_true",
+                        help="normalise each head's queries and keys before the logits")
     parser.add_argument("--ffn", action="store_true",
                         help="add a ReLU feed-forward sublayer (width 4d) to each block")
     parser.add_argument("--dtype", choices=DTYPES, default="float64",
@@ -100,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
                          width=args.width, heads=args.heads, tau=args.tau,
                          temperature=args.temperature, causal=args.causal, ffn=args.ffn,
                          window=args.window, residual_scale=args.residual_scale,
-                         dtype=args.dtype)
+                         dtype=args.dtype, skip_scale=args.skip_scale, norm=args.norm,
+                         norm_kind=args.norm_kind, deescalation=args.deescalation,
+                         qk_norm=args.qk_norm)
     start = time.perf_counter()
     if args.spectra and args.tokens > MAX_SPECTRA_TOKENS:
         raise InvalidParameter(f"--spectra takes the eigenvalues of every n × n attention matrix "

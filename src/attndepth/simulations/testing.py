@@ -17,6 +17,7 @@ import numpy as np
 from hypothesis import strategies as st
 from scipy.stats import ortho_group
 
+from attndepth.simulations.models.blocks import DEESCALATIONS, NORM_KINDS, NORM_PLACEMENTS
 from attndepth.simulations.models.stacks import VARIANTS, StackConfig
 
 _seeds = st.integers(0, 2**32 - 1)
@@ -121,10 +122,18 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
                   causal: bool | None = None, ffn: bool | None = None,
                   windowed: bool | None = None,
                   residual_scales: tuple[float, ...] = (1.0,),
+                  skip_scales: tuple[float, ...] = (1.0, 2.0),
+                  norms: tuple[str | None, ...] = (None, *NORM_PLACEMENTS),
+                  norm_kinds: tuple[str, ...] = NORM_KINDS,
+                  deescalations: tuple[str | None, ...] = (None, *DEESCALATIONS),
+                  qk_norm: bool | None = None,
                   ) -> st.SearchStrategy[StackConfig]:
     """Small valid :class:`~attndepth.simulations.models.stacks.StackConfig` values.
 
-    Every argument pins or narrows one field; the defaults draw every variant.
+    Every argument pins or narrows one field; the defaults draw every variant
+    and every block option (:mod:`~attndepth.simulations.models.blocks`).
+    Pass ``norms=(None,)``, ``deescalations=(None,)``, ``skip_scales=(1.0,)``,
+    ``norm_kinds=("layer",)`` and ``qk_norm=False`` for the named variants alone.
 
     Parameters
     ----------
@@ -142,9 +151,15 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
         Pin the mask or the feed-forward sublayer (None: both drawn).
     windowed : bool or None
         Draw a local attention window (1..tokens) or not (None: either).
-    residual_scales : tuple of float
-        Residual-branch scales α to sample from (used for variants with a
-        residual branch; ``pure`` keeps 1).
+    residual_scales, skip_scales : tuple of float
+        Branch scales β and skip scales α to sample from (used for variants
+        with a skip path; ``pure`` keeps 1).
+    norms, norm_kinds, deescalations : tuple
+        Normalisation placements (None: the variant's), normaliser kinds and
+        de-escalation placements (None: the variant's) to sample from;
+        ``pure`` never draws ``deescalation="branch"``.
+    qk_norm : bool or None
+        Pin QK-normalisation (None: drawn).
     """
     depth_values = st.sampled_from(depths) if depths else st.integers(0, max_depth)
     token_values = st.sampled_from(tokens) if tokens else st.integers(1, max_tokens)
@@ -155,11 +170,17 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
         head = draw(st.sampled_from(heads))
         variant, n = draw(st.sampled_from(variants)), draw(token_values)
         use_window = draw(st.booleans()) if windowed is None else windowed
+        pure = variant == "pure"
+        deescalation = draw(st.sampled_from(deescalations))
         return StackConfig(
             variant=variant, depth=draw(depth_values),
             tokens=n, width=width, heads=head if width % head == 0 else 1,
             window=draw(st.integers(1, n)) if use_window else None,
-            residual_scale=1.0 if variant == "pure" else draw(st.sampled_from(residual_scales)),
+            residual_scale=1.0 if pure else draw(st.sampled_from(residual_scales)),
+            skip_scale=1.0 if pure else draw(st.sampled_from(skip_scales)),
+            norm=draw(st.sampled_from(norms)), norm_kind=draw(st.sampled_from(norm_kinds)),
+            deescalation="sum" if pure and deescalation == "branch" else deescalation,
+            qk_norm=draw(st.booleans()) if qk_norm is None else qk_norm,
             tau=draw(st.floats(*taus)), temperature=draw(st.floats(*temperatures)),
             causal=draw(st.booleans()) if causal is None else causal,
             ffn=draw(st.booleans()) if ffn is None else ffn,

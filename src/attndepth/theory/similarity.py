@@ -194,59 +194,88 @@ def _fixed_rate_function() -> Callable[[float], float]:
     return sp.lambdify(lambda2, fixed_matrix_rate(), modules="math")
 
 
-def _mean_factor(placement: str, tau) -> tuple[sp.Expr, sp.Expr]:
-    """(E factor, variance) of ‖ΠX‖² for one post-LN block; see :func:`postln_rate_expression`."""
+alpha_symbol, beta_symbol = sp.symbols("alpha beta", positive=True)
+
+#: Placements with a derived rate (the post-normalised blocks).
+RATE_PLACEMENTS: tuple[str, ...] = ("post-ln", "deesc-a", "deesc-b")
+#: Normalisers the derivation covers: LayerNorm (centres, so keeps 1 − 1/d of m̄W) and RMSNorm.
+RATE_NORM_KINDS: tuple[str, ...] = ("layer", "rms")
+
+
+def _mean_factor(placement: str, tau, alpha=1, beta=1, norm_kind: str = "layer"
+                 ) -> tuple[sp.Expr, sp.Expr]:
+    """(E factor, variance) of ‖ΠX‖² for one post-normalised block.
+
+    See :func:`postln_rate_expression`.
+    """
     d = width_symbol
-    keep = 1 - 1 / d  # LN's feature centring removes the 1_d-component of m̄W
+    # LN's feature centring removes the 1_d-component of m̄W; RMSNorm does not centre
+    keep = 1 - 1 / d if norm_kind == "layer" else 1
     if placement == "post-ln":
-        c2 = 1
-        return 1 + c2 * keep, (2 * c2**2 + 4 * c2) / d
+        return alpha**2 + beta**2 * keep, (4 * alpha**2 * beta**2 + 2 * beta**4) / d
     if placement == "deesc-a":
         c2 = (1 - tau) ** 2
-        return 1 + c2 * keep, (2 * c2**2 + 4 * c2) / d
+        return (alpha**2 + c2 * beta**2 * keep,
+                (4 * alpha**2 * beta**2 * c2 + 2 * beta**4 * c2**2) / d)
     if placement == "deesc-b":
         c2 = (1 - tau) ** 2
-        return c2 * (1 + keep), c2**2 * 6 / d
-    raise ValueError(f"placement must be post-ln, deesc-a or deesc-b; got {placement!r}")
+        return c2 * (alpha**2 + beta**2 * keep), c2**2 * (4 * alpha**2 * beta**2 + 2 * beta**4) / d
+    raise InvalidParameter(f"placement must be one of {', '.join(RATE_PLACEMENTS)}; got "
+                           f"{placement!r} (no rate is derived for pre-, peri- or unnormalised "
+                           f"blocks)")
 
 
-def postln_rate_expression(placement: str = "post-ln", tau=tau_symbol) -> sp.Expr:
+def postln_rate_expression(placement: str = "post-ln", tau=tau_symbol, skip_scale=1,
+                           residual_scale=1, norm_kind: str = "layer") -> sp.Expr:
     """Expected log-odds slope per layer of a post-LN block with Gaussian W (variance 1/d).
 
     Derivation (docs/theory.md §3 [derived], one head, W = W_V W_O with entries of
     variance 1/d, P row-stochastic with negligible leakage; X post-LN so
     each token, hence the mean token m̄, has zero feature mean). Split
-    X = ΠX + D. Then PX = ΠX + PD (P fixes 1) and
+    X = ΠX + D. Then PX = ΠX + PD (P fixes 1) and, with the skip scale α and
+    the branch scale β (α = β = 1: the plain block; α > 1: DeepNorm),
 
-      post-ln:  Π(X + PXW) = ΠX(I + W) + ΠPDW,   (I−Π)(X + PXW) = D + (I−Π)PDW.
+      post-ln:  Π(αX + βPXW) = ΠX(αI + βW) + βΠPDW,   (I−Π)(αX + βPXW) = αD + β(I−Π)PDW.
 
-    E‖m̄W‖² = ‖m̄‖² and E⟨m̄, m̄W⟩ = 0, so E‖ΠX(I+W)‖² = 2‖ΠX‖²; likewise
-    E‖D + (I−Π)PDW‖² = ‖D‖²(1 + s²) with s = ‖(I−Π)PD‖/‖D‖ ≤ σ₂. LN's
+    E‖m̄W‖² = ‖m̄‖² and E⟨m̄, m̄W⟩ = 0, so E‖ΠX(αI+βW)‖² = (α² + β²)‖ΠX‖²; likewise
+    E‖αD + β(I−Π)PDW‖² = ‖D‖²(α² + β²s²) with s = ‖(I−Π)PD‖/‖D‖ ≤ σ₂. LN's
     centring C = I − 11ᵀ/d acts on the right and removes the 1_d-component of
-    m̄W (expected share 1/d): factors 1 + (1 − 1/d) and 1 + s²(1 − 1/d).
-    LN's per-token scaling changes the log-odds only at second order (see
+    m̄W (expected share 1/d): factors α² + β²(1 − 1/d) and α² + β²s²(1 − 1/d);
+    RMSNorm does not centre (factor 1 in place of 1 − 1/d). The per-token
+    scaling of either normaliser changes the log-odds only at second order (see
     :func:`scaling_commutator_norm`). The log of a random factor with mean μ
     and variance v has mean ≈ ln μ − v/(2μ²) (second-order Jensen):
-    Var(‖m̄W‖²/‖m̄‖²) = 2/d and Var(2⟨m̄, m̄W⟩/‖m̄‖²) = 4/d. So the slope is
+    Var(‖m̄W‖²/‖m̄‖²) = 2/d, Var(⟨m̄, m̄W⟩/‖m̄‖²) = 1/d and the two are
+    uncorrelated, so v = (4α²β² + 2β⁴)/d. The slope is
 
-        ln(2 − 1/d) − ln(1 + s²(1 − 1/d)) − 6/(8d)  →  ln 2  (d → ∞, s → 0),
+        ln(α² + β²(1 − 1/d)) − ln(α² + β²s²(1 − 1/d)) − v/(2μ²)
 
-    the statement "tends to ln 2" (a limit, not the finite-width rate). De-escalation multiplies the
-    update's mean by c = 1 − τ: placement (a) LN(X + (I−τΠ)PXW) gives mean
-    factor 1 + c²(1 − 1/d); placement (b) LN((I−τΠ)(X + PXW)) scales the whole
-    mean, factor c²(2 − 1/d). The diversity factor is unchanged. Valid while
-    the leakage term ΠPDW is small against ΠX, i.e. once tokens align.
+    which at α = β = 1 tends to ln 2 (d → ∞, s → 0), the statement "tends to
+    ln 2" (a limit, not the finite-width rate). It depends on β/α only (the
+    normaliser is scale invariant) and falls like β²(1 − s²)/α² as α grows.
+    De-escalation multiplies the update's mean by c = 1 − τ: placement (a)
+    N(αX + (I−τΠ)βPXW) gives mean factor α² + c²β²(1 − 1/d); placement (b)
+    N((I−τΠ)(αX + βPXW)) scales the whole mean, factor c²(α² + β²(1 − 1/d)).
+    The diversity factor is unchanged. Valid while the leakage term ΠPDW is
+    small against ΠX, i.e. once tokens align.
     """
-    mean, variance = _mean_factor(placement, tau)
-    diversity = 1 + s_realised**2 * (1 - 1 / width_symbol)
+    if norm_kind not in RATE_NORM_KINDS:
+        raise InvalidParameter(f"norm_kind must be one of {', '.join(RATE_NORM_KINDS)}; "
+                               f"got {norm_kind!r}")
+    alpha, beta = skip_scale, residual_scale
+    mean, variance = _mean_factor(placement, tau, alpha, beta, norm_kind)
+    keep = 1 - 1 / width_symbol if norm_kind == "layer" else 1
+    diversity = alpha**2 + beta**2 * s_realised**2 * keep
     return sp.log(mean) - sp.log(diversity) - variance / (2 * mean**2)
 
 
-def postln_rate(s: float, width: int, placement: str = "post-ln", tau: float = 1.0) -> float:
+def postln_rate(s: float, width: int, placement: str = "post-ln", tau: float = 1.0,
+                skip_scale: float = 1.0, residual_scale: float = 1.0,
+                norm_kind: str = "layer") -> float:
     """:func:`postln_rate_expression` as a number: the expected log-odds slope per layer.
 
     The one numeric form of the derived rate; claims, figures and tests all
-    call it (it lambdifies the SymPy expression once per placement and τ).
+    call it (it lambdifies the SymPy expression once per placement, τ and kind).
 
     Parameters
     ----------
@@ -255,34 +284,86 @@ def postln_rate(s: float, width: int, placement: str = "post-ln", tau: float = 1
     width : int
         d ≥ 2.
     placement : {"post-ln", "deesc-a", "deesc-b"}
-        Plain post-LN, or de-escalation inside (a) / around (b) the residual.
+        Plain post-normalised block, or de-escalation inside (a) / around (b)
+        the residual. Pre-, peri- and unnormalised blocks have no derived rate
+        (an error says so).
     tau : float
         De-escalation strength in [0, 1] (ignored for ``"post-ln"``).
+    skip_scale, residual_scale : float
+        α and β > 0 of X ← N(αX + βF(X)) (``StackConfig.skip_scale`` and
+        ``residual_scale``; DeepNorm: α > 1).
+    norm_kind : {"layer", "rms"}
+        LayerNorm or RMSNorm.
 
     Returns
     -------
     float
-        ``ln(mean factor) − ln(1 + s²(1 − 1/d)) − variance/(2·mean²)``
-        (derivation: :func:`postln_rate_expression`); ``-inf`` when the mean
-        factor vanishes (τ = 1: the mean token is removed entirely).
+        ``ln μ − ln(α² + β²s²k) − v/(2μ²)`` with k = 1 − 1/d (LayerNorm) or 1
+        (RMSNorm) (derivation: :func:`postln_rate_expression`); ``-inf`` when
+        the mean factor μ vanishes (τ = 1 in placement b: the mean token is
+        removed entirely).
     """
     if isinstance(width, bool) or not isinstance(width, int) or width < 2:
-        raise ValueError(f"width must be an integer >= 2, got {width!r}")
+        raise InvalidParameter(f"width must be an integer >= 2, got {width!r}")
     if not isinstance(s, (int, float)) or not 0 <= s < math.inf:
-        raise ValueError(f"s must be a finite number >= 0, got {s!r}")
+        raise InvalidParameter(f"s must be a finite number >= 0, got {s!r}")
     if not isinstance(tau, (int, float)) or not 0 <= tau <= 1:
-        raise ValueError(f"tau must be in [0, 1], got {tau!r}")
+        raise InvalidParameter(f"tau must be in [0, 1], got {tau!r}")
+    for name, value in (("skip_scale", skip_scale), ("residual_scale", residual_scale)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0 < value < math.inf:
+            raise InvalidParameter(f"{name} must be a finite number > 0, got {value!r}")
+    if norm_kind not in RATE_NORM_KINDS:
+        raise InvalidParameter(f"norm_kind must be one of {', '.join(RATE_NORM_KINDS)}; "
+                               f"got {norm_kind!r}")
     tau = 1.0 if placement == "post-ln" else float(tau)
-    mean, _ = _mean_factor(placement, tau)
-    if float(mean.subs(width_symbol, width)) == 0:
+    mean, _ = _mean_factor(placement, tau, float(skip_scale), float(residual_scale), norm_kind)
+    if float(sp.sympify(mean).subs(width_symbol, width)) == 0:
         return -math.inf
-    return float(_postln_rate_function(placement, tau)(float(s), width))
+    function = _postln_rate_function(placement, tau, norm_kind)
+    return float(function(float(s), width, float(skip_scale), float(residual_scale)))
 
 
 @lru_cache(maxsize=64)
-def _postln_rate_function(placement: str, tau: float) -> Callable[[float, int], float]:
-    expression = postln_rate_expression(placement, sp.Float(tau))
-    return sp.lambdify((s_realised, width_symbol), expression, modules="math")
+def _postln_rate_function(placement: str, tau: float, norm_kind: str
+                          ) -> Callable[[float, int, float, float], float]:
+    expression = postln_rate_expression(placement, sp.Float(tau), alpha_symbol, beta_symbol,
+                                        norm_kind)
+    return sp.lambdify((s_realised, width_symbol, alpha_symbol, beta_symbol), expression,
+                       modules="math")
+
+
+def rate_arguments(config) -> dict:
+    """The :func:`postln_rate` arguments of a stack's block, or an error where none is derived.
+
+    Parameters
+    ----------
+    config : :class:`~attndepth.simulations.models.stacks.StackConfig`
+
+    Returns
+    -------
+    dict with ``placement``, ``tau``, ``skip_scale``, ``residual_scale``, ``norm_kind``.
+
+    Raises
+    ------
+    InvalidParameter
+        For blocks outside the derivation: no skip path, a normalisation
+        placement other than post, or a feed-forward or user sublayer (the
+        derivation has one attention branch per block).
+    """
+    block = config.block
+    missing = [reason for reason, present in (
+        ("no skip path", not block.skip),
+        (f"normalisation placement {block.norm!r} (derived for 'post' only)",
+         block.norm != "post"),
+        ("a feed-forward sublayer", config.ffn),
+        ("a user sublayer", config.sublayer is not None)) if present]
+    if missing:
+        raise InvalidParameter(f"no derived rate for this block: {'; '.join(missing)} "
+                               f"(attndepth.theory.similarity.postln_rate_expression)")
+    placement = {"none": "post-ln", "branch": "deesc-a", "sum": "deesc-b"}[block.deescalation]
+    return {"placement": placement, "tau": block.tau, "skip_scale": block.skip_scale,
+            "residual_scale": block.residual_scale, "norm_kind": block.norm_kind}
 
 
 def check_rate_limit() -> bool:

@@ -19,12 +19,12 @@ from attndepth.simulations.measures.similarity import (
     token_diversity,
     token_similarity,
 )
+from attndepth.simulations.models.blocks import NUMPY, branch_input
 from attndepth.simulations.models.stacks import (
     StackConfig,
     attention_output,
     draw_stack,
     iterate_stack,
-    layer_norm,
     run_stack,
 )
 from attndepth.simulations.seeding import gaussian_tokens
@@ -142,7 +142,7 @@ def contraction_samples(config: StackConfig, batch: int, seed: int) -> Contracti
     with single_threaded_blas():
         for record in iterate_stack(config, weights, X0):
             layer = record.layer
-            X = layer_norm(record.inputs) if config.variant == "pre-ln" else record.inputs
+            X = branch_input(NUMPY, config.block, record.inputs)  # what attention read
             P = record.attention  # the block's own attention (masks included)
             update = attention_output(X, P, weights.value[:, layer], weights.output[:, layer])
             value, output = weights.value[:, layer], weights.output[:, layer]

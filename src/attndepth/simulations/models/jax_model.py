@@ -99,7 +99,17 @@ def init_params(config: StackConfig, vocabulary: int, seed: int) -> dict[str, np
     if config.ffn:
         params["ffn_in"] = np.array(weights.ffn_in[0])
         params["ffn_out"] = np.array(weights.ffn_out[0])
+    params.update({name: np.array(array[0]) for name, array in weights.extra.items()})
     return params
+
+
+def _stack_names(params) -> list[str]:
+    """The names of the stack's per-block parameters among ``params``."""
+    return [name for name in params if name not in MODEL_PARAMETERS]
+
+
+#: The model's parameters outside the blocks.
+MODEL_PARAMETERS = frozenset({"embedding", "position", "head"})
 
 
 def embed(params, tokens):
@@ -113,8 +123,7 @@ def _states(jax, config: StackConfig, params, tokens):
     mask = attention_mask(config.tokens, config.causal, config.window)
     forbidden = None if mask is None else jnp.asarray(mask)
     X0 = embed(params, tokens)
-    layers = {name: params[name] for name in ("projections", "output", "ffn_in", "ffn_out")
-              if name in params}
+    layers = {name: params[name] for name in _stack_names(params)}
 
     def step(X, layer):
         Y = attention_block(jnp, config, forbidden, X, layer)
@@ -141,8 +150,11 @@ def numpy_weights(params, batch: int) -> SoftmaxWeights:
         array = np.asarray(params[name], dtype=np.float64)
         return np.ascontiguousarray(np.broadcast_to(array, (batch,) + array.shape))
 
+    own = {"projections", "output", "ffn_in", "ffn_out"}
     return SoftmaxWeights(projections=tile("projections"), output=tile("output"),
-                          ffn_in=tile("ffn_in"), ffn_out=tile("ffn_out"))
+                          ffn_in=tile("ffn_in"), ffn_out=tile("ffn_out"),
+                          extra={name: tile(name) for name in _stack_names(params)
+                                 if name not in own})
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
 """The softmax stacks of :mod:`attndepth.simulations.models.stacks`, written in JAX.
 
-The same blocks, variants, heads, masks, residual scale, de-escalation and
-feed-forward sublayer, compiled with ``jax.jit`` over a ``lax.scan`` of the
-layers, differentiable, and runnable on a GPU when JAX sees one. With the
-same weights and inputs in float64 the states equal the NumPy stack's to
-round-off (the tests ask ≤ 1e-12 relative on hypothesis-drawn configurations),
-so measurements and, later, trained weights move between the two freely.
+The same block: :func:`~attndepth.simulations.models.blocks.block_forward`,
+the one definition the NumPy stack runs too, here with the JAX backend
+(:func:`~attndepth.simulations.models.blocks.jax_ops`), compiled with
+``jax.jit`` over a ``lax.scan`` of the layers, differentiable, and runnable
+on a GPU when JAX sees one. With the same weights and inputs in float64 the
+states equal the NumPy stack's to round-off (the tests ask ≤ 1e-12 relative
+on hypothesis-drawn block specifications), so measurements and trained
+weights move between the two freely.
 
 JAX is optional (``pip install -e ".[train]"``); nothing else in attndepth
 imports it. Float64 needs ``jax_enable_x64``, switched on here at import.
@@ -18,8 +20,8 @@ from functools import lru_cache
 import numpy as np
 
 from attndepth.errors import InvalidParameter, MissingExtra, Overflow
+from attndepth.simulations.models.blocks import block_forward, jax_ops
 from attndepth.simulations.models.stacks import (
-    LAYER_NORM_EPS,
     StackConfig,
     Trajectory,
     attention_mask,
@@ -65,44 +67,8 @@ def device(name: str = "cpu"):
     return found[0]
 
 
-def _layer_norm(jnp, X):
-    centred = X - X.mean(axis=-1, keepdims=True)
-    variance = (centred * centred).mean(axis=-1, keepdims=True)
-    return centred / jnp.sqrt(variance + LAYER_NORM_EPS)
-
-
-def _combine(jnp, config: StackConfig, X, update):
-    """The block variants of :func:`attndepth.simulations.models.stacks._combine`."""
-    variant, alpha, tau = config.variant, config.residual_scale, config.tau
-    if variant == "pure":
-        return update
-    update = alpha * update
-    if variant in ("residual", "pre-ln"):
-        return X + update
-    if variant == "post-ln":
-        return _layer_norm(jnp, X + update)
-    if variant == "post-ln-deesc-a":
-        return _layer_norm(jnp, X + update - tau * update.mean(axis=-2, keepdims=True))
-    summed = X + update  # post-ln-deesc-b
-    return _layer_norm(jnp, summed - tau * summed.mean(axis=-2, keepdims=True))
-
-
-def _attention(jnp, config: StackConfig, Q, K, forbidden):
-    """Row-stochastic attention (batch, heads, n, n) from projections (batch, n, d)."""
-    batch, n, d = Q.shape
-    heads, dk = config.heads, config.head_dim
-    Qh = Q.reshape(batch, n, heads, dk).transpose(0, 2, 1, 3)
-    Kh = K.reshape(batch, n, heads, dk).transpose(0, 2, 3, 1)
-    logits = (Qh @ Kh) / float(np.sqrt(dk) * config.temperature)  # a Python float: keeps float32
-    if forbidden is not None:
-        logits = jnp.where(forbidden, -jnp.inf, logits)
-    logits = logits - logits.max(axis=-1, keepdims=True)
-    weights = jnp.exp(logits)
-    return weights / weights.sum(axis=-1, keepdims=True)
-
-
 def attention_block(jnp, config: StackConfig, forbidden, X, layer):
-    """One block of ``config``: attention sublayer, then the optional feed-forward sublayer.
+    """One block of ``config`` in JAX: :func:`~attndepth.simulations.models.blocks.block_forward`.
 
     Parameters
     ----------
@@ -111,27 +77,14 @@ def attention_block(jnp, config: StackConfig, forbidden, X, layer):
         :func:`attndepth.simulations.models.stacks.attention_mask`, or None.
     X : (batch, n, d) states.
     layer : dict of this block's weights — ``projections`` (…, d, 3d), ``output``
-        (…, d, d) and, with ``config.ffn``, ``ffn_in`` / ``ffn_out`` — either per
-        sequence (batch, …) or shared by the batch.
+        (…, d, d), with ``config.ffn`` ``ffn_in`` / ``ffn_out``, and a sublayer's
+        own — either per sequence (batch, …) or shared by the batch.
 
     Returns
     -------
     (batch, n, d): the block's output, as :func:`attndepth.simulations.models.stacks.iterate_stack`.
     """
-    d, heads = config.width, config.heads
-    projections, output = layer["projections"], layer["output"]
-    attend_to = _layer_norm(jnp, X) if config.variant == "pre-ln" else X
-    projected = attend_to @ projections
-    P = _attention(jnp, config, projected[..., :d], projected[..., d:2 * d], forbidden)
-    batch, n, _ = X.shape
-    V = projected[..., 2 * d:].reshape(batch, n, heads, d // heads).transpose(0, 2, 1, 3)
-    mixed = (P @ V).transpose(0, 2, 1, 3).reshape(batch, n, d)
-    Y = _combine(jnp, config, X, mixed @ output)
-    if config.ffn:
-        ffn_input = _layer_norm(jnp, Y) if config.variant == "pre-ln" else Y
-        hidden = jnp.maximum(ffn_input @ layer["ffn_in"], 0.0)
-        Y = _combine(jnp, config, Y, hidden @ layer["ffn_out"])
-    return Y
+    return block_forward(jax_ops(jnp), config, forbidden, X, layer)[0]
 
 
 @lru_cache(maxsize=32)
@@ -179,11 +132,10 @@ def stack_states(config: StackConfig, weights, X0: np.ndarray, device_name: str 
                                f"got {X0.shape}")
     if config.depth == 0:
         return X0[None].copy()
-    layers = {"projections": np.moveaxis(weights.projections[:, :config.depth], 1, 0),
-              "output": np.moveaxis(weights.output[:, :config.depth], 1, 0)}
+    arrays = {"projections": weights.projections, "output": weights.output, **weights.extra}
     if config.ffn:
-        layers["ffn_in"] = np.moveaxis(weights.ffn_in[:, :config.depth], 1, 0)
-        layers["ffn_out"] = np.moveaxis(weights.ffn_out[:, :config.depth], 1, 0)
+        arrays.update(ffn_in=weights.ffn_in, ffn_out=weights.ffn_out)
+    layers = {name: np.moveaxis(array[:, :config.depth], 1, 0) for name, array in arrays.items()}
     # weights (depth, batch, ...) broadcast against X (batch, n, d) per layer
     layers = {name: jax.device_put(np.ascontiguousarray(array, dtype=dtype), target)
               for name, array in layers.items()}

@@ -1,19 +1,27 @@
 """Seeded random softmax attention stacks, batched over seeds.
 
 Softmax attention (Yu & Zhang 2023, §3): ``P = softmax(Q Kᵀ/(√d_k T))``
-per head, with the block variants
+per head. A block is described by a
+:class:`~attndepth.simulations.models.blocks.BlockSpec` (normalisation
+placement and kind, skip and branch scales, de-escalation, QK-normalisation)
+and run by the one block definition of
+:mod:`~attndepth.simulations.models.blocks`. The named variants are presets of
+that specification:
 
   ========================  ===============================================
   ``pure``                  X ← A(X)                   (Dong et al. 2021)
-  ``residual``              X ← X + α A(X)
-  ``post-ln``               X ← LN(X + α A(X))
-  ``pre-ln``                X ← X + α A(LN(X))
-  ``post-ln-deesc-a``       X ← LN(X + α (I − τΠ) A(X))
-  ``post-ln-deesc-b``       X ← LN((I − τΠ)(X + α A(X)))
+  ``residual``              X ← αX + β A(X)
+  ``post-ln``               X ← LN(αX + β A(X))        (α > 1: DeepNorm)
+  ``pre-ln``                X ← αX + β A(LN(X))
+  ``post-ln-deesc-a``       X ← LN(αX + (I − τΠ) β A(X))
+  ``post-ln-deesc-b``       X ← LN((I − τΠ)(αX + β A(X)))
   ========================  ===============================================
 
-  with the residual-branch scale α (``residual_scale``, 1 by default; Noci et
-  al. 2022 scale the branches by 1/√L).
+  with the skip scale α (``skip_scale``, 1 by default; Wang et al. 2022's
+  DeepNorm takes α > 1) and the branch scale β (``residual_scale``, 1 by
+  default; Noci et al. 2022 scale the branches by 1/√L). The fields ``norm``
+  (none, pre, post, peri), ``norm_kind`` (layer, rms), ``deescalation``
+  (none, branch, sum), ``qk_norm`` and ``sublayer`` change the preset.
 
   where ``A(X) = concat_h(P_h X W_V^h) W_O`` (so ``A(X) = Σ_h P_h X W_h`` with
   ``W_h = W_V^h W_O^h``), ``Π = 11ᵀ/n`` and LN is LayerNorm without affine
@@ -34,12 +42,24 @@ over stacks, the computation never does.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from attndepth.errors import InvalidParameter, InvalidType, Overflow
+from attndepth.simulations.models.blocks import (
+    DEESCALATIONS,
+    NORM_EPS,
+    NORM_PLACEMENTS,
+    NUMPY,
+    PRESETS,
+    BlockSpec,
+    Sublayer,
+    attention_logits,
+    block_forward,
+    mix_heads,
+)
 from attndepth.simulations.models.weight_cache import WeightCache
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
 from attndepth.simulations.validation import (
@@ -61,7 +81,7 @@ VARIANTS: tuple[str, ...] = (
 )
 
 #: LayerNorm epsilon added to the per-token variance.
-LAYER_NORM_EPS = 1e-5
+LAYER_NORM_EPS = NORM_EPS
 #: Hidden width of the optional feed-forward sublayer, as a multiple of width.
 FFN_EXPANSION = 4
 #: Floating-point types a softmax stack can run in.
@@ -83,9 +103,10 @@ class StackConfig:
     temperature : softmax temperature T > 0; logits are divided by √d_k·T.
     causal : mask attention to earlier positions (P stays row-stochastic).
     ffn : add a ReLU feed-forward sublayer after each attention sublayer.
-    residual_scale : α > 0 multiplying every residual branch (attention and FFN);
-        1 is the plain stack, ``1/sqrt(depth)`` the scaling of Noci et al. 2022
-        (arXiv 2206.03126). Only variants with a residual branch accept α ≠ 1.
+    residual_scale : β > 0 multiplying every residual branch (attention, FFN and
+        sublayer); 1 is the plain stack, ``1/sqrt(depth)`` the scaling of Noci
+        et al. 2022 (arXiv 2206.03126). Only variants with a residual branch
+        accept β ≠ 1. It scales the *branch*; DeepNorm's α is ``skip_scale``.
     window : None (full attention) or w >= 1: token i attends to the tokens j
         with ``|i − j| < w`` (a band of width 2w − 1), or, with ``causal``, to
         i − w < j <= i (a sliding window of w tokens); Wu et al. 2024
@@ -97,6 +118,22 @@ class StackConfig:
         states; the bench reports the deviation), not by checks at rounding
         level: ``P1 = 1`` holds only to ~1e-7 and Dong's residual cannot be
         followed below ~1e-7 of its start.
+    skip_scale : α > 0 multiplying the skip path, X ← N(αX + βF(X)) (DeepNorm,
+        Wang et al. 2022, arXiv 2203.00555). Not for ``pure`` (no skip path).
+    norm : None (the variant's placement) or one of
+        :data:`~attndepth.simulations.models.blocks.NORM_PLACEMENTS`:
+        ``none``, ``pre``, ``post`` or ``peri`` (normalise the branch's input and
+        output, X ← αX + βN(F(N(X)))).
+    norm_kind : ``layer`` (LayerNorm, default) or ``rms`` (RMSNorm).
+    deescalation : None (the variant's) or ``none``, ``branch`` (placement a)
+        or ``sum`` (placement b), with strength ``tau``.
+    qk_norm : normalise each head's queries and keys before the logits.
+    sublayer : None or a :class:`~attndepth.simulations.models.blocks.Sublayer`,
+        a user branch run after the attention (and feed-forward) sublayer.
+
+    The resolved block is :attr:`block`; :meth:`as_dict` records the fields
+    above only where they differ from their defaults, so records of the named
+    variants read as before.
     """
 
     variant: str = "post-ln"
@@ -111,6 +148,13 @@ class StackConfig:
     residual_scale: float = 1.0
     window: int | None = None
     dtype: str = "float64"
+    skip_scale: float = 1.0
+    norm: str | None = None
+    norm_kind: str = "layer"
+    deescalation: str | None = None
+    qk_norm: bool = False
+    sublayer: Sublayer | None = None
+    block: BlockSpec = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_choice("variant", self.variant, VARIANTS)
@@ -122,19 +166,33 @@ class StackConfig:
         if self.width % heads:
             raise InvalidParameter(f"heads must divide width={self.width}, got heads={heads}")
         object.__setattr__(self, "heads", heads)
-        object.__setattr__(self, "tau", check_real("tau", self.tau, 0.0, 1.0))
         temperature = check_real("temperature", self.temperature, 0.0, strict_minimum=True)
         object.__setattr__(self, "temperature", temperature)
         for flag in ("causal", "ffn"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidParameter(f"{flag} must be True or False, got {getattr(self, flag)!r}")
-        scale = check_real("residual_scale", self.residual_scale, 0.0, strict_minimum=True)
-        if self.variant == "pure" and scale != 1.0:
-            raise InvalidParameter("residual_scale needs a residual branch; the pure variant has "
-                                   "none")
-        object.__setattr__(self, "residual_scale", scale)
         if self.window is not None:
             object.__setattr__(self, "window", check_int("window", self.window, minimum=1))
+        if self.norm is not None:
+            check_choice("norm", self.norm, NORM_PLACEMENTS)
+        if self.deescalation is not None:
+            check_choice("deescalation", self.deescalation, DEESCALATIONS)
+        if self.sublayer is not None and not isinstance(self.sublayer, Sublayer):
+            raise InvalidType(f"sublayer must be a Sublayer, got {type(self.sublayer).__name__}")
+        preset = PRESETS[self.variant]
+        if not preset.skip:
+            for name in ("residual_scale", "skip_scale"):
+                if getattr(self, name) != 1.0:
+                    raise InvalidParameter(f"{name} needs a residual branch; the pure variant "
+                                           f"has none (it is X ← F(X))")
+        block = BlockSpec(
+            skip=preset.skip, norm=self.norm or preset.norm, norm_kind=self.norm_kind,
+            skip_scale=self.skip_scale, residual_scale=self.residual_scale,
+            deescalation=self.deescalation or preset.deescalation, tau=self.tau,
+            qk_norm=self.qk_norm)
+        for name in ("tau", "residual_scale", "skip_scale"):
+            object.__setattr__(self, name, getattr(block, name))
+        object.__setattr__(self, "block", block)
 
     @property
     def head_dim(self) -> int:
@@ -142,8 +200,24 @@ class StackConfig:
         return self.width // self.heads
 
     def as_dict(self) -> dict:
-        """Plain dict, for JSON records."""
-        return asdict(self)
+        """Plain dict, for JSON records: the block fields only where not at their defaults.
+
+        A sublayer is recorded by its name.
+        """
+        record = {}
+        for spec in fields(self):
+            if spec.name == "block":
+                continue
+            value = getattr(self, spec.name)
+            if spec.name in BLOCK_FIELDS and value == spec.default:
+                continue
+            record[spec.name] = value.name if isinstance(value, Sublayer) else value
+        return record
+
+
+#: The fields added with the block specification (omitted from records at their defaults).
+BLOCK_FIELDS: frozenset[str] = frozenset(
+    {"skip_scale", "norm", "norm_kind", "deescalation", "qk_norm", "sublayer"})
 
 
 @dataclass(frozen=True)
@@ -158,6 +232,7 @@ class SoftmaxWeights:
     output : (batch, depth, width, width)
     ffn_in : (batch, depth, width, 4·width) or None
     ffn_out : (batch, depth, 4·width, width) or None
+    extra : {name: (batch, depth, *shape)}, a user sublayer's weights (empty without one)
 
     Head h uses the column block ``h·d_k:(h+1)·d_k`` of query/key/value and the
     same row block of output.
@@ -167,6 +242,7 @@ class SoftmaxWeights:
     output: np.ndarray
     ffn_in: np.ndarray | None
     ffn_out: np.ndarray | None
+    extra: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def batch(self) -> int:
@@ -182,7 +258,15 @@ class SoftmaxWeights:
             return None if array is None else array.astype(dtype, copy=False)
 
         return SoftmaxWeights(cast(self.projections), cast(self.output), cast(self.ffn_in),
-                              cast(self.ffn_out))
+                              cast(self.ffn_out),
+                              {name: cast(array) for name, array in self.extra.items()})
+
+    def layer(self, index: int) -> dict[str, np.ndarray]:
+        """Block ``index``'s weights by name, each (batch, ...), for
+        :func:`~attndepth.simulations.models.blocks.block_forward`."""
+        arrays = {"projections": self.projections, "output": self.output,
+                  "ffn_in": self.ffn_in, "ffn_out": self.ffn_out, **self.extra}
+        return {name: array[:, index] for name, array in arrays.items() if array is not None}
 
     @property
     def query(self) -> np.ndarray:
@@ -200,7 +284,7 @@ class SoftmaxWeights:
         return self.projections[..., 2 * self.width:]
 
 
-#: Recent softmax weight draws, keyed by (depth, width, ffn, batch, seed).
+#: Recent softmax weight draws, keyed by (depth, width, ffn, sublayer shapes, batch, seed).
 WEIGHTS = WeightCache()
 
 
@@ -208,22 +292,38 @@ def draw_softmax_weights(config: StackConfig, batch: int, seed: int,
                          first: int = 0) -> SoftmaxWeights:
     """Draw Gaussian weights (variance 1/fan_in; ReLU input layer 2/fan_in).
 
-    Per stack the stream order is q, k, v, o, ffn_in, ffn_out, each (depth, ...)
-    in one call; the numbers do not depend on the layout they are stored in.
-    The weights depend on (depth, width, ffn, batch, seed) only, not on the
-    variant, heads or temperature: recent draws (up to
+    Per stack the stream order is q, k, v, o, ffn_in, ffn_out, then a user
+    sublayer's weights in its ``shapes`` order, each (depth, ...) in one call;
+    the numbers do not depend on the layout they are stored in, and a sublayer
+    leaves the stack's own weights unchanged. The weights depend on (depth,
+    width, ffn, the sublayer's shapes, batch, seed) only, not on the block
+    specification, heads or temperature: recent draws (up to
     ``weight_cache.WEIGHT_CACHE_BYTES``) are returned again, read-only.
     """
     batch = check_int("batch", batch, minimum=1)
-    key = (config.depth, config.width, config.ffn, batch, check_seed("seed", seed), first)
+    key = (config.depth, config.width, config.ffn, _sublayer_shapes(config), batch,
+           check_seed("seed", seed), first)
     return WEIGHTS.get_or_draw(key, lambda: _draw_softmax_weights(config, batch, seed, first))
+
+
+def _sublayer_shapes(config: StackConfig) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    if config.sublayer is None:
+        return ()
+    return tuple(config.sublayer.weight_shapes(config.width).items())
+
+
+def weights_per_layer(config: StackConfig) -> int:
+    """Number of weights of one block: 4d² (+ 8d² with the FFN, + the sublayer's)."""
+    d = config.width
+    own = sum(int(np.prod(shape)) for _, shape in _sublayer_shapes(config))
+    return (4 + (2 * FFN_EXPANSION if config.ffn else 0)) * d * d + own
 
 
 def _draw_softmax_weights(config: StackConfig, batch: int, seed: int,
                           first: int = 0) -> SoftmaxWeights:
     d, depth = config.width, config.depth
-    per_layer = (4 + (2 * FFN_EXPANSION if config.ffn else 0)) * d * d
-    check_size("the stack's weights", batch * depth * per_layer)
+    check_size("the stack's weights", batch * depth * weights_per_layer(config))
+    extra = {name: np.empty((batch, depth, *shape)) for name, shape in _sublayer_shapes(config)}
     hidden = FFN_EXPANSION * d
     projections = np.empty((batch, depth, d, 3 * d))
     arrays = {"output": np.empty((batch, depth, d, d))}
@@ -235,33 +335,30 @@ def _draw_softmax_weights(config: StackConfig, batch: int, seed: int,
         for part in range(3):
             rng.standard_normal(out=block)
             projections[k, ..., part * d:(part + 1) * d] = block
-        for array in arrays.values():
+        for array in (*arrays.values(), *extra.values()):
             rng.standard_normal(out=array[k])
+    for array in extra.values():
+        array /= np.sqrt(array.shape[-2] if array.ndim > 3 else array.shape[-1])
     projections /= np.sqrt(d)  # variance 1/fan_in
     arrays["output"] /= np.sqrt(d)
     if config.ffn:
         arrays["ffn_in"] *= np.sqrt(2.0 / d)  # He initialisation for the ReLU layer
         arrays["ffn_out"] /= np.sqrt(hidden)
     return SoftmaxWeights(projections=projections, output=arrays["output"],
-                          ffn_in=arrays.get("ffn_in"), ffn_out=arrays.get("ffn_out"))
+                          ffn_in=arrays.get("ffn_in"), ffn_out=arrays.get("ffn_out"),
+                          extra=extra)
 
 
 def layer_norm(X: np.ndarray) -> np.ndarray:
     """LayerNorm without affine parameters, per token.
 
     ``LN(X) = D⁻¹ X C`` with ``C = I − 11ᵀ/d`` (feature centring, acting on the
-    right) and ``D = diag(std of each token)`` (acting on the left). Token means
-    are matrix–vector products with ``1/d`` (BLAS), far cheaper than
-    ``mean(axis=-1)`` on short rows.
+    right) and ``D = diag(std of each token)`` (acting on the left); the
+    NumPy kernel of :mod:`~attndepth.simulations.models.blocks`.
 
     X : (..., tokens, width) -> same shape.
     """
-    average = np.full(X.shape[-1], 1.0 / X.shape[-1], dtype=X.dtype)
-    centred = X - (X @ average)[..., None]
-    variance = (centred * centred) @ average
-    variance += LAYER_NORM_EPS
-    centred /= np.sqrt(variance)[..., None]
-    return centred
+    return NUMPY.layer_norm(X)
 
 
 def remove_token_mean(X: np.ndarray, tau: float) -> np.ndarray:
@@ -323,21 +420,9 @@ def attention_from_projections(
     Q, K : (batch, tokens, width), any strides; returns (batch, heads, tokens, tokens).
     ``causal`` and ``window`` mask the logits (:func:`attention_mask`).
     """
-    batch, n, d = Q.shape
-    dk = d // heads
-    if heads == 1:
-        logits = (Q @ np.swapaxes(K, -1, -2))[:, None]
-    else:
-        logits = (Q.reshape(batch, n, heads, dk).transpose(0, 2, 1, 3)
-                  @ K.reshape(batch, n, heads, dk).transpose(0, 2, 3, 1))
-    logits *= 1.0 / (np.sqrt(dk) * temperature)
-    forbidden = attention_mask(n, causal, window)
-    if forbidden is not None:
-        logits[..., forbidden] = -np.inf
-    logits -= logits.max(axis=-1, keepdims=True)
-    np.exp(logits, out=logits)
-    logits /= logits.sum(axis=-1, keepdims=True)
-    return logits
+    dk = Q.shape[-1] // heads
+    return NUMPY.softmax(attention_logits(Q, K, heads), 1.0 / (np.sqrt(dk) * temperature),
+                         attention_mask(Q.shape[1], causal, window))
 
 
 def attention_output(
@@ -353,20 +438,7 @@ def attention_output(
 
 def mix_values(P: np.ndarray, V: np.ndarray, output: np.ndarray) -> np.ndarray:
     """``concat_h(P_h V_h) W_O`` from projected values V : (batch, tokens, width)."""
-    batch, n, d = V.shape
-    heads = P.shape[1]
-    if heads == 1:
-        mixed = P[:, 0] @ V
-    else:
-        V = V.reshape(batch, n, heads, d // heads).transpose(0, 2, 1, 3)
-        mixed = (P @ V).transpose(0, 2, 1, 3).reshape(batch, n, d)
-    return mixed @ output
-
-
-def _feed_forward(X: np.ndarray, w_in: np.ndarray, w_out: np.ndarray) -> np.ndarray:
-    hidden = X @ w_in
-    np.maximum(hidden, 0.0, out=hidden)
-    return hidden @ w_out
+    return mix_heads(P, V, output)
 
 
 @dataclass(frozen=True)
@@ -403,22 +475,11 @@ def iterate_stack(
         raise InvalidParameter(f"X0 must have shape {expected}, got {X0.shape}")
     if weights.output.shape[1] < config.depth:
         raise InvalidParameter(f"weights have depth {weights.query.shape[1]} < config.depth")
-    X, d = X0, config.width
+    forbidden = attention_mask(config.tokens, config.causal, config.window)
+    X = X0
     for layer in range(config.depth):
         with np.errstate(over="ignore", invalid="ignore"):  # checked right after
-            attend_to = layer_norm(X) if config.variant == "pre-ln" else X
-            projected = attend_to @ weights.projections[:, layer]  # [Q | K | V], one GEMM
-            P = attention_from_projections(projected[..., :d], projected[..., d:2 * d],
-                                           config.heads, config.temperature, config.causal,
-                                           config.window)
-            update = mix_values(P, projected[..., 2 * d:], weights.output[:, layer])
-            Y = _combine(config, X, update)
-            if config.ffn:
-                ffn_input = layer_norm(Y) if config.variant == "pre-ln" else Y
-                ffn_update = _feed_forward(
-                    ffn_input, weights.ffn_in[:, layer], weights.ffn_out[:, layer]
-                )
-                Y = _combine(config, Y, ffn_update)
+            Y, P = block_forward(NUMPY, config, forbidden, X, weights.layer(layer))
         check_finite_states(Y, layer + 1, config.variant)
         yield LayerRecord(layer=layer, inputs=X, attention=P, outputs=Y)
         X = Y
@@ -437,22 +498,6 @@ def check_finite_states(Y: np.ndarray, depth: int, model: str) -> None:
     if not np.isfinite(total) and not np.all(np.isfinite(Y)):
         raise Overflow(f"{model} states overflowed {Y.dtype} at depth {depth}; "
                        f"use fewer layers or smaller inputs")
-
-
-def _combine(config: StackConfig, X: np.ndarray, update: np.ndarray) -> np.ndarray:
-    """Join a sublayer's input and update according to the block variant."""
-    variant = config.variant
-    if variant == "pure":
-        return update
-    if config.residual_scale != 1.0:
-        update = config.residual_scale * update
-    if variant in ("residual", "pre-ln"):
-        return X + update
-    if variant == "post-ln":
-        return layer_norm(X + update)
-    if variant == "post-ln-deesc-a":
-        return layer_norm(X + remove_token_mean(update, config.tau))
-    return layer_norm(remove_token_mean(X + update, config.tau))  # post-ln-deesc-b
 
 
 @dataclass(frozen=True)
@@ -482,10 +527,8 @@ def draw_stack(config: StackConfig, batch: int, seed: int,
     from attndepth.simulations.seeding import gaussian_tokens
 
     if config.dtype != "float64":  # the float64 draw and its rounded copy live at once
-        d = config.width
-        per_layer = (4 + (2 * FFN_EXPANSION if config.ffn else 0)) * d * d
         check_size("the stack's weights and their float32 copy",
-                   batch * config.depth * per_layer * 3 // 2)
+                   batch * config.depth * weights_per_layer(config) * 3 // 2)
     weights = draw_softmax_weights(config, batch, seed, first).astype(config.dtype)
     X0 = gaussian_tokens(seed, batch, config.tokens, config.width, first)
     return weights, X0.astype(config.dtype, copy=False)

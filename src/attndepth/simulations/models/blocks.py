@@ -1,0 +1,382 @@
+"""The block of a softmax stack, defined once for NumPy and JAX.
+
+A block is a sequence of *branches* (attention, then the optional ReLU
+feed-forward sublayer, then an optional user :class:`Sublayer`), each joined to
+the states by the same :class:`BlockSpec`. With normaliser N (LayerNorm or
+RMSNorm, no affine parameters), skip scale α (``skip_scale``), branch scale β
+(``residual_scale``), de-escalation ``E = I − τΠ`` (``Π = 11ᵀ/n``) and branch F:
+
+  ===========  ========================================================
+  placement    one branch
+  ===========  ========================================================
+  ``none``     X ← α X + β F(X)
+  ``pre``      X ← α X + β F(N(X))                 (pre-LN)
+  ``post``     X ← N(α X + β F(X))                 (post-LN; DeepNorm, α > 1)
+  ``peri``     X ← α X + β N(F(N(X)))              (sandwich / Peri-LN)
+  ===========  ========================================================
+
+``deescalation="branch"`` replaces β F by ``E β F`` (Yu & Zhang's placement a),
+``"sum"`` applies E to the joined sum before the post normaliser (placement b).
+Without a skip path (``skip=False``, Dong et al.'s pure attention) a branch is
+X ← F(X), normalised as the placement says. ``qk_norm`` normalises each head's
+queries and keys over their d_k features before the logits.
+
+The array operations come from a backend: :data:`NUMPY` (in place where that
+saves an allocation) or :func:`jax_ops` (pure functions, traceable by
+``jax.jit`` and ``jax.grad``). Everything else — the order of the branches,
+their joining, the heads and masks — is :func:`block_forward`, the one
+definition both :mod:`~attndepth.simulations.models.stacks` and
+:mod:`~attndepth.simulations.models.jax_stack` run.
+
+Shapes: states ``(batch, tokens, width)``; a block's weights ``(batch, ...)``
+per sequence, or without the batch axis when shared by the batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.simulations.validation import check_choice, check_real
+
+#: Where a branch is normalised.
+NORM_PLACEMENTS: tuple[str, ...] = ("none", "pre", "post", "peri")
+#: Which normaliser: LayerNorm (centre, then scale) or RMSNorm (scale only).
+NORM_KINDS: tuple[str, ...] = ("layer", "rms")
+#: Where the de-escalation (I − τΠ) acts: nowhere, on the branch, on the joined sum.
+DEESCALATIONS: tuple[str, ...] = ("none", "branch", "sum")
+#: Epsilon added to the per-token mean square (RMSNorm) or variance (LayerNorm).
+NORM_EPS = 1e-5
+
+
+@dataclass(frozen=True)
+class BlockSpec:
+    """How each branch of a block joins the states (the table of the module docstring).
+
+    Parameters
+    ----------
+    skip : bool
+        Whether the skip path exists (False: X ← F(X), Dong et al. 2021).
+    norm : one of :data:`NORM_PLACEMENTS`
+    norm_kind : one of :data:`NORM_KINDS`
+    skip_scale : float
+        α > 0 on the skip path (DeepNorm, Wang et al. 2022, arXiv 2203.00555).
+    residual_scale : float
+        β > 0 on every branch (Noci et al. 2022 take β = 1/√L).
+    deescalation : one of :data:`DEESCALATIONS`
+    tau : float
+        τ in [0, 1], the de-escalation strength.
+    qk_norm : bool
+        Normalise each head's queries and keys (with ``norm_kind``).
+    """
+
+    skip: bool = True
+    norm: str = "post"
+    norm_kind: str = "layer"
+    skip_scale: float = 1.0
+    residual_scale: float = 1.0
+    deescalation: str = "none"
+    tau: float = 1.0
+    qk_norm: bool = False
+
+    def __post_init__(self) -> None:
+        for flag in ("skip", "qk_norm"):
+            if not isinstance(getattr(self, flag), bool):
+                raise InvalidParameter(f"{flag} must be True or False, got "
+                                       f"{getattr(self, flag)!r}")
+        check_choice("norm", self.norm, NORM_PLACEMENTS)
+        check_choice("norm_kind", self.norm_kind, NORM_KINDS)
+        check_choice("deescalation", self.deescalation, DEESCALATIONS)
+        for name in ("skip_scale", "residual_scale"):
+            value = check_real(name, getattr(self, name), 0.0, strict_minimum=True)
+            if not self.skip and value != 1.0:
+                raise InvalidParameter(f"{name} needs a skip path; a block without one "
+                                       f"(the pure variant) is X ← F(X)")
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "tau", check_real("tau", self.tau, 0.0, 1.0))
+        if not self.skip and self.deescalation == "branch":
+            raise InvalidParameter("deescalation='branch' needs a skip path; use 'sum'")
+
+
+#: The named variants as block specifications (τ and the scales come from the config).
+PRESETS: Mapping[str, BlockSpec] = {
+    "pure": BlockSpec(skip=False, norm="none"),
+    "residual": BlockSpec(norm="none"),
+    "post-ln": BlockSpec(norm="post"),
+    "pre-ln": BlockSpec(norm="pre"),
+    "post-ln-deesc-a": BlockSpec(norm="post", deescalation="branch"),
+    "post-ln-deesc-b": BlockSpec(norm="post", deescalation="sum"),
+}
+
+
+@dataclass(frozen=True)
+class Sublayer:
+    """A user-supplied branch, joined like the others and drawn with the stack.
+
+    Parameters
+    ----------
+    name : str
+        Recorded in the configuration's JSON form.
+    apply : callable ``(xp, X, weights) -> update``
+        ``xp`` is ``numpy`` or ``jax.numpy`` (write it with ``xp`` only and it
+        runs, differentiably, on both), ``X`` the branch input (batch, n, d),
+        ``weights`` a dict of this block's arrays (batch, *shape). Returns
+        (batch, n, d).
+    shapes : callable ``width -> {name: shape}``
+        Per-block weight shapes; each is drawn Gaussian with variance 1/fan_in
+        (fan_in = ``shape[-2]``, or ``shape[0]`` for a vector) after the
+        stack's own weights, so adding a sublayer leaves those unchanged.
+
+    Examples
+    --------
+    A gated branch ``σ(X G) ⊙ (X U)``::
+
+        Sublayer("gated", lambda xp, X, w: (X @ w["up"]) / (1 + xp.exp(-(X @ w["gate"]))),
+                 lambda d: {"gate": (d, d), "up": (d, d)})
+    """
+
+    name: str
+    apply: Callable[..., Any] = field(compare=True)
+    shapes: Callable[[int], Mapping[str, tuple[int, ...]]] = field(compare=True)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise InvalidType(f"a sublayer's name must be a non-empty string, got {self.name!r}")
+        for part in ("apply", "shapes"):
+            if not callable(getattr(self, part)):
+                raise InvalidType(f"sublayer {self.name!r}: {part} must be callable, got "
+                                  f"{type(getattr(self, part)).__name__}")
+
+    def weight_shapes(self, width: int) -> dict[str, tuple[int, ...]]:
+        """The per-block shapes at ``width``, checked: ``{name: shape}`` of positive ints."""
+        shapes = self.shapes(width)
+        if not isinstance(shapes, Mapping):
+            raise InvalidType(f"sublayer {self.name!r}: shapes(width) must return a dict "
+                              f"name -> shape, got {type(shapes).__name__}")
+        checked = {}
+        for key, shape in shapes.items():
+            if key in RESERVED_WEIGHTS or not isinstance(key, str):
+                raise InvalidParameter(f"sublayer {self.name!r}: weight name {key!r} is "
+                                       f"taken or not a string")
+            shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+            if not shape or not all(isinstance(s, int) and not isinstance(s, bool) and s > 0
+                                    for s in shape):
+                raise InvalidParameter(f"sublayer {self.name!r}: shape of {key!r} must be "
+                                       f"positive ints, got {shape!r}")
+            checked[key] = shape
+        return checked
+
+
+#: The names of a block's own weights (a sublayer's must differ).
+RESERVED_WEIGHTS: frozenset[str] = frozenset({"projections", "output", "ffn_in", "ffn_out"})
+
+
+# --------------------------------------------------------------------------
+# Backends: the few operations that differ between NumPy and JAX
+# --------------------------------------------------------------------------
+
+
+class NumpyOps:
+    """NumPy kernels: BLAS means, softmax in place on the logits."""
+
+    xp = np
+
+    @staticmethod
+    def layer_norm(X: np.ndarray) -> np.ndarray:
+        """``LN(X) = D⁻¹ X C``, C = I − 11ᵀ/d, D = diag(per-token std); token means by BLAS."""
+        average = np.full(X.shape[-1], 1.0 / X.shape[-1], dtype=X.dtype)
+        centred = X - (X @ average)[..., None]
+        variance = (centred * centred) @ average
+        variance += NORM_EPS
+        centred /= np.sqrt(variance)[..., None]
+        return centred
+
+    @staticmethod
+    def rms_norm(X: np.ndarray) -> np.ndarray:
+        """``X / sqrt(mean of squares + ε)`` per token (Zhang & Sennrich 2019)."""
+        average = np.full(X.shape[-1], 1.0 / X.shape[-1], dtype=X.dtype)
+        square = (X * X) @ average
+        square += NORM_EPS
+        return X / np.sqrt(square)[..., None]
+
+    @staticmethod
+    def softmax(logits: np.ndarray, scale: float, forbidden: np.ndarray | None) -> np.ndarray:
+        """Row softmax of ``scale``·logits, in place on fresh logits; ``forbidden`` gets 0.
+
+        The scale multiplies as a float64 scalar, so float32 logits are scaled
+        in float64 and rounded once.
+        """
+        logits *= np.float64(scale)
+        if forbidden is not None:
+            logits[..., forbidden] = -np.inf
+        logits -= logits.max(axis=-1, keepdims=True)
+        np.exp(logits, out=logits)
+        logits /= logits.sum(axis=-1, keepdims=True)
+        return logits
+
+    @staticmethod
+    def relu(X: np.ndarray) -> np.ndarray:
+        """max(X, 0), in place on a fresh array."""
+        np.maximum(X, 0.0, out=X)
+        return X
+
+
+class JaxOps:
+    """JAX kernels: the same operations as pure functions of ``jax.numpy``."""
+
+    def __init__(self, jnp: Any):
+        self.xp = jnp
+
+    def layer_norm(self, X):
+        centred = X - X.mean(axis=-1, keepdims=True)
+        variance = (centred * centred).mean(axis=-1, keepdims=True)
+        return centred / self.xp.sqrt(variance + NORM_EPS)
+
+    def rms_norm(self, X):
+        return X / self.xp.sqrt((X * X).mean(axis=-1, keepdims=True) + NORM_EPS)
+
+    def softmax(self, logits, scale, forbidden):
+        logits = logits * float(scale)  # a Python float: float32 logits stay float32
+        if forbidden is not None:
+            logits = self.xp.where(forbidden, -self.xp.inf, logits)
+        logits = logits - logits.max(axis=-1, keepdims=True)
+        weights = self.xp.exp(logits)
+        return weights / weights.sum(axis=-1, keepdims=True)
+
+    def relu(self, X):
+        return self.xp.maximum(X, 0.0)
+
+
+#: The NumPy backend.
+NUMPY = NumpyOps()
+
+
+def jax_ops(jnp: Any) -> JaxOps:
+    """The JAX backend for the ``jax.numpy`` module ``jnp``."""
+    return JaxOps(jnp)
+
+
+# --------------------------------------------------------------------------
+# The block
+# --------------------------------------------------------------------------
+
+
+def normalise(ops: Any, spec: BlockSpec, X):
+    """N(X) with the spec's normaliser kind, per token (last axis)."""
+    return ops.layer_norm(X) if spec.norm_kind == "layer" else ops.rms_norm(X)
+
+
+def branch_input(ops: Any, spec: BlockSpec, X):
+    """What a branch reads: N(X) for the pre and peri placements, X otherwise."""
+    return normalise(ops, spec, X) if spec.norm in ("pre", "peri") else X
+
+
+def join(ops: Any, spec: BlockSpec, X, update):
+    """Join a branch's ``update`` = F(branch input) to the states X, as the spec says.
+
+    X, update : (batch, n, d) -> (batch, n, d).
+    """
+    if spec.norm == "peri":
+        update = normalise(ops, spec, update)
+    if spec.skip:
+        if spec.residual_scale != 1.0:
+            update = spec.residual_scale * update
+        if spec.deescalation == "branch":
+            update = update - spec.tau * update.mean(axis=-2, keepdims=True)
+        skip = X if spec.skip_scale == 1.0 else spec.skip_scale * X
+        update = skip + update
+    if spec.deescalation == "sum":
+        update = update - spec.tau * update.mean(axis=-2, keepdims=True)
+    return normalise(ops, spec, update) if spec.norm == "post" else update
+
+
+def attention_logits(Q, K, heads: int):
+    """Logits ``Q_h K_hᵀ`` of every head: (batch, heads, n, n).
+
+    Q, K : (batch, n, d), heads splitting the features into blocks of d_k = d/heads.
+    """
+    batch, n, d = Q.shape
+    if heads == 1:
+        logits = (Q @ K.swapaxes(-1, -2))[:, None]
+    else:
+        dk = d // heads
+        logits = (Q.reshape(batch, n, heads, dk).transpose(0, 2, 1, 3)
+                  @ K.reshape(batch, n, heads, dk).transpose(0, 2, 3, 1))
+    return logits
+
+
+def mix_heads(P, V, output):
+    """``concat_h(P_h V_h) W_O``: P (batch, heads, n, n), V (batch, n, d) -> (batch, n, d)."""
+    batch, n, d = V.shape
+    heads = P.shape[1]
+    if heads == 1:
+        mixed = P[:, 0] @ V
+    else:
+        V = V.reshape(batch, n, heads, d // heads).transpose(0, 2, 1, 3)
+        mixed = (P @ V).transpose(0, 2, 1, 3).reshape(batch, n, d)
+    return mixed @ output
+
+
+def _normalise_heads(ops: Any, spec: BlockSpec, Z, heads: int):
+    batch, n, d = Z.shape
+    return normalise(ops, spec, Z.reshape(batch, n, heads, d // heads)).reshape(batch, n, d)
+
+
+def attention(ops: Any, spec: BlockSpec, X, projections, heads: int, scale: float,
+              forbidden) -> tuple[Any, Any]:
+    """The attention branch on its input X: (update (batch, n, d), P (batch, heads, n, n)).
+
+    projections : (…, d, 3d), ``[W_Q | W_K | W_V]``, one GEMM for all three.
+    scale : ``1/(√d_k·T)``; forbidden : (n, n) bool mask or None.
+    """
+    d = X.shape[-1]
+    projected = X @ projections
+    Q, K = projected[..., :d], projected[..., d:2 * d]
+    if spec.qk_norm:
+        Q, K = _normalise_heads(ops, spec, Q, heads), _normalise_heads(ops, spec, K, heads)
+    P = ops.softmax(attention_logits(Q, K, heads), scale, forbidden)
+    return projected[..., 2 * d:], P
+
+
+def block_forward(ops: Any, config: Any, forbidden, X, layer: Mapping[str, Any]
+                  ) -> tuple[Any, Any]:
+    """One block of ``config``: attention, feed-forward, user sublayer, each joined by its spec.
+
+    Parameters
+    ----------
+    ops : :data:`NUMPY` or :func:`jax_ops`
+    config : :class:`~attndepth.simulations.models.stacks.StackConfig`
+        Supplies ``block`` (the :class:`BlockSpec`), ``heads``, ``temperature``,
+        ``ffn`` and ``sublayer``.
+    forbidden : (n, n) bool or None
+        :func:`~attndepth.simulations.models.stacks.attention_mask`.
+    X : (batch, n, d)
+    layer : dict of this block's weights: ``projections`` (…, d, 3d), ``output``
+        (…, d, d), with ``config.ffn`` ``ffn_in`` (…, d, 4d) and ``ffn_out``
+        (…, 4d, d), and the sublayer's own.
+
+    Returns
+    -------
+    (Y, P): the block's output (batch, n, d) and its attention (batch, heads, n, n).
+    """
+    spec = config.block
+    scale = 1.0 / (float(np.sqrt(config.head_dim)) * config.temperature)
+    V, P = attention(ops, spec, branch_input(ops, spec, X), layer["projections"],
+                     config.heads, scale, forbidden)
+    Y = join(ops, spec, X, mix_heads(P, V, layer["output"]))
+    if config.ffn:
+        hidden = ops.relu(branch_input(ops, spec, Y) @ layer["ffn_in"])
+        Y = join(ops, spec, Y, hidden @ layer["ffn_out"])
+    if config.sublayer is not None:
+        own = {name: layer[name] for name in config.sublayer.weight_shapes(config.width)}
+        update = config.sublayer.apply(ops.xp, branch_input(ops, spec, Y), own)
+        if getattr(update, "shape", None) != Y.shape:
+            raise InvalidParameter(f"sublayer {config.sublayer.name!r} returned shape "
+                                   f"{getattr(update, 'shape', type(update).__name__)}; it "
+                                   f"must return the states' shape {Y.shape}")
+        Y = join(ops, spec, Y, update)
+    return Y, P
