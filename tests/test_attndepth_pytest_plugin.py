@@ -35,15 +35,20 @@ USER_CLAIMS = textwrap.dedent('''
 ''')
 
 
-@pytest.fixture
-def claims_file(tmp_path, monkeypatch):
+def _claims_file(tmp_path, monkeypatch, name: str, text: str):
+    """Write a user's claims file; the claims it registers vanish after the test."""
     from attndepth.framework import registry as claims
 
     # Claims loaded here must not stay registered for the other test modules.
     monkeypatch.setattr(claims, "_REGISTRY", dict(claims.all_claims()))
-    path = tmp_path / "user_claims.py"
-    path.write_text(USER_CLAIMS)
+    path = tmp_path / name
+    path.write_text(text)
     return path
+
+
+@pytest.fixture
+def claims_file(tmp_path, monkeypatch):
+    return _claims_file(tmp_path, monkeypatch, "user_claims.py", USER_CLAIMS)
 
 
 def _pytest(tmp_path, *args):
@@ -86,3 +91,117 @@ def test_pytest_preset_mode_and_opt_in(claims_file, tmp_path):
     assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout + run.stderr
     quiet = _pytest(tmp_path)  # without the options the plugin adds nothing
     assert "no tests ran" in quiet.stdout
+
+
+TOOTHLESS = textwrap.dedent('''
+    from attndepth import Outcome, claim, verdict_from
+
+    LIMIT = 10  # theory side: n stays below LIMIT
+
+
+    @claim("mine.toothless", source="a check that reads its theory nowhere",
+           statement="3 is below 10", tolerance="exact",
+           presets={"quick": {"n": 3}, "full": {"n": 3}}, wrong_theory={"LIMIT": 1})
+    def verify_toothless(seed, n):
+        return Outcome("n < 10", f"n = {n}", verdict_from(n < 10))  # ignores LIMIT
+''')
+
+
+@pytest.fixture
+def toothless_file(tmp_path, monkeypatch):
+    return _claims_file(tmp_path, monkeypatch, "toothless.py", TOOTHLESS)
+
+
+def test_verify_claims_runs_each_wrong_theory_and_fails_when_it_does_not_fail(
+        claims_file, toothless_file, capsys):
+    assert main(["verify", "--claims", str(toothless_file)]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "HOLDS mine.toothless" in out
+    assert "the verdict is holds, NOT fails" in out
+    assert main(["verify", "--claims", str(toothless_file), "--no-wrong-theory"]) == 0
+    capsys.readouterr()
+    assert main(["verify", "--claims", str(claims_file), "--format", "json"]) == 0
+    import json
+
+    document = json.loads(capsys.readouterr().out)
+    by_id = {c["claim"]: c for c in document["claims"]}
+    assert by_id["mine.square"]["wrong_theory"] == "fails"
+    assert by_id["mine.square"]["wrong_theory_caught"] is True
+    assert by_id["mine.false"]["wrong_theory"] == "none"  # declared none: said, not failed
+
+
+def test_pytest_collects_the_claims_file_with_real_node_ids_and_nothing_else(
+        claims_file, toothless_file, tmp_path):
+    (tmp_path / "test_unrelated.py").write_text("def test_unrelated():\n    assert False\n")
+    run = _pytest(tmp_path, "--attndepth-claims", str(claims_file), "-vv")  # after -q
+    assert "collected 2 items" in run.stdout, run.stdout + run.stderr
+    assert "user_claims.py::mine.square PASSED" in run.stdout
+    assert "test_unrelated" not in run.stdout and run.returncode == 0
+    toothless = _pytest(tmp_path, "--attndepth-claims", str(toothless_file))
+    assert toothless.returncode == 1 and "NOT fails" in toothless.stdout
+    skipped = _pytest(tmp_path, "--attndepth-claims", str(toothless_file),
+                      "--attndepth-no-wrong-theory")
+    assert skipped.returncode == 0, skipped.stdout
+
+
+MALFORMED = textwrap.dedent('''
+    from attndepth import Outcome, claim, figure, verdict_from
+
+
+    @claim("mine.dict", source="-", statement="returns a dict", tolerance="exact",
+           presets={"quick": {}, "full": {}})
+    def verify_dict(seed):
+        return {"verdict": "holds"}
+
+
+    @claim("mine.fine", source="-", statement="fine", tolerance="exact",
+           presets={"quick": {}, "full": {}}, figure="mine.picture")
+    def verify_fine(seed):
+        return Outcome("1", "1", verdict_from(True))
+
+
+    def draw(data):
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        ax.plot(data["x"], data["y"])
+        return fig
+
+
+    @figure("mine.picture", description="a line", draw=draw)
+    def compute(preset, seed):
+        return {"x": [0, 1, 2], "y": [0, 1, 4]}
+''')
+
+
+@pytest.fixture
+def malformed_file(tmp_path, monkeypatch):
+    from attndepth.figures import registry as figures
+
+    monkeypatch.setattr(figures, "_USER_FIGURES", {})
+    return _claims_file(tmp_path, monkeypatch, "malformed.py", MALFORMED)
+
+
+def test_a_malformed_user_claim_is_one_line_and_exit_2_while_the_others_run(
+        malformed_file, capsys):
+    assert main(["verify", "--claims", str(malformed_file)]) == 2
+    captured = capsys.readouterr()
+    assert "ERROR         mine.dict" in captured.out and "HOLDS         mine.fine" in captured.out
+    [line] = captured.err.strip().splitlines()
+    assert "claim 'mine.dict' could not be run" in line and "not an Outcome" in line
+
+
+def test_user_figures_are_drawn_beside_their_claims(malformed_file, tmp_path, capsys):
+    out = tmp_path / "figs"
+    assert main(["figures", "--claims", str(malformed_file), "--out", str(out)]) == 0
+    assert (out / "mine.picture.png").stat().st_size > 0
+    assert (out / "mine.picture.csv").read_text().splitlines()[0] == "x,y"
+    assert main(["verify", "--claims", str(malformed_file), "--explain", "mine.fine"]) == 0
+    assert "attndepth figures --only mine.picture" in capsys.readouterr().out
+
+
+def test_an_unregistered_figure_name_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    path = _claims_file(tmp_path, monkeypatch, "nofigure.py", MALFORMED.split("def draw")[0]
+                        .replace('"mine.picture"', '"mine.pictur"'))
+    assert main(["verify", "--claims", str(path)]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "names figure 'mine.pictur', which is not registered" in line

@@ -154,3 +154,14 @@ def test_bad_thread_settings_are_one_line(setting):
                           "--depth", "1"], capture_output=True, text=True, env=env)
     assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
     assert "ATTNDEPTH_THREADS" in run.stderr
+
+
+def test_mistyped_ids_and_options_get_a_did_you_mean(capsys):
+    assert main(["verify", "--claim", "yuzhang.linear-rate-postn"]) == 2
+    assert "did you mean yuzhang.linear-rate-postln" in capsys.readouterr().err
+    assert main(["verify", "--claim", "mine.rate"]) == 2
+    assert "load the file that defines it with --claims FILE" in capsys.readouterr().err
+    assert main(["similarity", "--variant", "post-ln", "--depth", "2", "--tokens", "2",
+                 "--width", "4", "--skipscale", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean --skip-scale?" in err and len(err.strip().splitlines()) == 1

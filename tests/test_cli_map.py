@@ -11,7 +11,7 @@ def test_map_writes_the_figure_and_its_data(tmp_path, capsys):
                  "--value", "offset", "--band=-1,1", "--no-fit", "--out", str(out)]) == 0
     printed = capsys.readouterr()
     assert "{'width': 2, 'q_size': 1}  fails" in printed.out
-    assert "levine.threshold {'width': 3, 'q_size': 1}: indistinguishable" in printed.err
+    assert "levine.threshold  map  width=3, q_size=1  indistinguishable" in printed.err
     for suffix in (".png", ".pdf", ".csv"):
         assert (out / f"levine.threshold{suffix}").stat().st_size > 0
     rows = list(csv.DictReader(open(out / "levine.threshold.csv")))

@@ -44,3 +44,22 @@ def test_unknown_figure_and_preset(tmp_path):
         write_figure("nope", tmp_path)
     with pytest.raises(ValueError, match="preset"):
         write_figure("similarity_depth", tmp_path, preset="huge")
+
+
+def test_a_user_figure_is_checked_where_it_is_registered_and_drawn(tmp_path, monkeypatch):
+    import pytest
+
+    from attndepth.figures import registry
+
+    monkeypatch.setattr(registry, "_USER_FIGURES", {})
+    with pytest.raises(ValueError, match="is taken"):
+        registry.figure("allocation", description="clash", draw=lambda data: None)(
+            lambda preset, seed: {})
+    registry.figure("mine.none", description="draws nothing", draw=lambda data: None)(
+        lambda preset, seed: {"x": [1]})
+    with pytest.raises(TypeError, match="not a matplotlib Figure"):
+        registry.write_figure("mine.none", tmp_path)
+    registry.figure("mine.list", description="bad data", draw=lambda data: None)(
+        lambda preset, seed: [1, 2])
+    with pytest.raises(TypeError, match="must return a dict"):
+        registry.write_figure("mine.list", tmp_path)

@@ -275,11 +275,16 @@ def test_a_users_claim_that_misbehaves_is_an_error_verdict(tmp_path, capsys, bod
                     f"@claim('{claim_id}', source='s', statement='s', tolerance='t',\n"
                     "       presets={'quick': {}, 'full': {}})\n"
                     f"def verify(seed):\n    {body}\n")
-    assert main(["verify", "--claims", str(path), "--format", "json"]) == 1
+    # the report still has the claim's verdict error; a user's claim that could not be
+    # run is bad input: exit 2 and one line naming it
+    assert main(["verify", "--claims", str(path), "--format", "json"]) == 2
     import json
 
-    entry = json.loads(capsys.readouterr().out)["claims"][0]
+    captured = capsys.readouterr()
+    entry = json.loads(captured.out)["claims"][0]
     assert entry["verdict"] == "error" and expected in entry["note"], entry["note"]
+    [line] = captured.err.strip().splitlines()
+    assert f"claim {claim_id!r} could not be run" in line
 
 
 def test_a_claims_file_calling_sys_exit_is_one_line_and_exit_2(tmp_path, capsys):

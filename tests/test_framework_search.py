@@ -109,3 +109,24 @@ def test_a_member_outside_the_family_runs_and_says_so(capsys):
     printed = capsys.readouterr()
     assert json.loads(printed.out)["claims"][0]["in_family"] is False
     assert "outside the family of levine.degree" in printed.err
+
+
+def test_a_search_says_each_finished_member_on_a_log_and_counts_errors_apart(
+        monkeypatch, capsys):
+    from attndepth import Family, claim
+    from attndepth.framework import registry
+    from attndepth.framework.search import search_claim
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry.all_claims()))
+
+    @claim("mine.always-raises", source="a broken claim", statement="raises", tolerance="-",
+           presets={"quick": {"n": 1}, "full": {"n": 1}},
+           family=Family(parameters={"n": (1, 2, 3, 4)}))
+    def verify(seed, n):
+        raise ValueError("broken")
+
+    report = search_claim("mine.always-raises", draws=0, workers=1, progress=None)
+    err = capsys.readouterr().err
+    assert err.count("mine.always-raises  exhaustive  n=") == 4 and "error" in err
+    assert report.verdict == "error" and report.decided == 0
+    assert "0 decided, 4 raised (not decided)" in report.summary()

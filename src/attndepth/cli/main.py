@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import importlib
 import os
 import sys
@@ -53,7 +54,27 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # type: ignore[override]
-        raise BadInput(f"{self.prog}: {message}")
+        raise BadInput(f"{self.prog}: {message}{self._suggestion(message)}")
+
+    def _suggestion(self, message: str) -> str:
+        """``; did you mean --x?`` for a mistyped option (difflib over this parser's options)."""
+        if not message.startswith("unrecognized arguments:"):
+            return ""
+        known = [option for parser in self._parsers() for action in parser._actions
+                 for option in action.option_strings]
+        guesses = []
+        for word in message.split(":", 1)[1].split():
+            option = word.split("=", 1)[0]
+            if option.startswith("-"):
+                guesses += difflib.get_close_matches(option, known, n=1, cutoff=0.6)
+        return f"; did you mean {' '.join(guesses)}?" if guesses else ""
+
+    def _parsers(self) -> list[argparse.ArgumentParser]:
+        """This parser and its subcommands' (argparse reports their leftovers here)."""
+        nested = [parser for action in self._actions
+                  if isinstance(action, argparse._SubParsersAction)
+                  for parser in action.choices.values()]
+        return [self, *nested]
 
 
 def examples(*lines: str) -> str:
@@ -93,6 +114,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from attndepth.framework.registry import (
         FAILING_VERDICTS,
         all_claims,
+        default_claims,
         explain,
         get_claim,
         load_claims,
@@ -103,6 +125,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     loaded = [claim_id for source in args.claims or [] for claim_id in load_claims(source)]
     if loaded and not args.claim:
         args.claim = loaded  # --claims FILE alone runs the claims of FILE
+    _check_figures(loaded)
 
     if args.list:
         claims = all_claims()
@@ -127,9 +150,32 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             print(f"running {claim_id} ...", file=sys.stderr)
 
-    results = run_claims(args.claim, args.preset, args.seed, progress=progress)
+    # a user's claims (--claims) are run with their wrong theory too, unless --no-wrong-theory
+    wrong = (loaded if args.wrong_theory is None else
+             (args.claim or default_claims()) if args.wrong_theory else [])
+    results = run_claims(args.claim, args.preset, args.seed, progress=progress,
+                         wrong_theory=wrong)
     _emit(render(results, args.format, args.preset, args.seed), args.out)
-    return EXIT_CLAIM_FAILED if any(r.verdict in FAILING_VERDICTS for r in results) else EXIT_OK
+    broken = [r for r in results if r.id in loaded and r.verdict == "error"]
+    for result in broken:  # a user's claim that could not be run: bad input, one line each
+        print(f"attndepth: error: claim {result.id!r} could not be run: {result.outcome.note}; "
+              f"fix its file and rerun with --claim {result.id}", file=sys.stderr)
+    if broken:
+        return EXIT_BAD_INPUT
+    failed = any(r.verdict in FAILING_VERDICTS or r.wrong_theory_caught is False
+                 for r in results)
+    return EXIT_CLAIM_FAILED if failed else EXIT_OK
+
+
+def _check_figures(claim_ids: list[str]) -> None:
+    """Every figure a user's claim names is registered (one clear error otherwise)."""
+    from attndepth.figures.registry import check_figure_name
+    from attndepth.framework.registry import get_claim
+
+    for claim_id in claim_ids:
+        found = get_claim(claim_id)
+        if found.figure:
+            check_figure_name(found.figure, claim_id)
 
 
 def _verify_member(args: argparse.Namespace) -> int:
@@ -178,11 +224,9 @@ def _search(args: argparse.Namespace) -> int:
     if args.counterexamples and Path(args.counterexamples).suffix not in (".csv", ".json"):
         raise InvalidParameter("--counterexamples must name a .csv or .json file")
     reports = []
-    for claim_id in ids:
-        if sys.stderr.isatty():
-            print(f"searching {claim_id} ...", file=sys.stderr)
+    for claim_id in ids:  # progress: a bar on a terminal, one line per member otherwise
         reports.append(search_claim(claim_id, args.seed, args.draws, args.store,
-                                    args.scheduler, args.workers))
+                                    args.scheduler, args.workers, progress=None))
     if args.format == "json":
         _emit(dumps([r.as_dict() for r in reports]), args.out)
     else:
@@ -219,7 +263,15 @@ def _member_line(result) -> str:
 
 def cmd_figures(args: argparse.Namespace) -> int:
     from attndepth.figures.registry import all_figures, write_figure, write_store_figure
+    from attndepth.framework.registry import load_claims
 
+    before = set(all_figures())
+    loaded = [claim_id for source in args.claims or [] for claim_id in load_claims(source)]
+    _check_figures(loaded)
+    theirs = [name for name in all_figures() if name not in before]
+    if args.claims and not theirs and not args.only:
+        raise InvalidParameter(f"{', '.join(args.claims)} registered no figure (decorate a "
+                               f"compute function with @attndepth.figure)")
     if args.list:
         known = all_figures()
         width = max(len(name) for name in known)
@@ -230,7 +282,7 @@ def cmd_figures(args: argparse.Namespace) -> int:
         paths = write_store_figure(Path(args.store), Path(args.out))
         print(" ".join(str(p) for p in paths))
         return EXIT_OK
-    names = args.only or list(all_figures())
+    names = args.only or theirs or list(all_figures())  # --claims alone: their figures
     known = all_figures()
     for name in names:
         if name not in known:
@@ -276,6 +328,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--claims", action="append", metavar="PATH_OR_MODULE",
                         help="load your own claims from a .py file or an importable module "
                              "(repeatable); without --claim, run only those")
+    verify.add_argument("--wrong-theory", action=argparse.BooleanOptionalAction, default=None,
+                        help="also run each claim with its wrong theory in place and exit 1 "
+                             "when that does not fail (default: on for the claims of "
+                             "--claims, off for the built-in ones)")
     verify.add_argument("--list", action="store_true",
                         help="list the claims with their one-sentence statements and exit")
     verify.add_argument("--search", action="store_true",
@@ -310,6 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "claims it shows; write NAME.pdf, NAME.png and NAME.csv.",
         epilog=examples("attndepth figures --list",
                         "attndepth figures --only allocation --preset full",
+                        "attndepth figures --claims my_claims.py --out figs",
                         "attndepth figures --store sweep.sqlite --out figs"))
     figures.add_argument("--out", default="figures-out", metavar="DIR",
                          help="output directory (created if missing)")
@@ -323,6 +380,9 @@ def build_parser() -> argparse.ArgumentParser:
     figures.add_argument("--store", metavar="FILE",
                          help="draw from a sweep store instead: t_sim vs depth (similarity "
                               "sweeps) or loss vs depth and t_sim per layer (training sweeps)")
+    figures.add_argument("--claims", action="append", metavar="PATH_OR_MODULE",
+                         help="load your claims and figures (@attndepth.figure) from a .py "
+                              "file or module (repeatable); without --only, draw only theirs")
     figures.add_argument("--list", action="store_true",
                          help="list the figures with one line each and exit")
     figures.set_defaults(handler=cmd_figures)

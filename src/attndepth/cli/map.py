@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from attndepth.errors import InvalidParameter
+from attndepth.framework.progress import MemberProgress
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -74,25 +75,12 @@ def run(args: argparse.Namespace) -> int:
     total = 1
     for values in grid.values():
         total *= len(values)
-    bar = None
-    if not args.quiet and sys.stderr.isatty():
-        from tqdm import tqdm
+    with MemberProgress(found.id, total, "map", enabled=not args.quiet) as shown:
+        def progress(point) -> None:
+            shown.done(point.params, point.verdict + (f" ({point.note})" if point.note else ""))
 
-        bar = tqdm(total=total, desc=f"map {found.id}", unit="point", file=sys.stderr)
-
-    def progress(point) -> None:
-        if bar is not None:
-            bar.update(1)
-        elif not args.quiet:
-            print(f"{found.id} {point.params}: {point.verdict}"
-                  + (f" ({point.note})" if point.note else ""), file=sys.stderr)
-
-    try:
         result = validity_map(found.id, grid, args.preset, args.seed, args.value, args.beyond,
                               progress, band)
-    finally:
-        if bar is not None:
-            bar.close()
     first = next(iter(grid))
     scaling = error_scaling(result, first) if args.fit else None
     out = Path(args.out)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import csv
 import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+import matplotlib
 import matplotlib.pyplot as plt
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, InvalidType
 
 FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.similarity_depth",
@@ -29,10 +33,96 @@ FIGURE_MODULES: tuple[str, ...] = (
 PRESETS: tuple[str, ...] = ("quick", "full")
 
 
-def all_figures() -> dict[str, ModuleType]:
-    """Figure modules by NAME. Each has NAME, DESCRIPTION, compute(preset, seed), draw(data)."""
+def all_figures() -> dict[str, ModuleType | UserFigure]:
+    """Figures by NAME: the built-in modules, then the user's (:func:`figure`).
+
+    Each has NAME, DESCRIPTION, compute(preset, seed) and draw(data).
+    """
     modules = [importlib.import_module(name) for name in FIGURE_MODULES]
-    return {module.NAME: module for module in modules}
+    return {**{module.NAME: module for module in modules}, **_USER_FIGURES}
+
+
+@dataclass(frozen=True)
+class UserFigure:
+    """A figure registered with :func:`figure`: the interface of a figure module."""
+
+    NAME: str
+    DESCRIPTION: str
+    compute: Callable[[str, int], dict[str, list]]
+    draw_function: Callable[[dict[str, list]], Any]
+
+    def draw(self, data: dict[str, list]):
+        """The user's drawing in the house style (``paper.mplstyle``); must return a Figure."""
+        from matplotlib.figure import Figure
+
+        from attndepth.figures.style import RC_PARAMS
+
+        with matplotlib.rc_context(RC_PARAMS):
+            drawn = self.draw_function(data)
+        if not isinstance(drawn, Figure):
+            raise InvalidType(f"figure {self.NAME!r}: its draw function returned "
+                              f"{type(drawn).__name__}, not a matplotlib Figure (return fig "
+                              f"from fig, ax = plt.subplots())")
+        return drawn
+
+
+_USER_FIGURES: dict[str, UserFigure] = {}
+
+
+def figure(name: str, *, description: str,
+           draw: Callable[[dict[str, list]], Any]) -> Callable[[Callable], Callable]:
+    """Register a figure beside your claims; ``attndepth figures --claims FILE`` draws it.
+
+    Decorate its ``compute(preset, seed) -> {column: list}`` (columns of equal
+    length: they are also written as NAME.csv); ``draw(data)`` returns a
+    matplotlib Figure and runs in the house style (journal widths come from
+    :func:`attndepth.figures.style.new_figure`). Name a claim's figure with
+    ``claim(..., figure=name)``.
+
+    Parameters
+    ----------
+    name : str
+        Unique among the figures (built-in and registered).
+    description : str
+        One line for ``attndepth figures --list``.
+    draw : callable
+        ``draw(data) -> matplotlib.figure.Figure``.
+
+    Returns
+    -------
+    The decorator; it returns ``compute`` unchanged.
+    """
+    if not isinstance(name, str) or not name:
+        raise InvalidType(f"a figure's name must be a non-empty string, got {name!r}")
+    if not isinstance(description, str) or not callable(draw):
+        raise InvalidType(f"figure {name!r}: description must be a string and draw callable")
+
+    def register(compute: Callable) -> Callable:
+        if not callable(compute):
+            raise InvalidType(f"figure {name!r}: decorate its compute(preset, seed) function")
+        taken = {module.NAME for module in
+                 (importlib.import_module(m) for m in FIGURE_MODULES)}
+        existing = _USER_FIGURES.get(name)
+        if name in taken or (existing is not None
+                             and existing.compute.__qualname__ != compute.__qualname__):
+            raise InvalidParameter(f"figure name {name!r} is taken; choose another")
+        _USER_FIGURES[name] = UserFigure(name, description, compute, draw)
+        return compute
+
+    return register
+
+
+def check_figure_name(name: str, owner: str) -> None:
+    """One clear error when a claim names a figure nobody registered."""
+    known = all_figures()
+    if name not in known:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(known), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise InvalidParameter(f"claim {owner!r} names figure {name!r}, which is not "
+                               f"registered{hint}: register it with @attndepth.figure(...) "
+                               f"in the claims file, or drop figure=")
 
 
 def write_csv(data: dict[str, list], path: Path) -> None:
@@ -99,4 +189,7 @@ def write_figure(name: str, out_dir: Path, preset: str = "quick", seed: int = 0)
         raise InvalidParameter(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
     module = figures[name]
     data = module.compute(preset, seed)
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+        raise InvalidType(f"figure {name!r}: compute(preset, seed) must return a dict of "
+                          f"named columns, got {type(data).__name__}")
     return save(module.draw(data), data, name, out_dir)

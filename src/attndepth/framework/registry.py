@@ -26,8 +26,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
@@ -211,10 +211,21 @@ class ClaimResult:
     #: family parameter is not among them).
     in_family: bool | None = None
     kind: str = "theory"
+    #: The verdict with the claim's wrong theory in place, when it was run: the
+    #: claim is shown able to fail when this is ``fails`` (``inconsistent`` for a
+    #: check); ``"none"`` when the claim declares no wrong theory.
+    wrong_theory: str | None = None
 
     @property
     def verdict(self) -> str:
         return self.outcome.verdict
+
+    @property
+    def wrong_theory_caught(self) -> bool | None:
+        """Whether the wrong theory made the claim fail (None: not run, or none declared)."""
+        if self.wrong_theory in (None, "none"):
+            return None
+        return self.wrong_theory == ("inconsistent" if self.kind == "consistency" else "fails")
 
 
 _REGISTRY: dict[str, Claim] = {}
@@ -403,8 +414,24 @@ def get_claim(claim_id: str) -> Claim:
     """The claim with this id, or ``ValueError`` listing the known ids."""
     claims = all_claims()
     if claim_id not in claims:
-        raise InvalidParameter(f"unknown claim {claim_id!r}; known: {', '.join(claims)}")
+        raise InvalidParameter(f"unknown claim {claim_id!r}{_unknown_hint(claim_id, claims)}")
     return claims[claim_id]
+
+
+def _unknown_hint(claim_id: str, claims: Mapping[str, Claim]) -> str:
+    """Did-you-mean for a mistyped id; for an id from another namespace, a ``--claims`` hint."""
+    import difflib
+
+    if not isinstance(claim_id, str):
+        return f"; known: {', '.join(claims)}"
+    close = difflib.get_close_matches(claim_id, list(claims), n=3, cutoff=0.6)
+    if close:
+        return f"; did you mean {' or '.join(close)}?"
+    namespaces = {known.split(".", 1)[0] for known in claims}
+    if "." in claim_id and claim_id.split(".", 1)[0] not in namespaces:
+        return ("; it is not built in: load the file that defines it with --claims FILE "
+                "(attndepth verify --list shows the known ids)")
+    return f"; known: {', '.join(claims)}"
 
 
 def _check_run(preset: str, seed: int) -> None:
@@ -485,13 +512,48 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
     return outcome, evidence, rivals
 
 
+def wrong_theory_verdict(claim_id: str, preset: str = "quick", seed: int = 0) -> str | None:
+    """The claim's verdict with its ``wrong_theory`` names patched into its module.
+
+    A claim that cannot be made to fail proves nothing when it holds: this is
+    the run that shows it can (the verdict must be ``fails``, or
+    ``inconsistent`` for a consistency check). The names are restored
+    afterwards, whatever happens.
+
+    Parameters
+    ----------
+    claim_id : str
+    preset : {"quick", "full"}
+    seed : int
+        Base seed.
+
+    Returns
+    -------
+    str or None
+        The verdict (``error`` with the wrong theory in place when the verify
+        function raised); None when the claim declares no wrong theory.
+    """
+    found = get_claim(claim_id)
+    if not found.wrong_theory:
+        return None
+    module = importlib.import_module(found.module)
+    try:
+        with replaced(module, found.wrong_theory):
+            return run_claim(claim_id, preset, seed).verdict
+    except (Exception, SystemExit):
+        return "error"
+
+
 def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
-               seed: int = 0, progress: Callable[[str], None] | None = None) -> list[ClaimResult]:
+               seed: int = 0, progress: Callable[[str], None] | None = None,
+               wrong_theory: Collection[str] = ()) -> list[ClaimResult]:
     """Run the named claims (when None: every claim run by default) in registry order.
 
     A claim whose verify function raises gets the verdict ``error`` with the
     exception's message as its note; the other claims still run. Unknown ids,
-    a bad preset or a bad seed are refused before anything runs.
+    a bad preset or a bad seed are refused before anything runs. The claims
+    named in ``wrong_theory`` also run with their wrong theory in place
+    (:func:`wrong_theory_verdict`; ``ClaimResult.wrong_theory``).
     """
     ids = default_claims() if not claim_ids else list(claim_ids)
     for claim_id in ids:
@@ -503,7 +565,11 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
             progress(claim_id)
         start = time.perf_counter()
         try:
-            results.append(run_claim(claim_id, preset, seed))
+            result = run_claim(claim_id, preset, seed)
+            if claim_id in wrong_theory:
+                result = replace(result, wrong_theory=wrong_theory_verdict(claim_id, preset,
+                                                                           seed) or "none")
+            results.append(result)
         except (Exception, SystemExit) as error:  # a verdict, never fatal to the run
             found = get_claim(claim_id)
             message = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
@@ -585,8 +651,9 @@ def explain(claim_id: str) -> str:
             lines.append(f"  {label if k == 0 else '':<11} {_where(function)}")
     lines.append(f"  test        {found.test or '(registry test only)'}")
     if found.figure:
-        from attndepth.figures.registry import all_figures
+        from attndepth.figures.registry import all_figures, check_figure_name
 
+        check_figure_name(found.figure, found.id)
         module = all_figures()[found.figure]
         lines.append(f"  figure      {_where(module.compute).split(':')[0]}  "
                      f"(attndepth figures --only {found.figure})")

@@ -100,6 +100,8 @@ def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
                 "in_family": result.in_family,
                 "evidence": result.evidence.as_dict() if result.evidence else None,
                 "rivals": [rival.as_dict() for rival in result.rivals],
+                "wrong_theory": result.wrong_theory,
+                "wrong_theory_caught": result.wrong_theory_caught,
             }
             for result in results
         ],
@@ -139,6 +141,8 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
         lines += [("rival", f"{rival.name} ({rival.source}): "
                             f"{'rejected' if rival.rejected else 'NOT rejected'}")
                   for rival in result.rivals]
+        if result.wrong_theory is not None:
+            lines.append(("wrong", wrong_theory_line(result)))
         if result.in_family is False:
             lines.append(("family", "these parameters lie OUTSIDE the claim's family: the "
                                     "verdict is not the claim's"))
@@ -160,6 +164,16 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
         out[-1] += (f"; consistency checks: {counts['consistent']} consistent, "
                     f"{counts['inconsistent']} inconsistent")
     return "\n".join(out)
+
+
+def wrong_theory_line(result: ClaimResult) -> str:
+    """What the run with the claim's wrong theory in place showed, in one sentence."""
+    if result.wrong_theory == "none":
+        return "the claim declares no wrong theory: nothing shows that it can fail"
+    if result.wrong_theory_caught:
+        return f"with its wrong theory in place the verdict is {result.wrong_theory}: it can fail"
+    return (f"with its wrong theory in place the verdict is {result.wrong_theory}, NOT "
+            f"fails: the check cannot tell this theory from the wrong one")
 
 
 def render_markdown(results: list[ClaimResult]) -> str:

@@ -32,6 +32,7 @@ from typing import Any
 
 from attndepth.errors import InvalidParameter
 from attndepth.framework.families import Member
+from attndepth.framework.progress import MemberProgress
 from attndepth.framework.registry import Claim, evaluate, get_claim
 from attndepth.simulations.sweeps.observables import Parameter, register_observable
 from attndepth.simulations.sweeps.store import open_store
@@ -94,23 +95,30 @@ class SearchReport:
     @property
     def verdict(self) -> str:
         """``fails`` with a counterexample; ``error`` if a member raised; ``inconclusive``
-        if no member decided; otherwise ``holds``."""
+        if no member decided; otherwise ``holds`` (the summary says how many decided)."""
         if self.counterexamples:
             return "fails"
         if self.errors:
             return "error"
-        if self.inconclusive and self.inconclusive == self.exhaustive_checked + self.drawn:
+        if self.decided == 0:
             return "inconclusive"
         return "holds"
 
+    @property
+    def decided(self) -> int:
+        """Members whose verdict decided the claim: neither inconclusive nor raised."""
+        return (self.exhaustive_checked + self.drawn - self.inconclusive
+                - len(self.errors))
+
     def summary(self) -> str:
         """One sentence: how far the claim was checked and what was found."""
-        decided = self.exhaustive_checked + self.drawn - self.inconclusive
         text = (f"{self.exhaustive_checked} of {self.exhaustive_total} configurations, "
                 f"exhaustive to the stated family; {self.drawn_beyond} hypothesis draws "
                 f"beyond it; "
                 f"{len(self.counterexamples)} counterexamples, {self.inconclusive} "
-                f"inconclusive, {decided} decided")
+                f"inconclusive, {self.decided} decided")
+        if self.errors:
+            text += f", {len(self.errors)} raised (not decided)"
         if self.counterexamples:
             smallest = self.counterexamples[0]
             text += (f". Smallest counterexample: {_member_text(smallest.member)} — "
@@ -146,14 +154,18 @@ def reproduce_command(claim_id: str, member: Member, seed: int) -> str:
 
 
 def _exhaustive(found: Claim, seed: int, store: Path, scheduler: str,
-                workers: int | None) -> dict[str, MemberResult]:
+                workers: int | None, progress: bool | None) -> dict[str, MemberResult]:
     members = list(found.family.exhaustive())
     points = [SweepPoint(OBSERVABLE, {"claim": found.id, "member": _key(m)}, seed,
                          module=__name__) for m in members]
-    if points:
-        run_sweep(SweepSpec(OBSERVABLE, tuple(points)), store, scheduler, workers,
-                  progress=None)
     wanted = {point.hash: member for point, member in zip(points, members, strict=True)}
+    if points:
+        with MemberProgress(found.id, len(points), "exhaustive", progress) as shown:
+            def report(result: Any) -> None:
+                verdict = "error" if result.error else result.metrics["verdict"]
+                shown.done(wanted[result.hash], verdict)
+            run_sweep(SweepSpec(OBSERVABLE, tuple(points)), store, scheduler, workers,
+                      progress=False, on_result=report)
     results: dict[str, MemberResult] = {}
     with open_store(store) as opened:
         for row in opened.rows(OBSERVABLE):
@@ -172,8 +184,8 @@ def _exhaustive(found: Claim, seed: int, store: Path, scheduler: str,
     return results
 
 
-def _random_phase(found: Claim, seed: int, draws: int,
-                  known: dict[str, MemberResult]) -> tuple[list[MemberResult], int]:
+def _random_phase(found: Claim, seed: int, draws: int, known: dict[str, MemberResult],
+                  progress: bool | None = None) -> tuple[list[MemberResult], int]:
     """Hypothesis draws over the whole family; returns the results and the draws beyond."""
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "attndepth"
     # hypothesis keeps its own files under the current directory unless told otherwise
@@ -196,6 +208,7 @@ def _random_phase(found: Claim, seed: int, draws: int,
     seen: dict[str, MemberResult] = {}
 
     def fails(member: Member) -> bool:
+        member = {name: member[name] for name in family.parameters}  # the family's order
         key = _key(member)
         if key not in seen:
             if key in known:
@@ -208,24 +221,28 @@ def _random_phase(found: Claim, seed: int, draws: int,
                 except Exception as error:  # recorded as an error, never fatal
                     seen[key] = MemberResult(dict(member), "error", "(raised)",
                                              f"{type(error).__name__}: {error}", "drawn")
+                shown.done(member, seen[key].verdict)
         return seen[key].verdict == "fails"
 
     config = settings(max_examples=draws, deadline=None, database=DirectoryBasedExampleDatabase(
         str(cache / "hypothesis")), suppress_health_check=list(HealthCheck),
         phases=[Phase.reuse, Phase.generate, Phase.shrink])
+    shown = MemberProgress(found.id, draws, "drawn", progress)
     try:
         # find() shrinks a failing member; every member it evaluated is kept in seen
         find(strategy, fails, settings=config, random=random.Random(seed),
              database_key=f"attndepth:{found.id}:{seed}".encode())
     except NoSuchExample:
         pass
+    finally:
+        shown.close()
     beyond = sum(1 for key in seen if key not in exhaustive)
     return list(seen.values()), beyond
 
 
 def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
                  store: str | Path | None = None, scheduler: str = "local",
-                 workers: int | None = None) -> SearchReport:
+                 workers: int | None = None, progress: bool | None = False) -> SearchReport:
     """Search claim ``claim_id``'s family for a counterexample.
 
     Parameters
@@ -241,6 +258,9 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
         a temporary file, removed afterwards.
     scheduler, workers
         As for :func:`attndepth.simulations.sweeps.sweep.run_sweep`.
+    progress : bool or None
+        False (default): silent; None: a bar on a terminal, one line per
+        finished member on stderr otherwise (:mod:`attndepth.framework.progress`).
 
     Returns
     -------
@@ -254,8 +274,9 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(store) if store is not None else Path(scratch) / "search.sqlite"
-        results = _exhaustive(found, seed, path, scheduler, workers)
-    drawn, beyond = _random_phase(found, seed, draws, results) if draws else ([], 0)
+        results = _exhaustive(found, seed, path, scheduler, workers, progress)
+    drawn, beyond = (_random_phase(found, seed, draws, results, progress) if draws
+                     else ([], 0))
     everything = {**results, **{_key(r.member): r for r in drawn}}
     ordered = sorted(everything.values(), key=lambda r: found.family.size(r.member))
     counterexamples = [r for r in ordered if r.verdict == "fails"]

@@ -28,9 +28,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -67,7 +69,8 @@ def checkpoint_directory(store_path: str | Path) -> Path:
 
 
 def run_sweep(spec: SweepSpec, store_path: str | Path, scheduler: str = "local",
-              workers: int | None = None, progress: bool | None = None) -> SweepSummary:
+              workers: int | None = None, progress: bool | None = None,
+              on_result: Callable[[Any], None] | None = None) -> SweepSummary:
     """Run the points missing from the store; write each as it finishes.
 
     Parameters
@@ -82,6 +85,9 @@ def run_sweep(spec: SweepSpec, store_path: str | Path, scheduler: str = "local",
         Worker processes (default: the machine's cores).
     progress : bool, optional
         tqdm bar on stderr; default on only when stderr is a terminal.
+    on_result : callable, optional
+        Called with each point's result (``.hash``, ``.metrics``, ``.error``)
+        once its row is committed.
 
     Returns
     -------
@@ -121,6 +127,8 @@ def run_sweep(spec: SweepSpec, store_path: str | Path, scheduler: str = "local",
                 computed += 1
                 failed += result.error is not None
                 bar.update(1)
+                if on_result is not None:
+                    on_result(result)
         except BrokenProcessPool:
             raise WorkerDied(f"a worker process died (killed, or out of memory) after "
                              f"{computed} of {len(missing)} points; every row committed to "
