@@ -55,3 +55,13 @@ def test_the_two_head_deficit_conjecture_holds_with_its_rivals_rejected():
     entry = _claims(run)["mine.two-head-deficit"]
     assert entry["verdict"] == "holds" and entry["wrong_theory"] == "fails"
     assert entry["values"]["rank"] == 107 and all(r["rejected"] for r in entry["rivals"])
+
+
+def test_the_declared_deepnorm_claim_runs_with_its_figure(tmp_path):
+    declared = EXAMPLES / "deepnorm" / "deepnorm_declared.py"
+    run = _attndepth("verify", "--claims", declared, "--format", "json")
+    assert run.returncode == 0, run.stderr
+    entry = _claims(run)["mine.deepnorm-declared"]
+    assert entry["verdict"] == "indistinguishable" and entry["wrong_theory"] == "fails"
+    figures = _attndepth("figures", "--claims", declared, "--out", tmp_path)
+    assert figures.returncode == 0 and (tmp_path / "mine.deepnorm-declared.png").is_file()

@@ -39,6 +39,7 @@ _PUBLIC: dict[str, str] = {
     "Family": "attndepth.framework.families",
     "figure": "attndepth.figures.registry",
     "subsets": "attndepth.framework.relations",
+    "derived_claim": "attndepth.framework.declarative",
     "monotone_margin": "attndepth.framework.relations",
     "scaling_exponent": "attndepth.framework.relations",
     "first_crossing": "attndepth.framework.relations",
