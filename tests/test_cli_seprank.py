@@ -96,3 +96,14 @@ def test_seprank_reports_a_rank_above_a_proved_bound_in_one_line(capsys, monkeyp
     assert main(["seprank", "--width", "2", "--depth", "2", "--tokens", "4"]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("attndepth: check failed:") and len(err.splitlines()) == 1
+
+
+def test_hours_of_block_work_are_refused_in_one_line(capsys):
+    from attndepth.cli.main import main
+
+    assert main(["seprank", "--width", "6", "--depth", "4", "--tokens", "8"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "would take about 41.0 h" in line and "--max-seconds" in line
+    assert main(["seprank", "--width", "2", "--depth", "2", "--method", "exact",
+                 "--max-seconds", "10"]) == 2
+    assert "limits the blocks method" in capsys.readouterr().err

@@ -130,3 +130,30 @@ def test_bad_input_is_refused():
         measure_block_ranks(config, block_bounds(config), max_points=10**6)
     with pytest.raises(TypeError, match="config"):
         measure_block_ranks("d=2", [1])
+
+
+def test_the_block_method_refuses_hours_of_work_up_front_and_names_the_way_out():
+    import math
+
+    import pytest
+
+    from attndepth.separation import block_bounds_for
+    from attndepth.simulations.exact.degree_blocks import (
+        MAX_BLOCK_SECONDS,
+        estimated_seconds,
+        measure_block_ranks,
+    )
+    from attndepth.simulations.exact.seprank import SeprankConfig
+
+    huge = SeprankConfig(width=6, depth=4, tokens=8)  # 41 blocks, 32 capped at 16,384²
+    bounds = block_bounds_for(huge)
+    with pytest.raises(ValueError, match=r"about 41\.0 h.*--max-points.*--max-seconds"):
+        measure_block_ranks(huge, bounds)
+    # the reach of the README stays inside the limit (measured 538 s, estimated 1137 s)
+    reach = SeprankConfig(width=4, depth=3, tokens=8)
+    assert estimated_seconds([min(b + 8, 16384) for b in block_bounds_for(reach)]) \
+        < MAX_BLOCK_SECONDS
+    with pytest.raises(ValueError, match="max_seconds must be a number > 0"):
+        measure_block_ranks(reach, block_bounds_for(reach), max_seconds=0)
+    small = SeprankConfig(width=2, depth=2, tokens=4)
+    assert measure_block_ranks(small, block_bounds_for(small), max_seconds=math.inf).rank > 0

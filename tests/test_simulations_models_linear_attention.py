@@ -58,3 +58,12 @@ def test_linear_attention_overflow_names_the_depth():
 def test_oversized_linear_attention_rejected_before_allocating():
     with pytest.raises(ValueError, match="array elements"):
         draw_linear_attention_weights(10**6, 2)
+
+
+def test_the_memory_guard_counts_what_the_draw_holds_at_once_not_only_the_results():
+    import pytest
+
+    # 2·8·4096² = 2^28 output entries passed the old guard; the four drawn factors and the
+    # products' temporaries of one stack come on top of them
+    with pytest.raises(ValueError, match="one stack's draws needs 1.61e\\+09 array elements"):
+        draw_linear_attention_weights(4096, 8)

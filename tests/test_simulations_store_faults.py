@@ -220,3 +220,30 @@ def test_a_writable_open_removes_orphaned_creation_files_only(tmp_path):
     assert not orphan.exists()
     assert recent.exists() and alive.exists() and other.exists()
     open_store(path, readonly=True).close()  # a read-only open touches nothing
+
+
+def test_a_full_disk_is_one_line_and_exit_3_and_the_committed_rows_resume(
+        tmp_path, monkeypatch, capsys):
+    import sqlite3
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text('measurement = "similarity"\n[fixed]\nvariant = "post-ln"\ntokens = 4\n'
+                    'width = 8\n[grid]\ndepth = [' + ", ".join(map(str, range(1, 61))) + ']\n')
+    store = tmp_path / "s.sqlite"
+    connect = sqlite3.connect
+
+    def small_disk(*args, **kwargs):  # SQLite's own limit: 'database or disk is full'
+        connection = connect(*args, **kwargs)
+        connection.execute("PRAGMA max_page_count = 12")
+        return connection
+
+    monkeypatch.setattr(sqlite3, "connect", small_disk)
+    assert main(["sweep", str(spec), "--store", str(store), "--workers", "1", "--quiet"]) == 3
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "is full" in line and "committed rows are kept" in line and "rerun" in line
+    monkeypatch.setattr(sqlite3, "connect", connect)  # space freed
+    kept = len(open_store(store).hashes())
+    assert 0 < kept < 60
+    assert main(["store", "check", str(store)]) == 0
+    assert main(["sweep", str(spec), "--store", str(store), "--workers", "1", "--quiet"]) == 0
+    assert len(open_store(store).hashes()) == 60

@@ -15,6 +15,9 @@ standard types they already know.
   a proved bound. CLI exit 1.
 * :class:`WorkerDied`, also a ``RuntimeError``: a sweep worker process died (the
   committed rows are kept). CLI exit 3.
+* :class:`DiskFull`, also an ``OSError``: the file system of a sweep store filled
+  up (the committed rows are kept). CLI exit 3: the run was stopped by its
+  environment, and the same command continues it once there is room.
 
 Anything else escaping the command line is an internal bug: it prints a short
 traceback and asks for a report, exit code 4
@@ -24,8 +27,8 @@ This module imports nothing from attndepth, so every layer may import it.
 
 from __future__ import annotations
 
-__all__ = ["AttndepthError", "CheckFailed", "DamagedStore", "InvalidParameter", "InvalidType",
-           "MissingExtra", "Overflow", "WorkerDied"]
+__all__ = ["AttndepthError", "CheckFailed", "DamagedStore", "DiskFull", "InvalidParameter",
+           "InvalidType", "MissingExtra", "Overflow", "WorkerDied"]
 
 
 class AttndepthError(Exception):
@@ -58,3 +61,7 @@ class CheckFailed(AttndepthError, ArithmeticError):
 
 class WorkerDied(AttndepthError, RuntimeError):
     """A worker process of a sweep died; the rows it committed are kept."""
+
+
+class DiskFull(AttndepthError, OSError):
+    """The disk of a store is full; every row committed before is kept (CLI exit 3)."""

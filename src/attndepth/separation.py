@@ -47,7 +47,8 @@ def bounds_for(config: SeprankConfig) -> SeparationRankBounds:
 #: Methods of :func:`measure_rank`; ``auto`` is ``blocks`` for ρ = 0, else ``exact``.
 METHODS = ("auto", "blocks", "exact", "numeric")
 #: Options the block method takes (the grids are set by each block's bound).
-BLOCK_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "evaluator"})
+BLOCK_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "evaluator",
+                           "max_seconds"})
 
 
 def residual_block_ranks(config: SeprankConfig, seed: int = 0,

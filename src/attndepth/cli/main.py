@@ -21,7 +21,13 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from attndepth.errors import AttndepthError, CheckFailed, InvalidParameter, WorkerDied
+from attndepth.errors import (
+    AttndepthError,
+    CheckFailed,
+    DiskFull,
+    InvalidParameter,
+    WorkerDied,
+)
 
 EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_WORKER_DIED = 0, 1, 2, 3
 EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED = 4, 130
@@ -415,7 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CheckFailed as error:  # a measurement contradicting a proved bound
         print(f"attndepth: check failed: {_first_line(error)}", file=sys.stderr)
         return EXIT_CLAIM_FAILED
-    except WorkerDied as error:
+    except (WorkerDied, DiskFull) as error:  # stopped by its environment: rerun to continue
         print(f"attndepth: {_first_line(error)}", file=sys.stderr)
         return EXIT_WORKER_DIED
     except AttndepthError as error:  # bad input of every kind (attndepth.errors)

@@ -12,6 +12,7 @@ from attndepth.separation import METHODS, measure_rank, rank_with_bounds, resolv
 from attndepth.simulations.exact.degree_blocks import (
     BLOCK_PRIME,
     MAX_BLOCK_POINTS,
+    MAX_BLOCK_SECONDS,
     SECOND_BLOCK_PRIME,
 )
 from attndepth.simulations.exact.modular import DEFAULT_PRIME, SECOND_PRIME
@@ -68,6 +69,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help=f"largest grid per side (per block for blocks); beyond it the "
                              f"rank is a lower bound (default: {MAX_BLOCK_POINTS} for blocks, "
                              f"{DEFAULT_MAX_POINTS} otherwise)")
+    parser.add_argument("--max-seconds", type=float, default=None, metavar="T",
+                        help=f"blocks: refuse up front when the estimated time exceeds T "
+                             f"seconds (default: {MAX_BLOCK_SECONDS:.0f}, about ten measured "
+                             f"minutes; inf: no limit)")
     parser.add_argument("--verify", action="store_true",
                         help=f"repeat with another prime ({SECOND_BLOCK_PRIME} for blocks, "
                              f"{SECOND_PRIME} for exact) and the next seed; exit 1 if the two "
@@ -113,6 +118,11 @@ def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
     default_points = MAX_BLOCK_POINTS if blocks else DEFAULT_MAX_POINTS
     options = dict(margin=args.margin, progress=sys.stderr.isatty(),
                    max_points=default_points if args.max_points is None else args.max_points)
+    if args.max_seconds is not None:
+        if not blocks:
+            raise InvalidParameter("--max-seconds limits the blocks method; the exact method "
+                                   "is limited by --max-points")
+        options["max_seconds"] = args.max_seconds
     start = time.perf_counter()
     result = rank_with_bounds(config, args.seed, method, prime=prime, **options)
     exit_code = 0

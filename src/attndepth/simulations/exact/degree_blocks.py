@@ -81,6 +81,34 @@ BATCH_ENTRIES = 1 << 27
 CHUNK_ENTRIES = 1 << 22
 #: Points per side of the largest block grid (2 GiB guard: one 16,384² float64 block).
 MAX_BLOCK_POINTS = 16_384
+#: Seconds per evaluated pair and scale, and per cubed block side ranked: the
+#: calibration of :func:`estimated_seconds` on this 2-core machine (d=4, L=3, N=8:
+#: 538 s measured; d=6, L=3, N=2: 445 s; d=2, L=5, N=4: 184 s; d=3, L=4, N=2: 11 s).
+#: The model overestimates those by 1.0–2.4×, never under.
+SECONDS_PER_PAIR_SCALE, SECONDS_PER_CUBED_SIDE = 4e-7, 2e-11
+#: Estimated seconds beyond which measure_block_ranks refuses up front (max_seconds
+#: lifts it): 20 estimated minutes is at most about ten measured.
+MAX_BLOCK_SECONDS = 1200.0
+
+
+def estimated_seconds(sizes: Sequence[int]) -> float:
+    """Up-front time estimate of measuring blocks of these grid sizes (one per degree).
+
+    Evaluation visits max(n)² pairs of each batch of blocks, all K + 1 scales
+    per pair; ranking a block of side n costs n³ (the GEMM LU). The constants are
+    :data:`SECONDS_PER_PAIR_SCALE` and :data:`SECONDS_PER_CUBED_SIDE`.
+
+    Parameters
+    ----------
+    sizes : grid points per side of each block a = 0 … K (0: not measured).
+
+    Returns
+    -------
+    float, seconds on this machine (2 cores).
+    """
+    pairs = sum(max(sizes[a] for a in batch) ** 2 for batch in _batches(sizes))
+    cubes = sum(float(n) ** 3 for n in sizes)
+    return SECONDS_PER_PAIR_SCALE * pairs * len(sizes) + SECONDS_PER_CUBED_SIDE * cubes
 
 
 class BoundViolation(CheckFailed):
@@ -152,6 +180,14 @@ def _batches(sizes: Sequence[int]) -> list[list[int]]:
             batches.append([a])
             entries = sizes[a] ** 2
     return batches
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def evaluate_blocks(weights: LinearAttentionWeights, partition: Partition, XP: np.ndarray,
@@ -249,7 +285,7 @@ def measure_block_ranks(config: SeprankConfig, bounds: Sequence[int], seed: int 
                         prime: int = BLOCK_PRIME, margin: int = DEFAULT_MARGIN,
                         max_points: int = MAX_BLOCK_POINTS, progress: bool = False,
                         evaluator: Callable[..., np.ndarray] = evaluate_structured,
-                        ) -> BlockMeasurement:
+                        max_seconds: float = MAX_BLOCK_SECONDS) -> BlockMeasurement:
     """Rank of every homogeneous part f_a of ``config``'s f on nested grids (module docstring).
 
     Parameters
@@ -262,6 +298,8 @@ def measure_block_ranks(config: SeprankConfig, bounds: Sequence[int], seed: int 
     prime : the field; below 2^26 the large blocks are ranked by the GEMM LU.
     margin, max_points : as for :func:`attndepth.simulations.exact.seprank.measure_rank`.
     progress : a tqdm bar over the grid rows (after 2 s).
+    max_seconds : refuse up front when :func:`estimated_seconds` of the blocks exceeds
+        it (``math.inf``: no limit).
     """
     if not isinstance(config, SeprankConfig):
         raise InvalidType(f"config must be a SeprankConfig, got {type(config).__name__}")
@@ -282,6 +320,16 @@ def measure_block_ranks(config: SeprankConfig, bounds: Sequence[int], seed: int 
         raise InvalidType(f"progress must be True or False, got {progress!r}")
     sizes = [min(bound + margin, max_points) for bound in bounds]
     check_size("the largest degree block", max(sizes) ** 2)
+    if isinstance(max_seconds, bool) or not isinstance(max_seconds, (int, float)) \
+            or not max_seconds > 0:
+        raise InvalidParameter(f"max_seconds must be a number > 0, got {max_seconds!r}")
+    estimate = estimated_seconds(sizes)
+    if estimate > max_seconds:
+        raise InvalidParameter(
+            f"the {len(sizes)} degree blocks (largest {max(sizes)}² points) would take about "
+            f"{_duration(estimate)} here, more than the limit of {_duration(max_seconds)}; "
+            f"lower max_points (--max-points) for a lower bound, or raise max_seconds "
+            f"(--max-seconds) if you mean it")
     partition = config.split
     weights = draw_linear_attention_weights(config.width, config.depth, config.heads, 0, 1,
                                             seed, prime=prime)

@@ -80,26 +80,32 @@ def draw_linear_attention_weights(
     if prime is not None:
         prime = check_prime(prime)
     batch = check_int("batch", batch, minimum=1)
-    check_size("the linear-attention weights", batch * depth * heads * width * width * 2)
+    # at once: the two outputs, and one stack's four drawn factors (depth·d² each) and
+    # its products with their modular-matmul temporaries (about 3× a product each)
+    outputs = batch * depth * heads * width * width * 2
+    one_stack = 4 * depth * width * width + 3 * 2 * depth * heads * width * width
+    check_size("the linear-attention weights and one stack's draws", outputs + one_stack)
     head_dim = width // heads
-    bilinear, value_output = [], []
-    for rng in spawn_generators(seed, batch, WEIGHTS_STREAM):
+    dtype = np.float64 if prime is None else np.int64
+    bilinear = np.empty((batch, depth, heads, width, width), dtype=dtype)
+    value_output = np.empty((batch, depth, heads, width, width), dtype=dtype)
+    for k, rng in enumerate(spawn_generators(seed, batch, WEIGHTS_STREAM)):
         shape_in = (depth, heads, head_dim, width)
         shape_out = (depth, heads, width, head_dim)
         if prime is None:
             scale = 1.0 / np.sqrt(width)
             wq, wk, wv = (rng.standard_normal(shape_in) * scale for _ in range(3))
             wo = rng.standard_normal(shape_out) * scale
-            bilinear.append(np.swapaxes(wq, -1, -2) @ wk)
-            value_output.append(wo @ wv)
+            bilinear[k] = np.swapaxes(wq, -1, -2) @ wk
+            value_output[k] = wo @ wv
         else:
             wq, wk, wv = (rng.integers(0, prime, shape_in, dtype=np.int64) for _ in range(3))
             wo = rng.integers(0, prime, shape_out, dtype=np.int64)
-            bilinear.append(matmul_mod(np.swapaxes(wq, -1, -2).copy(), wk, prime))
-            value_output.append(matmul_mod(wo, wv, prime))
+            bilinear[k] = matmul_mod(np.swapaxes(wq, -1, -2).copy(), wk, prime)
+            value_output[k] = matmul_mod(wo, wv, prime)
     return LinearAttentionWeights(
-        bilinear=np.stack(bilinear),
-        value_output=np.stack(value_output),
+        bilinear=bilinear,
+        value_output=value_output,
         residual=residual,
         prime=prime,
         seed=seed,

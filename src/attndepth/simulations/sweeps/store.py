@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from attndepth.errors import DamagedStore, InvalidParameter
+from attndepth.errors import DamagedStore, DiskFull, InvalidParameter
 
 STORE_FORMAT = "attndepth-store"
 SCHEMA_VERSION = 1
@@ -101,7 +101,27 @@ class ResultStore:
         self._connection.close()
 
     def record(self, result: PointResult) -> None:
-        """Insert or replace one point in its own transaction (committed on return)."""
+        """Insert or replace one point in its own transaction (committed on return).
+
+        A full file system (SQLite's ``database or disk is full``) rolls the
+        point back and raises :class:`~attndepth.errors.DiskFull` saying how
+        many rows are kept and how to continue.
+        """
+        try:
+            self._insert(result)
+        except sqlite3.OperationalError as error:
+            if "full" not in str(error):
+                raise
+            try:
+                kept = self._connection.execute("SELECT count(*) FROM points").fetchone()[0]
+            except sqlite3.Error:
+                kept = "its"
+            raise DiskFull(f"the disk holding {self.path} is full ({error}): {kept} committed "
+                           f"rows are kept; free space and rerun the same command to continue, "
+                           f"or copy the store elsewhere (attndepth store recover "
+                           f"{self.path} --to NEW.sqlite) and rerun with NEW.sqlite") from None
+
+    def _insert(self, result: PointResult) -> None:
         with self._connection:
             self._connection.execute(
                 "INSERT OR REPLACE INTO points (hash, measurement, config, metrics, status, "
