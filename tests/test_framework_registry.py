@@ -49,6 +49,9 @@ KNOWN_VERDICTS = {
     "naderi.spectral-gap": ("inconclusive", "at T ≤ 512 the slope of log s₂ is −0.43 ± 0.04 "
                             "and √T s₂ 1.22× 2κ: both straddle their tolerance's edge (the "
                             "prediction is asymptotic in T)"),
+    "yuzhang.contraction-bound": ("indistinguishable", "the bound without its leakage term "
+                                  "(the doubly stochastic σ₂r) is not violated either on the "
+                                  "quick stacks: the leakage term is never needed there"),
     "noci.residual-scaling": ("inconclusive", "at d = 64 the α = 1/√L growth sits 4 % below "
                               "L ln(1 + α²), at the edge of the 5 % band (the gap halves at "
                               "d = 128)"),

@@ -130,3 +130,26 @@ def test_a_search_says_each_finished_member_on_a_log_and_counts_errors_apart(
     assert err.count("mine.always-raises  exhaustive  n=") == 4 and "error" in err
     assert report.verdict == "error" and report.decided == 0
     assert "0 decided, 4 raised (not decided)" in report.summary()
+
+
+def test_a_search_where_a_rival_agrees_everywhere_is_indistinguishable(monkeypatch):
+    from attndepth import Family, Rival, claim, verdict_from
+    from attndepth.framework import registry
+    from attndepth.framework.registry import Outcome
+    from attndepth.framework.search import search_claim
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry.all_claims()))
+
+    @claim("mine.agreeable", source="-", statement="n ≥ 0", tolerance="exact",
+           presets={"quick": {"n": 1}, "full": {"n": 1}},
+           family=Family(parameters={"n": (1, 2, 3)}),
+           rivals=(Rival("n ≥ −1", "a weaker statement", replace={"LOWEST": -1}),))
+    def verify(seed, n):
+        return Outcome(f"n ≥ {LOWEST}", f"n = {n}", verdict_from(n >= LOWEST))
+
+    report = search_claim("mine.agreeable", draws=0, workers=1)
+    assert report.verdict == "indistinguishable" and report.indistinguishable == 3
+    assert "3 of them indistinguishable from a rival" in report.summary()
+
+
+LOWEST = 0

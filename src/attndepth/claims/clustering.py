@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binomtest
 
+from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.simulations.models.sphere_dynamics import (
@@ -51,6 +52,11 @@ SYMMETRY_TOLERANCE = 1e-9
     wrong_theory={"orthogonal_start_rate":
                   lambda gamma, tokens, beta, right=orthogonal_start_rate:
                   0.5 * right(gamma, tokens, beta)},
+    rivals=(Rival("two-token ODE", "the n = 2 equation γ′ = 2e^{βγ}(1−γ)(γ+1)/(e^β + e^{βγ}) "
+                  "used for every n (equal to it at n = 2)",
+                  replace={"orthogonal_start_rate":
+                           lambda gamma, tokens, beta, right=orthogonal_start_rate:
+                           right(gamma, 2, beta)}),),
     family=Family(parameters={"tokens": (2, 3, 4, 5, 6), "beta": (0.0, 0.5, 1.0, 2.0, 4.0),
                               "extra_width": (0, 2)},
                   beyond={"tokens": (8, 12), "beta": (8.0,)}, fixed={"horizon": 4.0}),
@@ -108,6 +114,12 @@ CLUSTER_HORIZON = 1e4
     # wrong: the binomial sum stopped one term early, i.e. the formula for d − 1
     wrong_theory={"wendel_probability": lambda tokens, dimension, right=wendel_probability:
                   right(tokens, dimension - 1) if dimension > 1 else 0},
+    rivals=(Rival("circle formula n/2^{n−1}", "Wendel's probability for d = 2 at every d",
+                  replace={"wendel_probability": lambda tokens, dimension,
+                           right=wendel_probability: right(tokens, 2)}),
+            Rival("one term more", "the binomial sum to k ≤ d (the formula for d + 1)",
+                  replace={"wendel_probability": lambda tokens, dimension,
+                           right=wendel_probability: right(tokens, dimension + 1)})),
     family=Family(parameters={"tokens": (2, 3, 4, 5, 6, 8), "dimension": (2, 3, 4),
                               "beta": (0.0, 1.0, 4.0)},
                   beyond={"tokens": (12, 16), "dimension": (6,), "beta": (8.0,)},

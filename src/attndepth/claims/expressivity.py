@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.simulations.exact.polynomial import measure_homogeneity, measure_structure
@@ -47,6 +48,11 @@ SYMBOLIC_DRAWS = 8
     simulation=(measure_homogeneity,),
     test=f"{TESTS}::test_levine_degree",
     wrong_theory={"output_degree": lambda depth: 3**depth + 1},
+    # both agree with 3^L at L = 1 (degree 3): only a member with L >= 2 rejects them
+    rivals=(Rival("2^L + 1", "quadratic scores times a linear value, squared per layer",
+                  replace={"output_degree": lambda depth: 2**depth + 1}),
+            Rival("3L", "degree added per layer, not multiplied",
+                  replace={"output_degree": lambda depth: 3 * depth})),
     family=Family(parameters={"width": (1, 2, 3, 4), "depth": (1, 2, 3), "heads": (1, 2),
                               "tokens": (1, 2, 3, 4)},
                   beyond={"width": (6, 8), "depth": (4,), "tokens": (6, 8)},

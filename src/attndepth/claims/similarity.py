@@ -324,6 +324,12 @@ def _doubly_stochastic_violations(seed: int, samples: int, tokens: int, width: i
     test=f"{TESTS}::test_claim_holds_at_small_size",
     wrong_theory={"multihead_contraction_bound":
                   lambda *args, right=multihead_contraction_bound: 0.5 * right(*args)},
+    rivals=(Rival("no leakage", "the doubly stochastic bound σ₂‖W‖r/σ_min(W) used for "
+                  "row-stochastic P (ℓ = 0)",
+                  replace={"multihead_contraction_bound":
+                           lambda r, sigma2, leakage, norms, smallest,
+                           right=multihead_contraction_bound:
+                           right(r, sigma2, [0.0] * len(leakage), norms, smallest)}),),
     family=Family(parameters={"depth": (8, 16), "tokens": (4, 8), "width": (8, 16)},
                   beyond={"depth": (32,), "tokens": (16,), "width": (32,)},
                   fixed={"batch": 4, "doubly_stochastic_samples": 50}),

@@ -189,7 +189,8 @@ def write_figure(name: str, out_dir: Path, preset: str = "quick", seed: int = 0)
         raise InvalidParameter(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
     module = figures[name]
     data = module.compute(preset, seed)
-    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+    if not isinstance(data, dict) or not all(
+            isinstance(k, str) and isinstance(v, (list, tuple)) for k, v in data.items()):
         raise InvalidType(f"figure {name!r}: compute(preset, seed) must return a dict of "
-                          f"named columns, got {type(data).__name__}")
+                          f"named columns (lists), got {type(data).__name__}")
     return save(module.draw(data), data, name, out_dir)

@@ -51,6 +51,7 @@ from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
 from attndepth.simulations.measures.catalogue import OBSERVABLES, measure
 from attndepth.simulations.models.stacks import StackConfig
+from attndepth.simulations.validation import check_int
 
 #: Stacks a member measures per seed unless told otherwise.
 DEFAULT_BATCH = 16
@@ -60,8 +61,10 @@ def _prediction(expression: Any, parameters: set[str], what: str) -> Callable[..
     """The expression as a function of keyword parameters, or one clear error."""
     try:
         expression = sp.sympify(expression)
-    except (sp.SympifyError, TypeError) as error:
+    except (sp.SympifyError, TypeError, ValueError, SyntaxError) as error:
         raise InvalidType(f"{what} must be a SymPy expression: {error}") from None
+    if not isinstance(expression, sp.Expr):
+        raise InvalidType(f"{what} must be a SymPy expression, got {type(expression).__name__}")
     names = sorted(str(symbol) for symbol in expression.free_symbols)
     unknown = [name for name in names if name not in parameters]
     if unknown:
@@ -104,7 +107,7 @@ def derived_claim(id: str, *, expression: Any, observable: str, source: str,
     wrong : SymPy expression, optional
         A wrong prediction the claim must fail with (``wrong_theory``).
     batch : int
-        Stacks per seed.
+        Stacks per seed (>= 2).
     seeds : (int, int)
         The estimate's smallest and largest seed sample.
     figure : bool
@@ -115,6 +118,9 @@ def derived_claim(id: str, *, expression: Any, observable: str, source: str,
     -------
     The decorator: it takes ``stack(**params) -> StackConfig`` and returns it.
     """
+    if not isinstance(observable, str):
+        raise InvalidType(f"claim {id!r}: observable must be a name of the catalogue, got "
+                          f"{observable!r}")
     if observable not in OBSERVABLES:
         measure(observable, StackConfig(), 1, 0)  # raises the did-you-mean error
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
@@ -123,10 +129,20 @@ def derived_claim(id: str, *, expression: Any, observable: str, source: str,
                                f"got {tolerance!r}")
     if not isinstance(family, Family):
         raise InvalidType(f"claim {id!r}: family must be a Family")
+    batch = check_int("batch", batch, minimum=2)  # two stacks at least: a standard error
+    if not (isinstance(seeds, tuple) and len(seeds) == 2
+            and all(isinstance(n, int) and not isinstance(n, bool) for n in seeds)):
+        raise InvalidType(f"claim {id!r}: seeds must be (first, last) integers, got {seeds!r}")
+    rivals = {} if rivals is None else rivals
+    if not isinstance(rivals, Mapping) or not all(
+            isinstance(name, str) and isinstance(entry, tuple) and len(entry) == 2
+            and isinstance(entry[1], str) for name, entry in rivals.items()):
+        raise InvalidType(f"claim {id!r}: rivals must map a name to (expression, source), got "
+                          f"{rivals!r}")
     parameters = set(family.parameters) | set(family.fixed)
     predict = _prediction(expression, parameters, f"claim {id!r}: the expression")
     rival_functions = {name: (_prediction(rival, parameters, f"claim {id!r}: rival {name!r}"),
-                              text) for name, (rival, text) in (rivals or {}).items()}
+                              text) for name, (rival, text) in rivals.items()}
     wrong_function = (None if wrong is None else
                       _prediction(wrong, parameters, f"claim {id!r}: the wrong theory"))
 
@@ -147,7 +163,7 @@ def derived_claim(id: str, *, expression: Any, observable: str, source: str,
             values = measure(observable, config, batch, seed)
             predicted = getattr(module, name)(**params)
             mean = float(values.mean())
-            error = float(np.std(values, ddof=1) / math.sqrt(batch)) if batch > 1 else math.nan
+            error = float(np.std(values, ddof=1) / math.sqrt(batch))
             relative = mean / predicted - 1 if predicted else math.inf
             rival_values = {f"rival:{key}": function(**params)
                             for key, (function, _) in rival_functions.items()}
@@ -202,8 +218,7 @@ def _register_figure(id: str, observable: str, stack: Callable[..., StackConfig]
             values = measure(observable, config, batch, seed)
             columns[axis].append(value)
             columns["measured"].append(float(values.mean()))
-            columns["standard_error"].append(float(np.std(values, ddof=1) / math.sqrt(batch))
-                                             if batch > 1 else math.nan)
+            columns["standard_error"].append(float(np.std(values, ddof=1) / math.sqrt(batch)))
             columns["predicted"].append(getattr(module, name)(**params))
             for key, (function, _) in rivals.items():
                 columns[key].append(function(**params))

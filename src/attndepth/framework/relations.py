@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, InvalidType
 
 #: Directions of a monotone relation.
 DIRECTIONS: tuple[str, ...] = ("increasing", "decreasing")
@@ -44,8 +44,13 @@ def subsets(values: Sequence, size: int) -> tuple[tuple, ...]:
     tuple of tuples, in the order of :func:`itertools.combinations` of the
     sorted values (so sets of small values come first, as a family wants).
     """
-    ordered = sorted(values)
-    if len(set(ordered)) != len(ordered):
+    try:
+        ordered = sorted(values)
+        distinct = len(set(ordered)) == len(ordered)
+    except TypeError:  # not iterable, not orderable, not hashable
+        raise InvalidType(f"subsets needs a sequence of distinct orderable values, got "
+                          f"{values!r}") from None
+    if not distinct:
         raise InvalidParameter(f"subsets needs distinct values, got {list(values)}")
     if isinstance(size, bool) or not isinstance(size, int) or not 2 <= size <= len(ordered):
         raise InvalidParameter(f"size must be an integer from 2 to {len(ordered)}, got {size!r}")
@@ -53,7 +58,11 @@ def subsets(values: Sequence, size: int) -> tuple[tuple, ...]:
 
 
 def _pairs(xs: Sequence[float], ys: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    try:
+        x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidType(f"a relation takes two sequences of numbers, got {xs!r} and "
+                          f"{ys!r}") from None
     if x.ndim != 1 or x.shape != y.shape or len(x) < 2:
         raise InvalidParameter(f"need two equal-length sequences of >= 2 numbers, got shapes "
                                f"{x.shape} and {y.shape}")
@@ -126,5 +135,7 @@ def first_crossing(xs: Sequence[float], ys: Sequence[float], level: float) -> fl
         ``min{x_i : y_i >= level}`` over the sorted xs, ``math.inf`` when no y does.
     """
     x, y = _pairs(xs, ys)
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or math.isnan(level):
+        raise InvalidType(f"level must be a number, got {level!r}")
     reached = np.nonzero(y >= level)[0]
     return float(x[reached[0]]) if len(reached) else math.inf

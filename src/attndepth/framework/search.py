@@ -91,17 +91,22 @@ class SearchReport:
     seconds: float
     conjecture: bool = False
     commands: list[str] = field(default_factory=list)
+    #: Decided members where a named rival agrees with the measurement too.
+    indistinguishable: int = 0
 
     @property
     def verdict(self) -> str:
         """``fails`` with a counterexample; ``error`` if a member raised; ``inconclusive``
-        if no member decided; otherwise ``holds`` (the summary says how many decided)."""
+        if no member decided; ``indistinguishable`` if every decided member is (a rival
+        agrees everywhere too); otherwise ``holds`` (the summary says how many decided)."""
         if self.counterexamples:
             return "fails"
         if self.errors:
             return "error"
         if self.decided == 0:
             return "inconclusive"
+        if self.indistinguishable == self.decided:  # agrees everywhere, but so does a rival
+            return "indistinguishable"
         return "holds"
 
     @property
@@ -117,6 +122,8 @@ class SearchReport:
                 f"beyond it; "
                 f"{len(self.counterexamples)} counterexamples, {self.inconclusive} "
                 f"inconclusive, {self.decided} decided")
+        if self.indistinguishable:
+            text += f" ({self.indistinguishable} of them indistinguishable from a rival)"
         if self.errors:
             text += f", {len(self.errors)} raised (not decided)"
         if self.counterexamples:
@@ -286,6 +293,7 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
         drawn=len([r for r in drawn if r.phase == "drawn"]), drawn_beyond=beyond,
         counterexamples=counterexamples,
         inconclusive=sum(r.verdict == "inconclusive" for r in everything.values()),
+        indistinguishable=sum(r.verdict == "indistinguishable" for r in everything.values()),
         errors=[r for r in ordered if r.verdict == "error"], seed=seed,
         seconds=time.perf_counter() - start, conjecture=found.conjecture,
         commands=[reproduce_command(claim_id, r.member, seed) for r in counterexamples])

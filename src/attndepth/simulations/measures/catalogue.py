@@ -131,7 +131,7 @@ def measure(name: str, config: StackConfig, batch: int, seed: int) -> np.ndarray
     -------
     array, shape (batch,), float64
     """
-    if name not in OBSERVABLES:
+    if not isinstance(name, str) or name not in OBSERVABLES:
         import difflib
 
         close = difflib.get_close_matches(str(name), list(OBSERVABLES), n=1)
