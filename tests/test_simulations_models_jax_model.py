@@ -33,6 +33,26 @@ def test_model_states_equal_the_numpy_stack_with_the_same_weights(variant):
     assert np.max(np.abs(ours - np.stack(reference))) <= 1e-12 * np.abs(ours).max()
 
 
+def test_a_composed_block_with_a_user_sublayer_trains_and_moves_to_numpy():
+    from attndepth.simulations.models.blocks import Sublayer
+
+    gated = Sublayer("gated", lambda xp, X, w: (X @ w["up"]) / (1 + xp.exp(-(X @ w["gate"]))),
+                     lambda d: {"gate": (d, d), "up": (d, d)})
+    config = StackConfig(variant="post-ln", skip_scale=2.0, norm_kind="rms", qk_norm=True,
+                         depth=2, tokens=TASK.length, width=8, heads=2, sublayer=gated)
+    params = init_params(config, TASK.vocabulary, seed=3)
+    assert params["gate"].shape == (2, 8, 8)
+    tokens, _ = TASK.sample(4, seed=3)
+    ours = model_states(config, params, tokens)
+    X0 = embed(params, tokens)
+    reference = [X0] + [record.outputs for record in
+                        iterate_stack(config, numpy_weights(params, 4), X0)]
+    assert np.max(np.abs(ours - np.stack(reference))) <= 1e-12 * np.abs(ours).max()
+    run = train(config, TASK, TrainingSettings(steps=20, batch=8, evaluate_every=10,
+                                               evaluation_size=16), seed=0)
+    assert not np.array_equal(run.params["gate"], params["gate"].astype(np.float32))
+
+
 def test_training_is_reproducible_and_learns():
     config = StackConfig(variant="pre-ln", depth=2, tokens=TASK.length, width=16, heads=2)
     settings = TrainingSettings(steps=60, batch=32, learning_rate=1e-2, evaluate_every=30,
