@@ -31,3 +31,22 @@ def test_separated_labels_do_not_overlap():
     boxes = [text.get_window_extent(renderer) for text in figure.axes[0].texts]
     assert len(boxes) > 10
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+def test_legends_take_their_style_from_the_sheet_and_are_at_least_7_pt():
+    # the legend style lives in paper.mplstyle, so a user's figure in the house style matches;
+    # no figure module overrides it (with a smaller size, or a frame of its own)
+    import ast
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+
+    import attndepth.figures as figures
+
+    with plt.style.context("attndepth.figures.paper"):
+        assert plt.rcParams["legend.fontsize"] >= 7 and plt.rcParams["legend.frameon"] is False
+    for path in Path(figures.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "legend":
+                keywords = {keyword.arg for keyword in node.keywords}
+                assert not keywords & {"fontsize", "frameon", "title_fontsize"}, path.name

@@ -54,3 +54,21 @@ def test_unknown_format():
 def test_outcome_rejects_unknown_verdict():
     with pytest.raises(ValueError, match="verdict"):
         Outcome("p", "m", "maybe")
+
+
+def test_latex_is_pure_ascii_with_balanced_math_for_every_claims_text():
+    # pdflatex compiles it (no TeX engine installs from the package registries here, so
+    # the check is by character): every claim's statement, source and tolerance as cells
+    import re
+
+    from attndepth.framework.registry import all_claims
+
+    results = [ClaimResult(found.id, found.source, found.statement, found.tolerance, "quick",
+                           0, {}, Outcome(found.statement, "σ₂ → 0.5 ± 0.1, α ≤ √2 − ∞",
+                                          "holds", note=found.tolerance), 0.1)
+               for found in all_claims().values()]
+    latex = render(results, "latex", "quick", 0)
+    assert latex.isascii(), sorted({ch for ch in latex if ord(ch) > 127})
+    for line in latex.splitlines():
+        assert len(re.findall(r"(?<!\\)\$", line)) % 2 == 0, line
+    assert r"$\sigma_{2}$ $\to$ 0.5 $\pm$ 0.1, $\alpha$ $\le$ $\surd$2 $-$ $\infty$" in latex

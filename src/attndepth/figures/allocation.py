@@ -73,6 +73,6 @@ def draw(data: dict[str, list]):
         axis.set_xlabel(r"non-embedding parameters $N = 12Ld^2$")
         axis.set_ylabel("depth $L$ (layers)")
         axis.set_ylim(0, None)
-        axis.legend(frameon=False, loc="upper left")
+        axis.legend(loc="upper left")
         separate_labels(figure, texts)
     return figure

@@ -52,5 +52,5 @@ def draw(data: dict[str, list]):
         axis.set_ylim(1e-15, 2)
         axis.set_xlabel(r"$e_k = \|\mathrm{res}(X_k)\|_F / \|X_k\|_F$")
         axis.set_ylabel(r"$e_{k+1}$")
-        axis.legend(frameon=False, fontsize=6)
+        axis.legend()
     return figure

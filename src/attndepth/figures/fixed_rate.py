@@ -59,5 +59,5 @@ def draw(data: dict[str, list]):
         axis.set_xlabel("depth $l$ (same $P$ every layer)")
         axis.set_ylabel(r"$\log_{10} t_{\mathrm{div}}$")
         axis.set_title(r"solid: measured; dashed: slope $2\log|\lambda_2(P)|$", fontsize=7)
-        axis.legend(frameon=False, fontsize=6, title="one $P$ each", title_fontsize=6)
+        axis.legend(title="one $P$ each")
     return figure

@@ -75,7 +75,7 @@ def draw(data: dict[str, list]):
         left.set_xlabel("tokens $n$")
         left.set_ylabel("P(one open hemisphere)")
         left.set_title("lines: Wendel; circles: Monte Carlo, 99.99 % intervals", fontsize=6.5)
-        left.legend(frameon=False, fontsize=6)
+        left.legend()
         for colour, name in zip(PALETTE, dict.fromkeys(series[panel == "diameter"]),
                                 strict=False):
             rows = (panel == "diameter") & (series == name)
@@ -89,5 +89,5 @@ def draw(data: dict[str, list]):
         right.set_ylabel(r"$\max_{i,j} \|x_i - x_j\|$")
         right.set_title("tokens from one hemisphere: metastable, then one cluster",
                         fontsize=6.5)
-        right.legend(frameon=False, fontsize=6, loc="center left")
+        right.legend(loc="center left")
     return figure

@@ -65,5 +65,5 @@ def draw(data: dict[str, list]):
         axis.set_ylabel(r"$\gamma(t) = \langle x_i(t), x_j(t)\rangle$")
         axis.set_title("lines: ODE for γ; circles: token flow\ndotted: β = 0 closed form",
                        fontsize=6.5)
-        axis.legend(frameon=False, fontsize=6, loc="center right")
+        axis.legend(loc="center right")
     return figure

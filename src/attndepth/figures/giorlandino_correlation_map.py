@@ -83,7 +83,7 @@ def draw(data: dict[str, list]):
         left.set_ylabel(r"$(q'-p)/(q-p)$")
         left.set_title("circles: wide layers ($d=1024$); dashed: REM; solid: map",
                        fontsize=6.5)
-        left.legend(frameon=False, fontsize=6, loc="lower right")
+        left.legend(loc="lower right")
         for colour, value in zip(PALETTE[2:], CONVERGENCE_RATIOS, strict=False):
             rows = (panel == "convergence") & (ratio == value)
             right.semilogx(x[rows], rem[rows], "o-", color=colour, markersize=3, linewidth=0.8,
@@ -92,5 +92,5 @@ def draw(data: dict[str, list]):
         right.set_xlabel(r"$\ln T$")
         right.set_ylabel(r"REM $E\,Y_2$")
         right.set_title("finite T approaches the map slowly (dotted: limits)", fontsize=6.5)
-        right.legend(frameon=False, fontsize=6)
+        right.legend()
     return figure

@@ -61,7 +61,7 @@ def draw(data: dict[str, list]):
         left.set_xlabel("tokens $T$")
         left.set_ylabel(r"$s_2(A)$")
         left.set_title("circles: random Markov; lines: quarter-circle edge", fontsize=6.5)
-        left.legend(frameon=False, fontsize=6)
+        left.legend()
         rows = (ensemble == "markov") & (scale == 1.0)
         for key, colour, label in (("sr_input", "k", "$X$"),
                                    ("sr_removed", PALETTE[0], r"$(A-\Pi)X$"),
@@ -73,5 +73,5 @@ def draw(data: dict[str, list]):
         right.set_xlabel("tokens $T$")
         right.set_ylabel("stable rank")
         right.set_title("random Markov, $s=1$, $d=64$: collapse in width", fontsize=6.5)
-        right.legend(frameon=False, fontsize=6)
+        right.legend()
     return figure

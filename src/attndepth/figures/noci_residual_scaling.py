@@ -78,11 +78,11 @@ def draw(data: dict[str, list]):
         left.set_xlabel("depth $L$")
         left.set_ylabel(r"log-odds growth $\ell_L-\ell_0$")
         left.set_title(r"lines: $L\ln(1+\alpha^2)$; circles: temperature 10", fontsize=6.5)
-        left.legend(frameon=False, fontsize=6)
+        left.legend()
         right.set_xlabel("layer")
         right.set_ylabel("mean pairwise cosine")
         right.set_ylim(-0.05, 1.05)
         right.set_title(f"stacks of depth {PROFILE_DEPTH}, temperature {TEMPERATURE:g}",
                         fontsize=6.5)
-        right.legend(frameon=False, fontsize=6)
+        right.legend()
     return figure

@@ -64,5 +64,5 @@ def draw(data: dict[str, list]):
         axis.set_xlabel("depth $l$")
         axis.set_ylabel(r"log-odds $\ln(t_{\mathrm{sim}}/t_{\mathrm{div}})$")
         axis.set_title("dotted: derived rate from the first aligned layer", fontsize=7)
-        axis.legend(frameon=False, fontsize=6)
+        axis.legend()
     return figure

@@ -12,6 +12,7 @@ from typing import Any
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 
 from attndepth.errors import InvalidParameter, InvalidType
 
@@ -190,7 +191,8 @@ def write_figure(name: str, out_dir: Path, preset: str = "quick", seed: int = 0)
     module = figures[name]
     data = module.compute(preset, seed)
     if not isinstance(data, dict) or not all(
-            isinstance(k, str) and isinstance(v, (list, tuple)) for k, v in data.items()):
+            isinstance(k, str) and isinstance(v, (list, tuple, np.ndarray))
+            for k, v in data.items()):
         raise InvalidType(f"figure {name!r}: compute(preset, seed) must return a dict of "
                           f"named columns (lists), got {type(data).__name__}")
     return save(module.draw(data), data, name, out_dir)

@@ -81,7 +81,7 @@ def draw(data: dict[str, list]):
         left.set_ylabel(r"$\ln \mathrm{sep}$  ($N = 2$)")
         left.set_title("lines: bigraded bound; circles: certified ranks; "
                        r"dotted: $\log_3 d$", fontsize=6.5)
-        left.legend(frameon=False, fontsize=6)
+        left.legend()
         exact = (panel == "heads") & (series == "exact")
         bound = (panel == "heads") & (series == "bound")
         right.plot(x[exact], value[exact], "o-", color=PALETTE[0], label="certified rank")
@@ -92,5 +92,5 @@ def draw(data: dict[str, list]):
         right.set_title(f"d = {case}, L = {HEADS['quick']['depth']}, "
                         f"N = {HEADS['quick']['tokens']}", fontsize=6.5)
         right.set_xticks(x[exact])
-        right.legend(frameon=False, fontsize=6)
+        right.legend()
     return figure

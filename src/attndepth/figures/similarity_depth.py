@@ -48,5 +48,5 @@ def draw(data: dict[str, list]):
         axis.set_xlabel("depth $l$")
         axis.set_ylabel(r"token similarity $t_{\mathrm{sim}}$")
         axis.set_ylim(-0.02, 1.02)
-        axis.legend(frameon=False, ncols=2, loc="center right")
+        axis.legend(ncols=2, loc="center right")
     return figure

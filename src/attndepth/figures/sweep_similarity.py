@@ -74,5 +74,5 @@ def draw(data: dict[str, list]):
         axis.set_ylim(-0.02, 1.02)
         axis.set_title(f"median over {'/'.join(map(str, seeds))} seeds, band 10–90 %",
                        fontsize=7)
-        axis.legend(frameon=False, fontsize=5.5)
+        axis.legend()
     return figure

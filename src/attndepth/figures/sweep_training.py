@@ -88,7 +88,7 @@ def draw(data: dict[str, list]):
         left.set_ylabel("final validation loss")
         left.set_title(f"median over {max(data['seeds'])} seeds, bars: smallest–largest",
                        fontsize=6.5)
-        left.legend(frameon=False, fontsize=5.5)
+        left.legend()
         deepest = int(x[panel == "loss"].max())
         right.xaxis.set_major_locator(MaxNLocator(integer=True))
         right.set_xlabel("layer")

@@ -85,7 +85,7 @@ def draw(data: dict[str, list]):
                   label=r"$L^*$: $L = \log_3 d$")
         axis.plot([], [], color="0.3", linestyle=":", linewidth=0.9,
                   label=r"$L^*$: corrected knee")
-        axis.legend(frameon=False, fontsize=5.5)
+        axis.legend()
         axis.set_title(f"median over {max(data['seeds'])} seeds, bars: smallest–largest",
                        fontsize=6.5)
     return figure

@@ -108,5 +108,5 @@ def draw(data: dict[str, list]):
         axis.plot([], [], ":", color="grey", label=r"$\log_3(2D + 1)$ [conjecture]")
         axis.set_xlabel(r"$\log_3 d$")
         axis.set_ylabel(r"knee $\kappa$: first $L$ with sep$(L+1) <$ sep$(L)^2$")
-        axis.legend(frameon=False, fontsize=5.5, loc="upper left")
+        axis.legend(loc="upper left")
     return figure

@@ -61,7 +61,7 @@ def draw(data: dict[str, list]):
         left.set_xlabel("layer")
         left.set_ylabel(r"median log-odds $\ln(t_{sim}/t_{div})$")
         left.set_title("pure attention: local masks slow the collapse", fontsize=6.5)
-        left.legend(frameon=False, fontsize=6)
+        left.legend()
         labels = []
         for colour, kind in zip(PALETTE, (False, True), strict=False):
             rows = (panel == "rate") & (causal == kind)
@@ -79,6 +79,6 @@ def draw(data: dict[str, list]):
         right.set_xlabel("mask radius $r$")
         right.set_ylabel("collapse rate (log-odds per layer)")
         right.set_title("rate falls with r within a mask kind, not across kinds", fontsize=6.5)
-        right.legend(frameon=False, fontsize=6, loc="lower left")
+        right.legend(loc="lower left")
         separate_labels(figure, labels, step_points=2.5)
     return figure

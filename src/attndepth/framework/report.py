@@ -197,8 +197,64 @@ _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
                   "^": r"\textasciicircum{}"}
 
 
+#: Non-ASCII characters of claims and notes as pdflatex-safe LaTeX (math in ``$…$``).
+_LATEX_UNICODE = {
+    "±": r"$\pm$", "×": r"$\times$", "·": r"$\cdot$", "→": r"$\to$", "−": "$-$",
+    "√": r"$\surd$", "∞": r"$\infty$", "≈": r"$\approx$", "≤": r"$\le$", "≥": r"$\ge$",
+    "≠": r"$\ne$", "‖": r"$\Vert$", "′": r"$'$", "ℓ": r"$\ell$", "ᵀ": r"$^{\top}$",
+    "∈": r"$\in$", "∑": r"$\sum$", "∏": r"$\prod$", "⟨": r"$\langle$", "⟩": r"$\rangle$",
+    "⊂": r"$\subset$", "∀": r"$\forall$", "∂": r"$\partial$", "⌈": r"$\lceil$",
+    "⌉": r"$\rceil$", "⌊": r"$\lfloor$", "⌋": r"$\rfloor$", "∝": r"$\propto$",
+    "–": "--", "—": "---", "‘": "`", "’": "'", "“": "``", "”": "''", "…": r"\ldots{}",
+    "§": r"\S{}", "°": r"$^{\circ}$", "\u00a0": "~",
+}
+#: Greek letters with a LaTeX command (capitals that look Latin have none: they stay Latin).
+_GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
+          "kappa", "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi",
+          "chi", "psi", "omega"}
+_SCRIPTS = {"SUPERSCRIPT": "^", "SUBSCRIPT": "_"}
+_SCRIPT_NAMES = {"ZERO": "0", "ONE": "1", "TWO": "2", "THREE": "3", "FOUR": "4", "FIVE": "5",
+                 "SIX": "6", "SEVEN": "7", "EIGHT": "8", "NINE": "9", "PLUS SIGN": "+",
+                 "MINUS": "-", "LATIN SMALL LETTER N": "n", "LATIN SMALL LETTER I": "i"}
+
+
+def _latex_character(ch: str) -> str:
+    """One character as pdflatex-safe text: ASCII escaped, Unicode converted."""
+    import unicodedata
+
+    if ch in _LATEX_ESCAPES:
+        return _LATEX_ESCAPES[ch]
+    if ord(ch) < 128:
+        return ch
+    if ch in _LATEX_UNICODE:
+        return _LATEX_UNICODE[ch]
+    name = unicodedata.name(ch, "")
+    if name.startswith("GREEK "):
+        letter = name.split(" LETTER ", 1)[-1].lower().replace("lamda", "lambda")
+        if letter in _GREEK:
+            capital = "CAPITAL" in name
+            command = letter.capitalize() if capital else letter
+            if capital and letter not in ("gamma", "delta", "theta", "lambda", "xi", "pi",
+                                          "sigma", "upsilon", "phi", "psi", "omega"):
+                return unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode() \
+                    or "?"
+            return f"$\\{command}$"
+    for word, mark in _SCRIPTS.items():
+        if name.startswith(word + " "):
+            base = _SCRIPT_NAMES.get(name[len(word) + 1:])
+            if base is not None:
+                return f"${mark}{{{base}}}$"
+    plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+    return plain if plain else "?"
+
+
 def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+    """Text for a pdflatex table: LaTeX specials escaped, every non-ASCII character
+    converted (Greek letters, arrows, relations, sub- and superscripts to math)."""
+    import re
+
+    # adjacent math groups join ("$\\sigma$$_{2}$" -> "$\\sigma_{2}$"); an escaped \\$ stays
+    return re.sub(r"(?<!\\)\$\$", "", "".join(_latex_character(ch) for ch in text))
 
 
 def render_latex(results: list[ClaimResult]) -> str:

@@ -124,7 +124,7 @@ class Sublayer:
     apply : callable ``(xp, X, weights) -> update``
         ``xp`` is ``numpy`` or ``jax.numpy`` (write it with ``xp`` only and it
         runs, differentiably, on both), ``X`` the branch input (batch, n, d),
-        ``weights`` a dict of this block's arrays (batch, *shape). Returns
+        ``weights`` a dict of this block's arrays ``(batch, *shape)``. Returns
         (batch, n, d).
     shapes : callable ``width -> {name: shape}``
         Per-block weight shapes; each is drawn Gaussian with variance 1/fan_in

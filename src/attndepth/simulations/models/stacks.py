@@ -232,7 +232,7 @@ class SoftmaxWeights:
     output : (batch, depth, width, width)
     ffn_in : (batch, depth, width, 4·width) or None
     ffn_out : (batch, depth, 4·width, width) or None
-    extra : {name: (batch, depth, *shape)}, a user sublayer's weights (empty without one)
+    extra : ``{name: (batch, depth, *shape)}``, a user sublayer's weights (empty without one)
 
     Head h uses the column block ``h·d_k:(h+1)·d_k`` of query/key/value and the
     same row block of output.
