@@ -30,12 +30,14 @@ def table(title: str, rows: list[dict], note: str = "") -> str:
     """A Markdown section: title, optional note, one row per dict (floats to 4 digits)."""
     if not rows:
         return f"## {title}\n\n(no result)\n"
+    def cell(value) -> str:  # a | inside a cell would split it: escaped
+        return (f"{value:.4g}" if isinstance(value, float) else str(value)).replace("|", "\\|")
+
     keys = list(rows[0])
     lines = [f"## {title}", ""]
     if note:
         lines += [note, ""]
-    lines += ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(cell(k) for k in keys) + " |", "|" + "---|" * len(keys)]
     for row in rows:
-        lines.append("| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v)
-                                       for v in row.values()) + " |")
+        lines.append("| " + " | ".join(cell(v) for v in row.values()) + " |")
     return "\n".join(lines) + "\n"

@@ -14,3 +14,10 @@ def test_table_formats_floats_to_four_digits_and_handles_no_rows():
     assert text.splitlines() == ["## T", "", "n", "", "| x | y | z |", "|---|---|---|",
                                  "| 1.235 | s | 3 |"]
     assert "(no result)" in table("Empty", [])
+
+
+def test_a_pipe_inside_a_cell_does_not_split_the_markdown_table():
+    from bench.timing import table
+
+    lines = table("t", [{"max |Δ state|": 0.0, "shape": "a|b"}]).splitlines()
+    assert lines[2] == r"| max \|Δ state\| | shape |" and lines[4] == r"| 0 | a\|b |"
