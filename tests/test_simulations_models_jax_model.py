@@ -24,12 +24,16 @@ TASK = RecallTask(pairs=2, keys=4, values=4)
 def test_model_states_equal_the_numpy_stack_with_the_same_weights(variant):
     config = StackConfig(variant=variant, depth=3, tokens=TASK.length, width=8, heads=2,
                          tau=0.5, ffn=True, causal=True)
-    params = init_params(config, TASK.vocabulary, seed=3)
-    tokens, _ = TASK.sample(5, seed=3)
+    _assert_model_is_the_numpy_stack(config, init_params(config, TASK.vocabulary, seed=3))
+
+
+def _assert_model_is_the_numpy_stack(config, params, batch=5):
+    """The JAX model's states equal the NumPy stack's with the same weights (≤ 1e-12)."""
+    tokens, _ = TASK.sample(batch, seed=3)
     ours = model_states(config, params, tokens)
     X0 = embed(params, tokens)
     reference = [X0] + [record.outputs for record in
-                        iterate_stack(config, numpy_weights(params, 5), X0)]
+                        iterate_stack(config, numpy_weights(params, batch), X0)]
     assert np.max(np.abs(ours - np.stack(reference))) <= 1e-12 * np.abs(ours).max()
 
 
@@ -42,12 +46,7 @@ def test_a_composed_block_with_a_user_sublayer_trains_and_moves_to_numpy():
                          depth=2, tokens=TASK.length, width=8, heads=2, sublayer=gated)
     params = init_params(config, TASK.vocabulary, seed=3)
     assert params["gate"].shape == (2, 8, 8)
-    tokens, _ = TASK.sample(4, seed=3)
-    ours = model_states(config, params, tokens)
-    X0 = embed(params, tokens)
-    reference = [X0] + [record.outputs for record in
-                        iterate_stack(config, numpy_weights(params, 4), X0)]
-    assert np.max(np.abs(ours - np.stack(reference))) <= 1e-12 * np.abs(ours).max()
+    _assert_model_is_the_numpy_stack(config, params, batch=4)
     run = train(config, TASK, TrainingSettings(steps=20, batch=8, evaluate_every=10,
                                                evaluation_size=16), seed=0)
     assert not np.array_equal(run.params["gate"], params["gate"].astype(np.float32))
