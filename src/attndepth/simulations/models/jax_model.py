@@ -342,7 +342,8 @@ def _load_checkpoint(path: Path, run: TrainingRun, params, state):
         return None
     leaves, tree = jax.tree_util.tree_flatten(state)
     try:
-        with np.load(path, allow_pickle=False) as saved:
+        # opened here, so that a damaged zip (np.load raising mid-open) leaks no handle
+        with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as saved:
             identity = str(saved["identity"])
             curves_text = str(saved["curves"])
             checksum = str(saved["checksum"])
