@@ -50,3 +50,21 @@ def test_legends_take_their_style_from_the_sheet_and_are_at_least_7_pt():
             if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "legend":
                 keywords = {keyword.arg for keyword in node.keywords}
                 assert not keywords & {"fontsize", "frameon", "title_fontsize"}, path.name
+
+
+def test_every_variant_has_one_colour_used_by_every_figure_that_draws_it():
+    from attndepth.figures import postln_rate, similarity_depth
+    from attndepth.figures.style import VARIANT_COLOURS, variant_colour
+    from attndepth.simulations.models.stacks import VARIANTS
+
+    assert set(VARIANT_COLOURS) == set(VARIANTS)
+    assert len(set(VARIANT_COLOURS.values())) == len(VARIANTS)
+    assert variant_colour("post-ln-deesc-a (τ=0.5)") == VARIANT_COLOURS["post-ln-deesc-a"]
+    with pytest.raises(ValueError, match="no colour"):
+        variant_colour("sandwich")
+    for module in (similarity_depth, postln_rate):
+        figure = module.draw(module.compute("quick", 0))
+        for line in figure.axes[0].get_lines():
+            label = line.get_label()
+            if not label.startswith("_"):
+                assert line.get_color() == variant_colour(label), (module.NAME, label)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import new_figure, styled, variant_colour
 from attndepth.simulations.measures.escalation import escalation_trace
 from attndepth.simulations.measures.fitting import ESCALATION_WINDOW
 from attndepth.simulations.models.stacks import StackConfig
@@ -51,7 +51,8 @@ def draw(data: dict[str, list]):
     figure, axis = new_figure(columns=1, aspect=0.8)
     curve = np.array(data["curve"])
     with styled():
-        for colour, name in zip(PALETTE, dict.fromkeys(data["curve"]), strict=False):
+        for name in dict.fromkeys(data["curve"]):
+            colour = variant_colour(name)
             rows = curve == name
             depth = np.array(data["depth"])[rows]
             axis.plot(depth, np.array(data["median"])[rows], color=colour, label=name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attndepth.figures.style import new_figure, styled
+from attndepth.figures.style import new_figure, styled, variant_colour
 from attndepth.simulations.measures.similarity import token_similarity
 from attndepth.simulations.models.stacks import VARIANTS, StackConfig, run_stack
 from attndepth.simulations.presets import ESCALATION
@@ -42,9 +42,10 @@ def draw(data: dict[str, list]):
         for variant in dict.fromkeys(data["variant"]):
             rows = variant_column == variant
             depth = np.array(data["depth"])[rows]
-            line, = axis.plot(depth, np.array(data["median"])[rows], label=variant)
+            colour = variant_colour(variant)
+            axis.plot(depth, np.array(data["median"])[rows], color=colour, label=variant)
             axis.fill_between(depth, np.array(data["q10"])[rows], np.array(data["q90"])[rows],
-                              color=line.get_color(), alpha=0.2, linewidth=0)
+                              color=colour, alpha=0.2, linewidth=0)
         axis.set_xlabel("depth $l$")
         axis.set_ylabel(r"token similarity $t_{\mathrm{sim}}$")
         axis.set_ylim(-0.02, 1.02)

@@ -32,6 +32,20 @@ RC_PARAMS = matplotlib.rc_params_from_file(
     str(Path(__file__).with_name("paper.mplstyle")), use_default_template=False)
 #: Okabe–Ito colours, black last (the style sheet's colour cycle).
 PALETTE: tuple[str, ...] = tuple(RC_PARAMS["axes.prop_cycle"].by_key()["color"])
+#: One colour per block variant, the same in every figure.
+VARIANT_COLOURS: dict[str, str] = {
+    "post-ln": PALETTE[0], "post-ln-deesc-a": PALETTE[1], "post-ln-deesc-b": PALETTE[2],
+    "pre-ln": PALETTE[3], "residual": PALETTE[4], "pure": PALETTE[7],
+}
+
+
+def variant_colour(label: str) -> str:
+    """The colour of the variant a label names (``"post-ln-deesc-a (τ=0.5)"`` → deesc-a's)."""
+    name = label.split(" ", 1)[0]
+    if name not in VARIANT_COLOURS:
+        raise InvalidParameter(f"no colour for variant {name!r}; known: "
+                               f"{', '.join(VARIANT_COLOURS)}")
+    return VARIANT_COLOURS[name]
 
 
 def new_figure(columns: int = 1, aspect: float = 0.75, ncols: int = 1, nrows: int = 1):
