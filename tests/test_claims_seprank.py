@@ -4,9 +4,13 @@ from attndepth.framework.registry import run_claim
 
 def test_seprank_claims_hold_on_small_configs():
     configs = [(2, 1, 1, 2, 0), (2, 2, 1, 4, 0), (2, 2, 1, 4, 1), (3, 1, 3, 3, 0)]
-    assert run_claim("levine.upper-bound", configs=configs).verdict == "consistent"
-    for claim_id in ("levine.generic-rank", "levine.bound-tightness"):
-        assert run_claim(claim_id, configs=configs).verdict == "holds"
+    for claim_id in ("levine.upper-bound", "levine.generic-rank"):
+        assert run_claim(claim_id, configs=configs).verdict == "consistent"
+    # every member here meets bound (d), and so do the refuted first form's: that form
+    # cannot be told apart on these four networks (the quick preset tells it apart)
+    result = run_claim("levine.bound-tightness", configs=configs)
+    assert result.verdict == "indistinguishable"
+    assert [r.name for r in result.rivals if not r.rejected] == ["first form: |P| = 1 or |P| ≥ d"]
 
 
 def test_heads_claim_reports_each_head_count():

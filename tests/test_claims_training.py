@@ -19,6 +19,8 @@ def test_deep_training_holds_for_a_small_stack_and_can_fail(monkeypatch):
     result = run_claim("yuzhang.deep-training", **SMALL)
     rows = {row["variant"]: row for row in result.outcome.values["rows"]}
     assert result.verdict == "holds", result.outcome
+    # holds means the rival (de-escalation lowers t_sim, not the loss) is rejected
+    assert [(r.name, r.rejected) for r in result.rivals] == [("similarity, not loss", True)]
     assert rows["post-ln"]["t_sim"] > 0.99 > rows["post-ln-deesc-a τ=0.5"]["t_sim"]
     # the statement reversed (plain post-LN below de-escalation) must fail on the same runs
     monkeypatch.setattr(training_claims, "LOWER", "post-ln")

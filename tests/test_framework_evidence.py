@@ -143,3 +143,14 @@ def test_pooling_by_seeds_counts_one_observation_a_seed():
     assert decide(noisy(0.0, sd=0.03), {}, 0, by_stacks)[0].interval.n == 32
     with pytest.raises(ValueError, match="pool"):
         Estimate("m", "p", (-1.0, 1.0), pool="everything")
+
+
+def test_a_relative_error_against_a_zero_prediction_is_refused():
+    from attndepth.errors import InvalidParameter
+    from attndepth.framework.evidence import Estimate, errors_of
+
+    relative = Estimate("m", "p", (-0.1, 0.1), label="slope")
+    with pytest.raises(InvalidParameter, match="relative=False"):
+        errors_of(relative, [1.0, 2.0], 0.0)
+    absolute = Estimate("m", "p", (-0.1, 0.1), relative=False)
+    assert errors_of(absolute, [1.0, 2.0], 0.0).tolist() == [1.0, 2.0]

@@ -269,9 +269,13 @@ def test_built_in_claims_follow_the_module_order_whatever_was_imported_first():
     ("return Outcome(1.0, 'm', 'holds')", "Outcome.predicted must be a str"),
     ("raise SystemExit(5)", "SystemExit"),
 ])
-def test_a_users_claim_that_misbehaves_is_an_error_verdict(tmp_path, capsys, body, expected):
+def test_a_users_claim_that_misbehaves_is_an_error_verdict(tmp_path, capsys, monkeypatch, body,
+                                                           expected):
     from attndepth.cli.main import main
+    from attndepth.framework import registry as claims
 
+    # the user's claim is registered for this test only
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims._REGISTRY))
     path = tmp_path / "mine.py"
     claim_id = f"mine.bad-{abs(hash(body))}"  # ids are unique in the registry
     path.write_text("from attndepth import Outcome, claim\n\n"

@@ -37,3 +37,23 @@ def test_bad_groups_are_refused():
     with pytest.raises(ValueError, match="workers"):
         train_groups([_group("post-ln", 1)], workers=0)
     assert train_groups([]) == []
+
+
+def test_the_last_experiment_is_remembered_not_trained_twice(monkeypatch):
+    from attndepth.simulations.sweeps import training_pool
+
+    calls = []
+
+    def fake_train_groups(groups, workers=None):
+        calls.append(len(groups))
+        return [[f"run of {group.config.depth}"] for group in groups]
+
+    monkeypatch.setattr(training_pool, "train_groups", fake_train_groups)
+    training_pool._remembered.cache_clear()
+    groups = [_group("post-ln", 1), _group("pre-ln", 2)]
+    first = training_pool.train_groups_once(groups)
+    again = training_pool.train_groups_once(list(groups))  # equal groups: the same runs
+    assert first == again == [["run of 1"], ["run of 2"]] and calls == [2]
+    training_pool.train_groups_once([_group("post-ln", 3)])  # another experiment trains
+    assert calls == [2, 1]
+    training_pool._remembered.cache_clear()

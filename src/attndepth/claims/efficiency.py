@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 from attndepth.claims.seprank import exact_rank
+from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.simulations.exact.degree_blocks import measure_block_ranks
@@ -31,10 +32,16 @@ QUICK_PAIRS = [[2, 2], [3, 2], [4, 2], [6, 2], [2, 3], [3, 3], [2, 4]]
 FULL_PAIRS = QUICK_PAIRS + [[9, 2], [4, 3], [3, 4], [2, 5]]
 
 
+def knee_of(width: int, seed: int) -> float | None:
+    """The depth the regimes switch at: the knee decided from certified ranks (one Q
+    position), or None where it is undecided."""
+    return measure_knee(width, 1, *regime_bounds(width, 1), seed).decision.knee
+
+
 def _efficiency(seed: int, width: int, depth: int) -> dict:
     certificate = exact_rank((width, depth, 1, 2, 0), seed)
     needed = necessary_width(certificate.rank, depth - 1, 1)
-    knee = measure_knee(width, 1, *regime_bounds(width, 1), seed).decision.knee
+    knee = knee_of(width, seed)
     return {"width": width, "depth": depth, "rank": certificate.rank,
             "proved": certificate.reason == "upper-bound", "needed": needed,
             "exponent": math.log(needed) / math.log(width), "knee": knee}
@@ -53,6 +60,12 @@ def _efficiency(seed: int, width: int, depth: int) -> dict:
     test=f"{TESTS}::test_depth_efficiency_holds_and_can_fail",
     figure=None,  # a table (docs/theory.md §1) says it; threshold_knee shows the knee only
     wrong_theory={"EXPONENT_SPLIT": 1.0},
+    rivals=(Rival("switch at L_th = log_3 d", "the paper's threshold (Levine et al. 2020, §4) "
+                  "in place of the decided knee", replace={
+                      "knee_of": lambda width, seed: math.log(width, 3)}),
+            Rival("no switch (e ≈ 3 at every depth)", "the doubly exponential growth "
+                  "sep ≈ d^(3^L) taken to hold at every depth", replace={
+                      "knee_of": lambda width, seed: math.inf})),
     family=Family(parameters={"width": (2, 3, 4, 5, 6, 7, 8, 9), "depth": (2, 3)},
                   beyond={"width": (10, 12)},
                   constraints=(("certified rank reachable (cost)",

@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 
+from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.simulations.measures.collapse import collapse_sample
@@ -17,6 +18,28 @@ TESTS = "tests/test_claims_masks.py"
 #: Standard errors a rate must clear: > 0 for "exponential", and by which a smaller radius
 #: may fall behind a larger one before the ordering counts as broken.
 RATE_ERRORS = 3.0
+
+
+def predicted_relation(smaller_radius: int, larger_radius: int) -> str:
+    """How the claim orders the rates of two masks of one kind, radii r_a < r_b.
+
+    Returns ``"≥"``: the mask of smaller radius collapses no slower (Wu et al.
+    2024: the bound's rate ln(1 − ε^r)/r falls with r).
+    """
+    return "≥"
+
+
+def collapses(radius: int) -> bool:
+    """Whether pure attention under a mask of this (finite) radius collapses: always."""
+    return True
+
+
+def _broken(a: dict, b: dict) -> bool:
+    """Whether the rates of masks a (smaller radius) and b break the predicted relation."""
+    slack = RATE_ERRORS * np.hypot(a["error"], b["error"])
+    if predicted_relation(a["radius"], b["radius"]) == "=":
+        return abs(a["rate"] - b["rate"]) > slack
+    return a["rate"] + slack < b["rate"]
 
 
 @claim(
@@ -40,6 +63,12 @@ RATE_ERRORS = 3.0
     figure="wu_masks",
     # wrong: the window itself as the distance (wider windows predicted slower)
     wrong_theory={"mask_radius": lambda tokens, window, causal: window},
+    rivals=(Rival("rate independent of the mask", "Dong et al.'s collapse rate, which does "
+                  "not see the mask: every window as fast as every other",
+                  replace={"predicted_relation": lambda smaller, larger: "="}),
+            Rival("local masks do not collapse", "a local window read as confining each "
+                  "token's average to its neighbours, so the tokens stay distinct (rate 0)",
+                  replace={"collapses": lambda radius: False})),
     family=Family(parameters={"tokens": (8, 16), "width": (16, 64), "causal": (False, True)},
                   beyond={"tokens": (32,), "width": (128,)},
                   # depth 24 left w = 2 undecided at d = 16 (0.020 ± 0.027); 64 decides it
@@ -60,20 +89,22 @@ def verify_masks(seed: int, tokens: int, width: int, causal: bool, windows: tupl
                          if radius else None))
     closed = all(mask_radius_closed_form(tokens, r["window"], causal)
                  == mask_radius(tokens, r["window"], causal) for r in rows)
-    slow = [r for r in rows if abs(r["rate"]) <= RATE_ERRORS * r["error"]]
-    growing = [r for r in rows if r["rate"] < -RATE_ERRORS * r["error"]]
+    collapsing = [r for r in rows if r["radius"] is None or collapses(r["radius"])]
+    # a mask predicted not to collapse fails if its rate is clearly positive
+    stalled = [r for r in rows if r not in collapsing and r["rate"] > RATE_ERRORS * r["error"]]
+    slow = [r for r in collapsing if abs(r["rate"]) <= RATE_ERRORS * r["error"]]
+    growing = [r for r in collapsing if r["rate"] < -RATE_ERRORS * r["error"]]
     inverted = [(a, b) for a, b in itertools.permutations(rows, 2)
                 if a["radius"] is not None and b["radius"] is not None
-                and a["radius"] < b["radius"]
-                and a["rate"] + RATE_ERRORS * np.hypot(a["error"], b["error"]) < b["rate"]]
-    holds = closed and not slow and not inverted and not growing
+                and a["radius"] < b["radius"] and _broken(a, b)]
+    holds = closed and not slow and not inverted and not growing and not stalled
     shown = "; ".join(f"w={r['window']} (r={r['radius']}): {r['rate']:.3f} ± {r['error']:.3f}"
                       for r in rows)
     return Outcome(
         predicted="rate > 0 for every window, non-increasing in the radius r",
         measured=shown,
         verdict=verdict_from(holds, inconclusive=bool(slow) and closed and not inverted
-                             and not growing),
+                             and not growing and not stalled),
         note=(f"pure softmax stacks, {'causal sliding' if causal else 'band'} windows, n="
               f"{tokens}, d={width}, L={depth}, {batch} stacks; rate = log-odds per layer after "
               f"4 layers; Wu et al.'s guaranteed rate ln(1 − ε^r)/r with the measured ε: "
@@ -83,9 +114,12 @@ def verify_masks(seed: int, tokens: int, width: int, causal: bool, windows: tupl
               + (f"; rate not distinguishable from 0 at this depth: "
                  f"{[r['window'] for r in slow]}" if slow else "")
               + (f"; tokens spread out: {[r['window'] for r in growing]}" if growing else "")
+              + (f"; collapsing though predicted not to: {[r['window'] for r in stalled]}"
+                 if stalled else "")
               + (f"; ordering broken: {[(a['window'], b['window']) for a, b in inverted]}"
                  if inverted else "")),
         values={"rows": rows, "closed_form": closed, "slow": [r["window"] for r in slow],
                 "growing": [r["window"] for r in growing],
+                "stalled": [r["window"] for r in stalled],
                 "inverted": [(a["window"], b["window"]) for a, b in inverted]},
     )

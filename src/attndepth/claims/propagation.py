@@ -171,6 +171,15 @@ CRITICAL_WINDOW = 0.25
 LARGE_TOKENS = 1e300
 
 
+def design_beta(overlap: float, ratio: float) -> float:
+    """The β a member is measured at: ``ratio`` × √(2/(1 − p)).
+
+    The experimental design, fixed whatever theory is tested: a rival of the
+    claim predicts a different limit at the same β, not a different β.
+    """
+    return ratio * float(np.sqrt(2.0 / (1.0 - overlap)))
+
+
 def _intercept(widths: np.ndarray, means: np.ndarray, errors: np.ndarray) -> tuple[float, float]:
     """Weighted least squares y = a + b/d; returns (a, standard error of a)."""
     design = np.column_stack([np.ones_like(widths), 1.0 / widths])
@@ -201,7 +210,15 @@ def _intercept(widths: np.ndarray, means: np.ndarray, errors: np.ndarray) -> tup
     test=f"{TESTS}::test_correlation_map_below_the_critical_beta_collapses",
     figure="giorlandino_correlation_map",
     # wrong: β_c = √(1/(1 − p)) (the freezing condition without its factor 2)
-    wrong_theory={"critical_beta": lambda overlap: float(np.sqrt(1.0 / (1.0 - overlap)))},
+    wrong_theory={"limit_participation": lambda overlap, beta: max(
+        0.0, 1.0 - float(np.sqrt(1.0 / (1.0 - overlap))) / beta)},
+    # every rival is compared at the same β (design_beta): only the predicted limit differs
+    rivals=(Rival("β_c = √2", "the REM's freezing point with the overlap ignored (the p = 0 "
+                  "value at every p)", replace={"limit_participation": lambda overlap, beta:
+                                                max(0.0, 1.0 - float(np.sqrt(2.0)) / beta)}),
+            Rival("1 − (β_c/β)²", "the neighbouring exponent of the frozen phase's "
+                  "participation", replace={"limit_participation": lambda overlap, beta: max(
+                      0.0, 1.0 - (critical_beta(overlap) / beta) ** 2)})),
     family=Family(parameters={"overlap": (0.0, 0.25, 0.5), "ratio": (0.5, 2.0, 4.0)},
                   beyond={"overlap": (0.75,), "ratio": (1.5, 8.0)},
                   fixed={"tokens": 256, "widths": (256, 512, 1024), "samples": 8}),
@@ -210,7 +227,7 @@ def verify_correlation_map(seed: int, overlap: float, ratio: float, tokens: int,
                            widths: tuple[int, ...], samples: int) -> Outcome:
     """Wide layers at β = ratio·β_c against the REM participation at T and as T → ∞."""
     symbolic = check_critical_beta() and check_inverse_square()
-    beta = ratio * critical_beta(overlap)
+    beta = design_beta(overlap, ratio)
     finite = rem_participation(tokens, energy_scale(overlap, beta, tokens))
     maps = [wide_layer_map(tokens, d, overlap, beta, seed, samples) for d in widths]
     means = np.array([m.excess.mean() for m in maps])
@@ -222,7 +239,7 @@ def verify_correlation_map(seed: int, overlap: float, ratio: float, tokens: int,
     participation_error = standard_error(last.participation)
     participation_ok = abs(participation - finite) <= (LAYER_ERRORS * participation_error
                                                       + QUADRATURE_TOLERANCE)
-    limit = max(0.0, 1.0 - critical_beta(overlap) / beta)
+    limit = limit_participation(overlap, beta)
     far = rem_participation(LARGE_TOKENS, energy_scale(overlap, beta, LARGE_TOKENS))
     critical = abs(ratio - 1.0) < CRITICAL_WINDOW
     limit_ok = abs(far - limit) <= LIMIT_TOLERANCE

@@ -23,6 +23,7 @@ from attndepth.claims.seprank import (
     exact_rank,
 )
 from attndepth.errors import InvalidParameter
+from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block_ranks
@@ -45,6 +46,12 @@ TOP_PART_CHECKS = ((2, 3, 2, 1, 0), (3, 2, 2, 1, 1), (2, 2, 3, 1, 2))
 def _without_residual(config: Config) -> Config:
     width, depth, heads, tokens, _, p_size = config
     return (width, depth, heads, tokens, 0, p_size)
+
+
+def _staircase_bound(config: Config, rank_without: int) -> int:
+    """A rival's rank with ρ = 1: the staircase bound (d), as if it were tight."""
+    width, depth, _, tokens, _, p_size = config
+    return separation_rank_bounds(width, depth, p_size, tokens - p_size, 1).bigraded
 
 
 def _family_config(member: dict) -> Config:
@@ -74,6 +81,13 @@ FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [(3, 3, 1, 6, 1, 3), (3, 3, 1, 4, 1
     figure=None,  # pairs of equal integers: the note and theory §1 list them; no curve to draw
     wrong_theory={"predicted_residual_rank": lambda config, rank: grouped_bound(
         config[0], config[1], config[5], config[3] - config[5])},
+    rivals=(Rival("rank = bound (d) with ρ = 1", "the staircase bound taken as tight: the "
+                  "residual's lower-degree parts would fill the ρ = 0 deficit",
+                  replace={"predicted_residual_rank": _staircase_bound}),
+            Rival("rank = the one-sided grouped bound", "this project's earlier bound (d) "
+                  "with ρ = 1 (grouped_bound), read as the rank",
+                  replace={"predicted_residual_rank": lambda config, rank: grouped_bound(
+                      config[0], config[1], config[5], config[3] - config[5])})),
     conjecture=True,
     family=Family(
         parameters=SIZE_CLASSES, beyond=SIZE_CLASSES_BEYOND,

@@ -180,6 +180,10 @@ def verify_upper_bound(seed: int, configs: list[Config]) -> Outcome:
     # Genericity needs a large field (failure probability ≤ degree/p): over
     # GF(3) the "same rank" statement is false.
     wrong_theory={"SECOND_PRIME": 3},
+    # Schwartz–Zippel: each draw reaches the generic rank except with probability
+    # ≤ R·(3^{L+1} − 2)/p (simulations.exact.seprank), so a disagreement is a bug or that
+    # bounded event, never a statement about attention: a check of the certificate method
+    kind="consistency",
     family=NETWORKS,
 )
 def verify_generic_rank(seed: int, configs: list[Config]) -> Outcome:
@@ -206,6 +210,24 @@ def in_conjectured_family(config: Config) -> bool:
     width, depth, heads, tokens, residual = config[:5]
     p_size = _p_size(config)
     return in_tight_family(width, depth, heads, residual, p_size, tokens - p_size)
+
+
+def conjectured_rank(config: Config) -> int:
+    """The rank the conjecture predicts on its family: bound (d), the bigraded bound."""
+    return bounds_of(config).bigraded
+
+
+def _in_first_form(config: Config) -> bool:
+    """The refuted first form's family (:data:`REFUTED_STATEMENT`): a rival."""
+    width, _, heads, _, residual = config[:5]
+    p_size = _p_size(config)
+    return heads == 1 and residual == 0 and (p_size == 1 or p_size >= width)
+
+
+def _ungraded_bound(config: Config) -> int:
+    """min of bounds (a)–(c), the bounds without the bigrading: a rival's rank."""
+    bounds = bounds_of(config)
+    return min(bounds.monomials, bounds.q_side, bounds.p_side)
 
 
 #: The first form of the conjecture, refuted by the exhaustive search.
@@ -243,6 +265,12 @@ PROPER_SPLIT = ("|P| < N", lambda m: m["p_size"] < m["tokens"])
     simulation=(measure_block_ranks, certified_rank),
     test=f"{TESTS}::test_family_and_proof_reason",
     wrong_theory={"in_conjectured_family": lambda config: True},
+    rivals=(Rival("first form: |P| = 1 or |P| ≥ d", "this project's conjecture before the "
+                  "exhaustive search refuted it (REFUTED_STATEMENT; theory document §1)",
+                  replace={"in_conjectured_family": _in_first_form}),
+            Rival("rank = min of bounds (a)–(c)", "the bounds before the bigrading (monomial "
+                  "count, Q side, P side; Levine et al. 2020, §4): tight without bound (d)",
+                  replace={"conjectured_rank": _ungraded_bound})),
     conjecture=True,
     family=Family(
         parameters=SIZE_CLASSES, beyond=SIZE_CLASSES_BEYOND,
@@ -259,7 +287,7 @@ def verify_bound_tightness(seed: int, configs: list[Config]) -> Outcome:
     for config in configs:
         config = tuple(config)
         certificate = exact_rank(config, seed)
-        bound = bounds_of(config).bigraded
+        bound = conjectured_rank(config)
         member = in_conjectured_family(config)
         if member and certificate.rank != bound:
             failures.append(config)
@@ -437,6 +465,15 @@ def _largest_bound(member: dict) -> int:
     test=f"{TESTS}::test_seprank_claims_hold_on_small_configs",
     wrong_theory={"partition_invariant": lambda p_positions, q_positions:
                   len(p_positions) + len(q_positions)},
+    rivals=(Rival("{|P|, |Q|} unordered", "rank(F) = rank(Fᵀ): swapping the roles of P and Q "
+                  "(which holds the output position i) would change nothing",
+                  replace={"partition_invariant": lambda p_positions, q_positions:
+                           tuple(sorted((len(p_positions), len(q_positions))))}),),
+    # f_i is invariant under permutations of the positions j ≠ i (no positional code), and
+    # such a permutation carries any partition to any other of the same sizes with i ∈ P:
+    # equal ranks are proved, so only a software bug can fail the check. The rival asks a
+    # question the proof does not answer (does the side holding i matter?).
+    kind="consistency",
     family=Family(parameters={"width": (1, 2, 3), "depth": (1, 2, 3), "tokens": (3, 4, 5)},
                   beyond={"width": (4,), "tokens": (6,)},
                   constraints=(("largest bound ≤ 1500 (cost)",

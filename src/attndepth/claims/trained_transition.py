@@ -17,12 +17,13 @@ import math
 import numpy as np
 
 from attndepth.errors import InvalidParameter
+from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
 from attndepth.simulations.models.jax_model import TrainingSettings, budget_width
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.models.tasks import RecallTask
-from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups
+from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups_once
 from attndepth.theory.trained_transition import (
     corrected_knee_law,
     fit_slope,
@@ -117,10 +118,16 @@ def _slope(budgets: list[float], depths: list[float]) -> float | None:
                           depths=(1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48), pairs=4, heads=2,
                           steps=1500, batch=64, learning_rate=3e-3, seeds=3)},
     theory=(transition_depth, paper_knee, corrected_knee_law, transition_slope, fit_slope),
-    simulation=(train_groups,),
+    simulation=(train_groups_once,),
     test=f"{TESTS}::test_judge_budget_agrees_only_next_to_the_optimum",
     # a knee four times the paper's puts L*(N) near the grid's deep end
     wrong_theory={"KNEE": lambda width: 4 * math.log(width, 3)},
+    rivals=(Rival("constant knee 2", "the knee decided from certified ranks for one Q "
+                  "position at every d ≤ 9 (levine.threshold), taken as a law",
+                  replace={"KNEE": lambda width: 2.0}),
+            Rival("corrected knee log₃(2d + 1)", "this project's corrected law for one Q "
+                  "position (the recall answer is read at one position; theory §1)",
+                  replace={"KNEE": corrected_knee_law(1)})),
     family=Family(parameters={"pairs": (2, 4)}, beyond={"pairs": (6,)},
                   fixed={"budgets": (10_000, 40_000), "depths": (1, 2, 3, 4, 6, 8),
                          "heads": 2, "steps": 600, "batch": 64, "learning_rate": 3e-3,
@@ -140,7 +147,7 @@ def verify_trained_transition(seed: int, budgets: tuple[int, ...], depths: tuple
                                         width=width, heads=heads, ffn=True),
                             task, settings, tuple(seed + k for k in range(seeds)))
               for _, depth, width in shapes]
-    runs = train_groups(groups)
+    runs = train_groups_once(groups)
     chance = math.log(task.values)
     corrected = corrected_knee_law(task.length // 2)
     readings, rows = [], []

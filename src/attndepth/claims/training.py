@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.simulations.models.jax_model import TrainingSettings
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.models.tasks import RecallTask
-from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups
+from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups_once
 from attndepth.theory.similarity import postln_rate
 
 TESTS = "tests/test_claims_training.py"
@@ -25,6 +26,9 @@ VARIANTS: tuple[tuple[str, float], ...] = (
     ("post-ln-deesc-b", 1.0), ("post-ln-deesc-b", 0.5))
 #: The statement's order: de-escalated post-LN ends below plain post-LN (loss and t_sim).
 LOWER, HIGHER = "de-escalated", "post-ln"
+#: What de-escalation does to the trained loss: "lower" (the statement) or "same" (a rival:
+#: it lowers the similarity but the loss stays within the seeds' spread of post-LN's).
+LOSS_EFFECT = "lower"
 _PLACEMENT = {"post-ln": "post-ln", "post-ln-deesc-a": "deesc-a", "post-ln-deesc-b": "deesc-b"}
 
 
@@ -51,9 +55,13 @@ def _label(variant: str, tau: float) -> str:
              "full": dict(depths=(6, 12, 24, 48, 96), width=32, heads=2, pairs=4, steps=1500,
                           batch=64, learning_rate=3e-3, warmups=(0, 150), seeds=3)},
     theory=(postln_rate,),
-    simulation=(train_groups,),
+    simulation=(train_groups_once,),
     test=f"{TESTS}::test_deep_training_holds_for_a_small_stack_and_can_fail",
     wrong_theory={"LOWER": "post-ln", "HIGHER": "de-escalated"},
+    rivals=(Rival("similarity, not loss", "the excess similarity is not what limits training "
+                  "at this depth (Xiong et al. 2020 trace post-LN's trouble to its gradients at "
+                  "initialisation): de-escalation lowers t_sim and leaves the loss as it is",
+                  replace={"LOSS_EFFECT": "same"}),),
     # the deepest depth is part of the family: the quick preset stops at 12, and depth 24
     # is where the pilot saw de-escalated stacks fail too (the search reports it)
     family=Family(parameters={"deepest": (12, 24), "width": (32,)},
@@ -82,7 +90,7 @@ def verify_deep_training(seed: int, depths: tuple[int, ...], width: int, heads: 
                             tuple(seed + k for k in range(seeds)))
               for depth, warmup, variant, tau in cases]
     rows = []
-    for (depth, warmup, variant, tau), runs in zip(cases, train_groups(groups), strict=True):
+    for (depth, warmup, variant, tau), runs in zip(cases, train_groups_once(groups), strict=True):
         losses = np.array([run.validation_loss[-1] for run in runs])
         similarity = np.array([run.similarity[-1][-1] for run in runs])
         placement = _PLACEMENT.get(variant)
@@ -100,7 +108,9 @@ def verify_deep_training(seed: int, depths: tuple[int, ...], width: int, heads: 
             lower, higher = (row, plain) if (LOWER, HIGHER) == ("de-escalated", "post-ln") \
                 else (plain, row)
             margin = row["spread"] + plain["spread"]
-            if not (lower["loss"] < higher["loss"] - margin and lower["t_sim"] < higher["t_sim"]):
+            loss_ok = (abs(row["loss"] - plain["loss"]) <= margin if LOSS_EFFECT == "same"
+                       else lower["loss"] < higher["loss"] - margin)
+            if not (loss_ok and lower["t_sim"] < higher["t_sim"]):
                 failures.append(f"{row['variant']} (warm-up {warmup}): loss {row['loss']:.3f} ± "
                                 f"{row['spread']:.3f} vs {plain['loss']:.3f} ± "
                                 f"{plain['spread']:.3f}, t_sim {row['t_sim']:.3f} vs "

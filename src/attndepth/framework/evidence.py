@@ -274,7 +274,12 @@ def errors_of(estimate: Estimate, measured: Any, predicted: Any) -> np.ndarray:
     p = _as_array(predicted, m.size)
     if p.size != m.size:
         raise InvalidParameter(f"predicted has {p.size} values for {m.size} measured ones")
-    return (m - p) / np.abs(p) if estimate.relative else m - p
+    if not estimate.relative:
+        return m - p
+    if np.any(p == 0):
+        raise InvalidParameter(f"a relative error against a predicted 0 is undefined "
+                               f"({estimate.label!r}): declare the estimate relative=False")
+    return (m - p) / np.abs(p)
 
 
 @contextmanager

@@ -23,6 +23,7 @@ from __future__ import annotations
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.models.jax_model import TrainingRun, TrainingSettings, train
@@ -85,3 +86,27 @@ def train_groups(groups: list[TrainingGroup], workers: int | None = None
                              initializer=share_cores, initargs=(workers,)) as pool:
         futures = {k: pool.submit(train_group, groups[k]) for k in order}
         return [futures[k].result() for k in range(len(groups))]
+
+
+@lru_cache(maxsize=1)
+def _remembered(groups: tuple[TrainingGroup, ...]) -> tuple[tuple[TrainingRun, ...], ...]:
+    return tuple(tuple(runs) for runs in train_groups(list(groups)))
+
+
+def train_groups_once(groups: list[TrainingGroup]) -> list[list[TrainingRun]]:
+    """:func:`train_groups`, remembering the last call's runs.
+
+    A training claim judged again with a rival theory in place asks for the same
+    groups: the runs are reused (the same objects; nothing is trained twice).
+    Only the last call is kept, so memory stays that of one experiment.
+
+    Parameters
+    ----------
+    groups : list of TrainingGroup
+
+    Returns
+    -------
+    list of list of TrainingRun
+        The runs of each group, in the order of ``groups``.
+    """
+    return [list(runs) for runs in _remembered(tuple(groups))]
