@@ -6,9 +6,11 @@ import pytest
 import sympy as sp
 
 from attndepth.theory.residual_scaling import (
+    check_finite_width_term,
     check_limits,
     check_uniform_attention_recursion,
     cosine_from_log_odds,
+    finite_width_growth,
     limit_of_growth,
     log_odds_growth,
     residual_scale,
@@ -31,6 +33,22 @@ def test_growth_and_scales():
     assert log_odds_growth(100, 0.1) == pytest.approx(100 * math.log(1.01))
 
 
+@pytest.mark.parametrize("product_weights", [True, False])
+def test_the_finite_width_term_follows_from_the_gaussian_moments(product_weights):
+    assert check_finite_width_term(product_weights)
+
+
+def test_finite_width_growth_and_its_limit():
+    # −1/(d ln 2) relative at α = 1 with product weights, −3/(4d ln 2) with one matrix
+    assert finite_width_growth(32, 1.0, 64) == pytest.approx(32 * (math.log(2) - 1 / 64))
+    assert finite_width_growth(32, 1.0, 64, product_weights=False) == pytest.approx(
+        32 * (math.log(2) - 0.75 / 64))
+    # the term stays O(1/d) relative as α → 0: −2/d
+    small = finite_width_growth(10, 1e-3, 100) / log_odds_growth(10, 1e-3) - 1
+    assert small == pytest.approx(-0.02, rel=1e-3)
+    assert finite_width_growth(4, 0.5, 10**9) == pytest.approx(log_odds_growth(4, 0.5))
+
+
 def test_cosine_of_equal_norm_tokens():
     assert cosine_from_log_odds(-800.0, 5) == pytest.approx(-0.25)  # t_sim = 0: centred tokens
     assert cosine_from_log_odds(50.0, 5) == pytest.approx(1.0)
@@ -41,6 +59,7 @@ def test_cosine_of_equal_norm_tokens():
     (lambda: residual_scale("2", 4), "scaling"), (lambda: residual_scale("1", 0), "depth"),
     (lambda: log_odds_growth(4, 0.0), "scale"), (lambda: log_odds_growth(4, float("nan")), "scale"),
     (lambda: cosine_from_log_odds(0.0, 1), "tokens"),
+    (lambda: finite_width_growth(4, 1.0, 0), "width"),
 ])
 def test_bad_input_is_refused(call, message):
     with pytest.raises(ValueError, match=message):

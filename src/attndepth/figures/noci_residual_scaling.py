@@ -3,9 +3,9 @@
 Draws the claim noci.residual-scaling (Noci et al. 2022). Left: growth of the
 token log-odds over a whole stack of depth L, for α = 1, 1/√L and 1/L
 (markers: residual stacks at temperature 10, i.e. near-uniform attention;
-lines: L ln(1 + α²)); the α = 1 points at the default temperature 1 are drawn
-as crosses. Right: the mean pairwise cosine layer by layer in stacks of depth
-64 for the three scalings.
+lines: the finite-width growth L[ln(1 + α²) − 2α²/(d(1 + α²))]); the α = 1
+points at the default temperature 1 are drawn as crosses. Right: the mean
+pairwise cosine layer by layer in stacks of depth 64 for the three scalings.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.measures.alignment import alignment_sample
 from attndepth.simulations.measures.similarity import mean_pairwise_cosine
 from attndepth.simulations.models.stacks import StackConfig, run_stack
-from attndepth.theory.residual_scaling import SCALINGS, log_odds_growth, residual_scale
+from attndepth.theory.residual_scaling import SCALINGS, finite_width_growth, residual_scale
 
 NAME = "noci_residual_scaling"
 DESCRIPTION = "log-odds growth and cosine vs depth for residual scales 1, 1/sqrt(L), 1/L"
@@ -45,7 +45,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
                                      residual_scale=alpha, **shape)
                 sample = alignment_sample(config, size["batch"], seed)
                 add("growth", name, temperature, depth, sample.mean_growth,
-                    log_odds_growth(depth, alpha))
+                    finite_width_growth(depth, alpha, size["width"]))
         config = StackConfig(depth=PROFILE_DEPTH, temperature=TEMPERATURE,
                              residual_scale=residual_scale(name, PROFILE_DEPTH), **shape)
         cosine = mean_pairwise_cosine(run_stack(config, size["batch"], seed).states).mean(axis=1)
@@ -77,7 +77,8 @@ def draw(data: dict[str, list]):
         left.minorticks_off()
         left.set_xlabel("depth $L$")
         left.set_ylabel(r"log-odds growth $\ell_L-\ell_0$")
-        left.set_title(r"lines: $L\ln(1+\alpha^2)$; circles: temperature 10", fontsize=6.5)
+        left.set_title(r"lines: $L[\ln(1+\alpha^2) - 2\alpha^2/(d(1+\alpha^2))]$; "
+                       r"circles: temperature 10", fontsize=6.5)
         left.legend()
         right.set_xlabel("layer")
         right.set_ylabel("mean pairwise cosine")

@@ -19,12 +19,31 @@ and R = (I − Π)X. With A = Π:
 Both identities are exact algebra (:func:`check_uniform_attention_recursion`).
 Token similarity t_sim = ‖ΠX‖_F²/‖X‖_F² = n|m|²/(n|m|² + ‖R‖_F²), so its
 log-odds ℓ = ln(t_sim/(1 − t_sim)) = ln(n|m|²/‖R‖_F²) grows per layer by
-ln(1 + α²) in the mean (to first order; the Jensen correction is
-O(α⁴/d) per layer), and over L layers
+ln Y, Y = |m′|²/|m|², with E Y = 1 + α². In the limit d → ∞ (Y → 1 + α²)
+this gives over L layers
 
     ℓ_L − ℓ_0 = L ln(1 + α²)                                  (*)
 
-(:func:`log_odds_growth`). Hence [derived, under uniform attention]:
+(:func:`log_odds_growth`), the infinite-width law.
+
+The finite-width term [derived]. The growth is E ln Y, not ln E Y. With
+u = m/|m|, h = uᵀW_V ~ N(0, I/d) and g = hW_O (given h, g ~ N(0, |h|² I/d)):
+Y = 1 + 2α u·g + α²|g|², E(u·g)² = E|h|²/d = 1/d, E[(u·g)|g|²] = 0 (odd in
+W_O), E|g|⁴ = E|h|⁴ (1 + 2/d) = (1 + 2/d)² (|h|² ~ χ²_d/d). So
+Var Y = 4α²/d + α⁴(4/d + 4/d²), and expanding ln Y about E Y (the third
+central moment is O(d⁻²)):
+
+    E ln Y = ln(1 + α²) − Var Y/(2(1 + α²)²) + O(d⁻²)
+           = ln(1 + α²) − 2α²/(d(1 + α²)) + O(d⁻²),
+    ℓ_L − ℓ_0 = L [ln(1 + α²) − 2α²/(d(1 + α²))]              (**)
+
+(:func:`finite_width_growth`; SymPy: :func:`check_finite_width_term`). The
+term is O(α²/d), not O(α⁴/d): relative to ln(1 + α²) it is −1/(d ln 2) at
+α = 1 and tends to −2/d as α → 0, so no scaling of the branch removes it.
+With a single Gaussian W in place of the product W_V W_O, E|g|⁴ = 1 + 2/d
+and the term is α²(2 + α²)/(d(1 + α²)²) (3/(4d) at α = 1).
+
+Hence [derived, under uniform attention]:
 α = 1: ℓ grows like L ln 2 without bound, t_sim → 1, all tokens align;
 α = 1/√L: the growth tends to lim L ln(1 + 1/L) = 1, so t_sim stays below
 e·odds₀/(1 + e·odds₀); α = 1/L: the growth tends to 0
@@ -35,6 +54,7 @@ equal norm is (n t_sim − 1)/(n − 1) (:func:`cosine_from_log_odds`).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import sympy as sp
 
@@ -77,6 +97,60 @@ def log_odds_growth(depth: int, scale: float) -> float:
             and math.isfinite(scale) and scale > 0):
         raise InvalidParameter(f"scale must be a finite number > 0, got {scale!r}")
     return _check_depth(depth) * math.log1p(scale * scale)
+
+
+def finite_width_growth(depth: int, scale: float, width: int,
+                        product_weights: bool = True) -> float:
+    """ℓ_L − ℓ_0 to first order in 1/d under uniform attention [derived], equation (**).
+
+    L [ln(1 + α²) − 2α²/(d(1 + α²))] for value weights W = W_V W_O (the
+    stacks'); L [ln(1 + α²) − α²(2 + α²)/(d(1 + α²)²)] for a single Gaussian W
+    (``product_weights=False``). The remainder is O(L/d²); see the module
+    docstring for the derivation.
+
+    Parameters
+    ----------
+    depth : int
+        L ≥ 1 residual blocks.
+    scale : float
+        α > 0.
+    width : int
+        d ≥ 1.
+    product_weights : bool
+        Whether the branch's value map is the product of two Gaussian matrices.
+
+    Returns
+    -------
+    float
+    """
+    growth = log_odds_growth(depth, scale)
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise InvalidParameter(f"width must be an integer >= 1, got {width!r}")
+    a2 = scale * scale
+    term = (2 * a2 / (1 + a2) if product_weights else a2 * (2 + a2) / (1 + a2) ** 2) / width
+    return growth - depth * term
+
+
+@lru_cache(maxsize=2)
+def check_finite_width_term(product_weights: bool = True) -> bool:
+    """SymPy: Var Y/(2(1 + α²)²) from the Gaussian moments equals the term of (**) to O(1/d).
+
+    The fourth moment of |h|² ~ χ²_d/d comes from ``sympy.stats``; the check
+    expands the exact Var Y in 1/d and compares its first-order coefficient.
+    """
+    from sympy.stats import ChiSquared
+    from sympy.stats import E as expectation
+
+    alpha, d, eps = sp.symbols("alpha d epsilon", positive=True)
+    chi = ChiSquared("chi", d)
+    h4 = sp.simplify(expectation(chi**2) / d**2)  # E|h|⁴ = 1 + 2/d
+    g4 = h4 * (1 + 2 / d) if product_weights else h4
+    variance = 4 * alpha**2 / d + alpha**4 * (g4 - 1)
+    term = sp.series((variance / (2 * (1 + alpha**2) ** 2)).subs(d, 1 / eps), eps, 0, 2
+                     ).removeO().coeff(eps)
+    claimed = (2 * alpha**2 / (1 + alpha**2) if product_weights
+               else alpha**2 * (2 + alpha**2) / (1 + alpha**2) ** 2)
+    return bool(sp.simplify(term - claimed) == 0 and sp.simplify(h4 - (1 + 2 / d)) == 0)
 
 
 def limit_of_growth(name: str) -> sp.Expr:
