@@ -31,8 +31,8 @@ def test_claim_holds_at_small_size(claim_id):
 @pytest.mark.slow
 def test_postln_rate_tells_the_derived_rate_from_ln2():
     # The measured slope must be within tolerance of the derived finite-width
-    # rate and outside it for ln 2 (2.9 % apart at d = 64): a 5 % tolerance
-    # accepted both. Two seeds not used to choose the tolerance.
+    # rate and outside it for ln 2 (4.9 % apart at d = 32, the quick width): a 5 %
+    # tolerance accepted both. Two seeds not used to choose the tolerance.
     from attndepth.claims.similarity import POSTLN_RATE_TOLERANCE
 
     for seed in (10, 11):

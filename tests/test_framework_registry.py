@@ -42,10 +42,6 @@ KNOWN_VERDICTS = {
                              "puts L_opt well below 96"),
     "levine.1t-width": ("indistinguishable", "a fit slope 10 % larger keeps d_opt within "
                         "5 % of 30K (10 % smaller does not)"),
-    "yuzhang.linear-rate-postln": ("indistinguishable", "at d = 64 the naive ln(2 − 1/d) "
-                                   "lies within the 1.5 % band too (the measured slope sits "
-                                   "+0.5 % above the derived rate; the gap scales like "
-                                   "0.5/d: attndepth map)"),
     "naderi.spectral-gap": ("inconclusive", "at T ≤ 512 the slope of log s₂ is −0.43 ± 0.04 "
                             "and √T s₂ 1.22× 2κ: both straddle their tolerance's edge (the "
                             "prediction is asymptotic in T)"),

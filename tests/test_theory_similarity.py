@@ -133,7 +133,24 @@ def test_rmsnorm_keeps_the_whole_mean_update():
 
     layer, rms = postln_rate(0.0, 8), postln_rate(0.0, 8, norm_kind="rms")
     assert rms > layer
-    assert rms == pytest.approx(math.log(2) - 6 / 8 / 8, rel=1e-12)
+    # ln 2 − v/(2μ²) + q with v = 8/d (product weights), μ = 2, q = 1/(2d)
+    assert rms == pytest.approx(math.log(2) - 8 / 8 / 8 + 1 / 16, rel=1e-12)
+
+
+def test_the_scaling_term_is_half_over_d_for_the_plain_aligned_block():
+    from attndepth.theory.similarity import postln_rate, scaling_share
+
+    assert scaling_share(0.0, 64) == pytest.approx(1 / 128, rel=1e-12)
+    # placement (a) at τ = 1 leaves the mean's direction deterministic: no radial part at s = 0
+    assert scaling_share(0.0, 64, "deesc-a", 1.0) == 0.0
+    # DeepNorm α = 2: β²/(d(α² + β²)) at s = 0
+    assert scaling_share(0.0, 32, skip_scale=2.0) == pytest.approx(1 / (5 * 32), rel=1e-12)
+    with pytest.raises(ValueError, match="width"):
+        scaling_share(0.0, 1)
+    # the rate at s = 0 has it: ln(2 − 1/d) − 4/(d(2 − 1/d)²) + 1/(2d)
+    mu = 2 - 1 / 32
+    assert postln_rate(0.0, 32) == pytest.approx(
+        math.log(mu) - 4 / (32 * mu**2) + 1 / 64, rel=1e-12)
 
 
 def test_rate_arguments_follow_the_block_and_refuse_where_nothing_is_derived():

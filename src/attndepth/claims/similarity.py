@@ -33,6 +33,7 @@ from attndepth.simulations.measures.fitting import (
     linear_fit,
     linear_phase,
 )
+from attndepth.simulations.measures.rate_terms import postln_rate_terms
 from attndepth.simulations.measures.similarity import (
     attention_spectra,
     invariant_eigenspace_defects,
@@ -55,6 +56,7 @@ from attndepth.theory.similarity import (
     multihead_contraction_bound,
     postln_rate,
     scaling_commutator_norm,
+    scaling_share,
 )
 
 TESTS = "tests/test_claims_similarity.py"
@@ -117,11 +119,17 @@ def verify_invariant_eigenspace(seed: int, tokens: int, width: int, heads: int, 
 ESCALATED_SIMILARITY = 0.99
 #: Median relative error allowed between the fitted fixed-P slope and 2·log|λ₂|.
 FIXED_RATE_TOLERANCE = 0.03
-#: Relative error allowed between the mean post-LN slope and the derived rate. The
-#: second-order expansion behind the rate leaves an O(1/d) error: the measured slope
-#: sits 0.2–1.0 % above it at d = 64 (8 seeds × 128 stacks, standard error 0.3 %),
-#: while ln 2 lies 2.9 % above it, so 1.5 % tells the two apart at d = 64.
-POSTLN_RATE_TOLERANCE = 0.015
+#: Relative error allowed between the mean post-LN slope and the derived rate. The rate
+#: is first order in 1/d; the measured remainder (24 seeds × 32 stacks) is +1.03 ± 0.26 %
+#: at d = 16, +0.09 ± 0.17 % at 32 and +0.01 ± 0.12 % at 64, i.e. O(1/d²) (theory
+#: document §3): the band covers it from d = 32 on and reports d = 16 where it breaks.
+POSTLN_RATE_TOLERANCE = 0.0075
+#: Relative error allowed between the measured per-token scaling part of the slope and
+#: its term q: q is itself first order, with a relative remainder of +5 % at d = 16,
+#: +2.5 % at 32 and +0.3 % at 64.
+SCALING_TERM_TOLERANCE = 0.1
+#: Stacks of each seed whose blocks are split into their parts (the first of the batch).
+TERM_STACKS = 8
 #: Round-off: bounds are not checked below this r, nor t_div fitted below TDIV_FLOOR.
 ROUND_OFF_RATIO, TDIV_FLOOR = 1e-8, 1e-24
 #: Relative slack for a bound check (float64 evaluation of the bound itself).
@@ -141,6 +149,17 @@ PRELN_PREDICTED_RATIO = 0.0
 DECELERATION_BAND = 0.5
 #: Order of convergence tolerance for Dong's cubic collapse and for the linear residual case.
 ORDER_TOLERANCE = 0.3
+
+
+def _previous_rate(s: float, width: int) -> float:
+    """The plain post-LN rate as derived before the scaling term and the product moment.
+
+    ln μ − ln(1 + s²(1 − 1/d)) − 3/(dμ²) with μ = 2 − 1/d: the variance of the mean
+    factor taken as 6/d (one Gaussian matrix) and the per-token scaling of the
+    normaliser neglected (a rival: see :func:`~attndepth.theory.similarity.postln_rate`).
+    """
+    mean = 2 - 1 / width
+    return math.log(mean) - math.log1p(s * s * (1 - 1 / width)) - 3 / (width * mean**2)
 
 
 def _median_rate(trace, width: int, layers: np.ndarray | None = None,
@@ -258,10 +277,12 @@ def verify_linear_rate_fixed(seed: int, tokens: int, width: int, depth: int, bat
     source="Yu & Zhang 2023, §3 (linear rate); finite-width rate [derived]",
     statement="Post-LN log-odds grow linearly at the derived rate, which → ln 2 only as d → ∞.",
     tolerance=(f"95–99 % interval of the mean relative error of the per-stack slopes within "
-               f"±{POSTLN_RATE_TOLERANCE:.1%} (ln 2 is 2.9 % off at d = 64)"),
+               f"±{POSTLN_RATE_TOLERANCE:.2%} (the O(1/d²) remainder; ln 2 is 4.9 % off at "
+               f"d = 32)"),
     presets=presets.POSTLN_RATE,
     theory=(postln_rate,),
-    simulation=(escalation_trace, iterate_stack, log_odds, escalation_layers, escalation_rates),
+    simulation=(escalation_trace, iterate_stack, log_odds, escalation_layers, escalation_rates,
+                postln_rate_terms),
     test=f"{TESTS}::test_postln_rate_tells_the_derived_rate_from_ln2",
     figure="postln_rate",
     wrong_theory={"postln_rate": lambda s, width, placement="post-ln", tau=1.0: 0.5},
@@ -273,14 +294,23 @@ def verify_linear_rate_fixed(seed: int, tokens: int, width: int, depth: int, bat
     # pool="stacks": the stacks of a seed share the fit window, yet their slopes are as
     # good as independent (over 16 seeds of 32 stacks the seed means spread by 0.59 %,
     # against 0.60 % expected of independent stacks)
-    estimate=Estimate("slopes", "predicted", (-POSTLN_RATE_TOLERANCE, POSTLN_RATE_TOLERANCE),
-                      seeds=(4, 16), label="rel. error of the slope", pool="stacks"),
+    estimate=(Estimate("slopes", "predicted", (-POSTLN_RATE_TOLERANCE, POSTLN_RATE_TOLERANCE),
+                       seeds=(4, 32), label="rel. error of the slope", pool="stacks"),
+              Estimate("scaling_ratios", "scaling_one",
+                       (-SCALING_TERM_TOLERANCE, SCALING_TERM_TOLERANCE), relative=False,
+                       seeds=(4, 32), label="per-token scaling part / q − 1", pool="stacks")),
     rivals=(
         Rival("ln 2", "Yu & Zhang 2023, §3: the rate of the d → ∞, s → 0 limit",
               predicted=lambda values, params: math.log(2)),
-        Rival("ln(2 − 1/d)", "the derivation's leading term alone, without its LayerNorm-"
-              "scaling term −3/(4d) (and s², ~0 in the window): the naive finite-width rate",
+        Rival("ln(2 − 1/d)", "the derivation's leading term alone, without its Jensen and "
+              "per-token scaling terms (and s², ~0 in the window): the naive finite-width rate",
               predicted=lambda values, params: math.log(2 - 1 / params["width"])),
+        # its slope lies 1.2 % below the derived rate at d = 32, too close for the quick
+        # sample to decide every time: it is judged on the part it leaves out
+        Rival("previous derivation", "this project's rate before its re-derivation, which took "
+              "the per-token scaling as second order (no term q; and the one-matrix fourth "
+              "moment −3/(dμ²))", predicted=lambda values, params: 0.0,
+              against="scaling_ratios"),
     ),
 )
 def verify_linear_rate_postln(seed: int, depth: int, tokens: int, width: int,
@@ -294,18 +324,30 @@ def verify_linear_rate_postln(seed: int, depth: int, tokens: int, width: int,
     slopes = escalation_rates(trace.log_odds)
     mean, error = float(slopes.mean()), float(slopes.std(ddof=1) / math.sqrt(batch))
     predicted = _median_rate(trace, width, layers)
+    s2 = np.median(trace.contraction, axis=1)[layers[:-1]]
+    previous = float(np.mean([_previous_rate(float(np.sqrt(v)), width) for v in s2]))
+    # the first stacks again, block by block: the per-token scaling part of each increment
+    terms = postln_rate_terms(config, min(TERM_STACKS, batch), seed)
+    scaling_terms = terms.scaling[layers[:-1]].mean(axis=0)
+    scaling_predicted = float(np.mean([scaling_share(float(np.sqrt(v)), width) for v in s2]))
     relative, relative_ln2 = (abs(mean - value) / value for value in (predicted, math.log(2)))
     return Outcome(
         predicted=f"slope {predicted:.4f} (ln 2 = {math.log(2):.4f} only as d→∞, s→0)",
         measured=(f"slope {mean:.4f} ± {error:.4f}: rel. err {relative:.2%} "
-                  f"(vs ln 2: {relative_ln2:.2%})"),
-        verdict=verdict_from(relative <= POSTLN_RATE_TOLERANCE),
+                  f"(vs ln 2: {relative_ln2:.2%}); per-token scaling part "
+                  f"{float(scaling_terms.mean()):.5f} (q = {scaling_predicted:.5f})"),
+        verdict=verdict_from(relative <= POSTLN_RATE_TOLERANCE and abs(
+            float(scaling_terms.mean()) / scaling_predicted - 1) <= SCALING_TERM_TOLERANCE),
         note=(f"window: layers {int(layers[0])}–{int(layers[-1])} where the median log-odds "
-              f"lie in [3, 50]; rate ln(2−1/d) − ln(1+s²(1−1/d)) − 3/(4d) averaged over those "
-              f"layers with the realised s² (median "
+              f"lie in [3, 50]; rate ln μ − ln(1+s²(1−1/d)) − 4/(dμ²) + q (μ = 2 − 1/d, q the "
+              f"per-token scaling term, 1/(2d) at s = 0) averaged over those layers with the "
+              f"realised s² (median "
               f"{np.median(trace.contraction[layers[:-1]]):.1e}); mean ± SE of {batch} "
               f"per-stack slopes; n={tokens}, d={width}"),
         values={"slope": mean, "standard_error": error, "predicted": predicted,
+                "previous_rate": previous, "scaling_predicted": scaling_predicted,
+                "scaling_ratios": [float(v) / scaling_predicted for v in scaling_terms],
+                "scaling_one": 1.0,
                 "relative_error": relative, "relative_error_ln2": relative_ln2,
                 "window": [int(layers[0]), int(layers[-1])],
                 "slopes": [float(v) for v in slopes]},

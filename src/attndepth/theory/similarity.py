@@ -211,18 +211,33 @@ def _mean_factor(placement: str, tau, alpha=1, beta=1, norm_kind: str = "layer"
     d = width_symbol
     # LN's feature centring removes the 1_d-component of m̄W; RMSNorm does not centre
     keep = 1 - 1 / d if norm_kind == "layer" else 1
+    # Var‖m̄W‖²/‖m̄‖² = 4/d for the product W_V W_O (2/d would be one Gaussian matrix)
     if placement == "post-ln":
-        return alpha**2 + beta**2 * keep, (4 * alpha**2 * beta**2 + 2 * beta**4) / d
+        return alpha**2 + beta**2 * keep, (4 * alpha**2 * beta**2 + 4 * beta**4) / d
     if placement == "deesc-a":
         c2 = (1 - tau) ** 2
         return (alpha**2 + c2 * beta**2 * keep,
-                (4 * alpha**2 * beta**2 * c2 + 2 * beta**4 * c2**2) / d)
+                (4 * alpha**2 * beta**2 * c2 + 4 * beta**4 * c2**2) / d)
     if placement == "deesc-b":
         c2 = (1 - tau) ** 2
-        return c2 * (alpha**2 + beta**2 * keep), c2**2 * (4 * alpha**2 * beta**2 + 2 * beta**4) / d
+        return c2 * (alpha**2 + beta**2 * keep), c2**2 * (4 * alpha**2 * beta**2 + 4 * beta**4) / d
     raise InvalidParameter(f"placement must be one of {', '.join(RATE_PLACEMENTS)}; got "
                            f"{placement!r} (no rate is derived for pre-, peri- or unnormalised "
                            f"blocks)")
+
+
+def _scaling_share(placement: str, tau, alpha, beta) -> sp.Expr:
+    """q: the share of the diversity that the normaliser's per-token scaling removes.
+
+    See :func:`postln_rate_expression`: the radial part of each token's deviation
+    along the new mean direction m̄(αI + β′W), with β′ = (1 − τ)β in placement (a)
+    and β′ = β otherwise (placement (b) scales the mean, not its direction).
+    """
+    d = width_symbol
+    mean_beta2 = (1 - tau) ** 2 * beta**2 if placement == "deesc-a" else beta**2
+    spread = alpha**2 + beta**2 * s_realised**2
+    radial = alpha**2 * mean_beta2 + beta**2 * s_realised**2 * (alpha**2 + 2 * mean_beta2)
+    return radial / (d * (alpha**2 + mean_beta2) * spread)
 
 
 def postln_rate_expression(placement: str = "post-ln", tau=tau_symbol, skip_scale=1,
@@ -241,23 +256,43 @@ def postln_rate_expression(placement: str = "post-ln", tau=tau_symbol, skip_scal
     E‖αD + β(I−Π)PDW‖² = ‖D‖²(α² + β²s²) with s = ‖(I−Π)PD‖/‖D‖ ≤ σ₂. LN's
     centring C = I − 11ᵀ/d acts on the right and removes the 1_d-component of
     m̄W (expected share 1/d): factors α² + β²(1 − 1/d) and α² + β²s²(1 − 1/d);
-    RMSNorm does not centre (factor 1 in place of 1 − 1/d). The per-token
-    scaling of either normaliser changes the log-odds only at second order (see
-    :func:`scaling_commutator_norm`). The log of a random factor with mean μ
-    and variance v has mean ≈ ln μ − v/(2μ²) (second-order Jensen):
-    Var(‖m̄W‖²/‖m̄‖²) = 2/d, Var(⟨m̄, m̄W⟩/‖m̄‖²) = 1/d and the two are
-    uncorrelated, so v = (4α²β² + 2β⁴)/d. The slope is
+    RMSNorm does not centre (factor 1 in place of 1 − 1/d).
 
-        ln(α² + β²(1 − 1/d)) − ln(α² + β²s²(1 − 1/d)) − v/(2μ²)
+    The mean factor is random. The log of a random factor with mean μ and
+    variance v has mean ≈ ln μ − v/(2μ²) (second-order Jensen). With u = m̄/‖m̄‖,
+    h = uW_V ~ N(0, I/d) and g = hW_O: Var ⟨u, g⟩ = 1/d and Var ‖g‖² =
+    E‖h‖⁴(1 + 2/d) − 1 = 4/d + O(d⁻²) (the product of two Gaussian matrices;
+    one matrix would give 2/d), uncorrelated, so v = (4α²β² + 4β⁴)/d.
 
-    which at α = β = 1 tends to ln 2 (d → ∞, s → 0), the statement "tends to
+    The normaliser's per-token scaling is first order in 1/d too (both LayerNorm
+    and RMSNorm rescale every token to one norm). The tokens before it are
+    y_i = c + e_i with the common part c = m̄(αI + βW) and deviations
+    e_i = αd_i + β((I−Π)PDW)_i; rescaling maps y_i to ĉ + (e_i − ⟨e_i, ĉ⟩ĉ)/‖c‖,
+    so it removes the deviations' radial parts. The previous block left d_i ⊥ m̄,
+    so ⟨d_i, c⟩ = β⟨d_i, m̄W⟩ has variance β²‖d_i‖²‖m̄‖²/d, and ⟨(QD)_iW, c⟩
+    (Q = (I−Π)P) has variance (α² + 2β²)‖(QD)_i‖²‖m̄‖²/d (E(aWWᵀbᵀ)² = 2/d for
+    a ⊥ b with the product W). With ‖c‖² ≈ (α² + β²)‖m̄‖² the removed share of
+    the diversity is
+
+        q = [α²β² + β²s²(α² + 2β²)] / (d (α² + β²)(α² + β²s²))
+
+    (1/(2d) at α = β = 1, s = 0), and it raises the log-odds by −ln(1 − q) ≈ q.
+    The slope is
+
+        ln(α² + β²(1 − 1/d)) − ln(α² + β²s²(1 − 1/d)) − v/(2μ²) + q,
+
+    with an O(d⁻²) remainder (measured term by term by
+    :func:`attndepth.simulations.measures.rate_terms.postln_rate_terms`). It
+    at α = β = 1 tends to ln 2 (d → ∞, s → 0), the statement "tends to
     ln 2" (a limit, not the finite-width rate). It depends on β/α only (the
     normaliser is scale invariant) and falls like β²(1 − s²)/α² as α grows.
     De-escalation multiplies the update's mean by c = 1 − τ: placement (a)
     N(αX + (I−τΠ)βPXW) gives mean factor α² + c²β²(1 − 1/d); placement (b)
     N((I−τΠ)(αX + βPXW)) scales the whole mean, factor c²(α² + β²(1 − 1/d)).
-    The diversity factor is unchanged. Valid while the leakage term ΠPDW is
-    small against ΠX, i.e. once tokens align.
+    The diversity factor is unchanged, and so is q except that in placement (a)
+    the mean's direction is m̄(αI + (1 − τ)βW) (β² → (1 − τ)²β² in q's mean part).
+    Valid while the leakage term ΠPDW is small against ΠX, i.e. once tokens
+    align.
     """
     if norm_kind not in RATE_NORM_KINDS:
         raise InvalidParameter(f"norm_kind must be one of {', '.join(RATE_NORM_KINDS)}; "
@@ -266,7 +301,8 @@ def postln_rate_expression(placement: str = "post-ln", tau=tau_symbol, skip_scal
     mean, variance = _mean_factor(placement, tau, alpha, beta, norm_kind)
     keep = 1 - 1 / width_symbol if norm_kind == "layer" else 1
     diversity = alpha**2 + beta**2 * s_realised**2 * keep
-    return sp.log(mean) - sp.log(diversity) - variance / (2 * mean**2)
+    return (sp.log(mean) - sp.log(diversity) - variance / (2 * mean**2)
+            + _scaling_share(placement, tau, alpha, beta))
 
 
 def postln_rate(s: float, width: int, placement: str = "post-ln", tau: float = 1.0,
@@ -322,6 +358,31 @@ def postln_rate(s: float, width: int, placement: str = "post-ln", tau: float = 1
         return -math.inf
     function = _postln_rate_function(placement, tau, norm_kind)
     return float(function(float(s), width, float(skip_scale), float(residual_scale)))
+
+
+def scaling_share(s: float, width: int, placement: str = "post-ln", tau: float = 1.0,
+                  skip_scale: float = 1.0, residual_scale: float = 1.0) -> float:
+    """q, the log-odds the normaliser's per-token scaling adds per layer [derived].
+
+    The last term of :func:`postln_rate_expression`:
+    q = [α²β′² + β²s²(α² + 2β′²)] / (d (α² + β′²)(α² + β²s²)), β′ = (1 − τ)β in
+    placement (a), β otherwise; 1/(2d) for the plain block at s = 0. The same
+    for LayerNorm and RMSNorm (both rescale every token).
+
+    Parameters
+    ----------
+    s, width, placement, tau, skip_scale, residual_scale
+        As for :func:`postln_rate`.
+
+    Returns
+    -------
+    float
+    """
+    postln_rate(s, width, placement, tau, skip_scale, residual_scale)  # checks the arguments
+    tau = 1.0 if placement == "post-ln" else float(tau)
+    share = _scaling_share(placement, sp.Float(tau), sp.Float(skip_scale),
+                           sp.Float(residual_scale))
+    return float(share.subs({s_realised: float(s), width_symbol: width}))
 
 
 @lru_cache(maxsize=64)
