@@ -51,3 +51,20 @@ def test_escalation_trace_in_chunks_equals_one_batch(monkeypatch):
     chunked = escalation.escalation_trace(config, 7, 3)
     for name in ("log_odds", "similarity", "contraction"):
         np.testing.assert_array_equal(getattr(chunked, name), getattr(whole, name))
+
+
+def test_the_chunk_shrinks_to_fit_the_size_limit(monkeypatch):
+    from attndepth.simulations.measures import escalation
+
+    config = StackConfig(variant="post-ln", depth=5, tokens=4, width=8)
+    whole = escalation.escalation_trace(config, 5, 2)
+    # a limit that fits the weights of two stacks only: chunks of 2, 2 and 1, same numbers
+    per_stack = config.depth * escalation.weights_per_layer(config)
+    monkeypatch.setattr(escalation, "MAX_ELEMENTS", 2 * per_stack + 1)
+    sizes, chunk = [], escalation._escalation_chunk
+    monkeypatch.setattr(escalation, "_escalation_chunk",
+                        lambda config, batch, seed, first: sizes.append(batch)
+                        or chunk(config, batch, seed, first))
+    chunked = escalation.escalation_trace(config, 5, 2)
+    assert sizes == [2, 2, 1]
+    np.testing.assert_array_equal(chunked.log_odds, whole.log_odds)

@@ -26,10 +26,11 @@ from attndepth.simulations.models.stacks import (
     draw_stack,
     iterate_stack,
     run_stack,
+    weights_per_layer,
 )
 from attndepth.simulations.seeding import gaussian_tokens
 from attndepth.simulations.threads import single_threaded_blas
-from attndepth.simulations.validation import check_int
+from attndepth.simulations.validation import MAX_ELEMENTS, check_int
 
 
 @dataclass(frozen=True)
@@ -84,11 +85,13 @@ TRACE_CHUNK = 16
 def escalation_trace(config: StackConfig, batch: int, seed: int) -> EscalationTrace:
     """Run stacks and record log-odds, t_sim and the realised contraction s².
 
-    Stacks run in chunks of :data:`TRACE_CHUNK`; the result is the same as one batch.
+    Stacks run in chunks of :data:`TRACE_CHUNK`, fewer where one chunk's weights would
+    pass the size limit (wide, deep stacks); the result is the same as one batch.
     """
     batch = check_int("batch", batch, minimum=1)
-    chunks = [_escalation_chunk(config, min(TRACE_CHUNK, batch - first), seed, first)
-              for first in range(0, batch, TRACE_CHUNK)]
+    chunk = max(1, min(TRACE_CHUNK, MAX_ELEMENTS // (config.depth * weights_per_layer(config))))
+    chunks = [_escalation_chunk(config, min(chunk, batch - first), seed, first)
+              for first in range(0, batch, chunk)]
     return EscalationTrace(*(np.concatenate([getattr(c, name) for c in chunks], axis=1)
                              for name in ("log_odds", "similarity", "contraction")))
 
