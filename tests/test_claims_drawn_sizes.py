@@ -14,8 +14,9 @@ def test_levine_degree(seed, depth, shape, tokens):
     width, heads = shape
     result = run_claim("levine.degree", seed=seed, depth=depth, width=width, heads=heads,
                        tokens=tokens, batch=2, symbolic_depth=1)
-    # at L = 1 the rivals 2^L + 1 and 3L are 3 too: the measurement cannot reject them
-    assert result.verdict == ("indistinguishable" if depth == 1 else "holds"), result.outcome
+    # a proved degree: a consistency check; at L = 1 its rivals 2^L + 1 and 3L are 3 too
+    assert result.verdict == "consistent", result.outcome
+    assert all(rival.rejected for rival in result.rivals) == (depth > 1)
 
 
 @settings(max_examples=5)

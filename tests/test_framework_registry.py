@@ -45,9 +45,6 @@ KNOWN_VERDICTS = {
     "naderi.spectral-gap": ("inconclusive", "at T ≤ 512 the slope of log s₂ is −0.43 ± 0.04 "
                             "and √T s₂ 1.22× 2κ: both straddle their tolerance's edge (the "
                             "prediction is asymptotic in T)"),
-    "yuzhang.contraction-bound": ("indistinguishable", "the bound without its leakage term "
-                                  "(the doubly stochastic σ₂r) is not violated either on the "
-                                  "quick stacks: the leakage term is never needed there"),
     "noci.residual-scaling": ("indistinguishable", "at d = 64 the finite-width growth (**) "
                               "holds within 1 %, rejects the infinite-width L ln(1 + α²) "
                               "(2.3 % off), but not the (1 − 1/d) and single-matrix variants of "
@@ -213,7 +210,7 @@ def test_a_claim_that_raises_is_an_error_and_the_others_still_run(monkeypatch):
     broken = Claim("test.broken", "s", "s", "t", verify, {"quick": {}, "full": {}})
     monkeypatch.setitem(claims._REGISTRY, "test.broken", broken)
     results = run_claims(["test.broken", "levine.degree"])
-    assert [r.verdict for r in results] == ["error", "holds"]
+    assert [r.verdict for r in results] == ["error", "consistent"]
     assert results[0].outcome.note == "RuntimeError: measurement blew up"
 
 

@@ -48,7 +48,10 @@ SYMBOLIC_DRAWS = 8
     simulation=(measure_homogeneity,),
     test=f"{TESTS}::test_levine_degree",
     wrong_theory={"output_degree": lambda depth: 3**depth + 1},
-    # both agree with 3^L at L = 1 (degree 3): only a member with L >= 2 rejects them
+    # each layer is cubic in its input (bilinear scores times linear values), so degree 3^L
+    # is proved by induction (and exactly by SymPy): the float fit can only fail by a bug.
+    # The rivals are reported; both agree with 3^L at L = 1, and L >= 2 rejects them
+    kind="consistency",
     rivals=(Rival("2^L + 1", "quadratic scores times a linear value, squared per layer",
                   replace={"output_degree": lambda depth: 2**depth + 1}),
             Rival("3L", "degree added per layer, not multiplied",

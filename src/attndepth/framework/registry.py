@@ -502,7 +502,9 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
                 return verify(seed=seed, **params).verdict
         rivals = tuple(rival_by_verdict(rival, lambda rival=rival: run_with(rival))
                        for rival in found.rivals)
-        if outcome.verdict == "holds" and not all(r.rejected for r in rivals):
+        # a consistency check reports its rivals; they cannot make a proof "indistinguishable"
+        if outcome.verdict == "holds" and found.kind != "consistency" \
+                and not all(r.rejected for r in rivals):
             outcome = Outcome(outcome.predicted, outcome.measured, "indistinguishable",
                               outcome.note, outcome.values)
     if found.kind == "consistency" and outcome.verdict in ("holds", "fails"):
