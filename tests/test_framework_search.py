@@ -51,7 +51,7 @@ def test_search_refutes_the_old_conjecture_with_its_smallest_counterexample(old_
 def test_search_of_a_claim_that_holds_says_how_far(tmp_path):
     report = search_claim("levine.partition-symmetry", draws=3, store=tmp_path / "s.sqlite",
                           workers=1)
-    assert report.verdict == "holds" and not report.counterexamples
+    assert report.verdict == "consistent" and not report.counterexamples  # a proved symmetry
     assert report.exhaustive_checked == report.exhaustive_total > 10
     assert report.drawn_beyond >= 1
     assert f"{report.exhaustive_total} of {report.exhaustive_total} configurations" in \
@@ -73,6 +73,23 @@ def test_member_that_raises_is_an_error_not_a_crash(monkeypatch):
     report = search_claim(found.id, draws=0, workers=1)
     assert report.verdict == "error"
     assert [e.member for e in report.errors] == [{"a": 2}]
+
+
+def test_an_inconsistent_member_of_a_consistency_check_is_a_counterexample(monkeypatch):
+    def verify(seed, a):
+        return Outcome("", "", "fails" if a == 3 else "holds")
+
+    found = Claim("test.proof", "s", "s", "t", verify, {"quick": {}, "full": {}},
+                  family=Family(parameters={"a": (1, 2, 3)}), kind="consistency")
+    monkeypatch.setitem(claims._REGISTRY, found.id, found)
+    report = search_claim(found.id, draws=0, workers=1)
+    assert report.verdict == "inconsistent"
+    assert [c.member for c in report.counterexamples] == [{"a": 3}]
+    found = Claim("test.proof", "s", "s", "t", lambda seed, a: Outcome("", "", "holds"),
+                  {"quick": {}, "full": {}}, family=Family(parameters={"a": (1, 2)}),
+                  kind="consistency")
+    monkeypatch.setitem(claims._REGISTRY, found.id, found)
+    assert search_claim(found.id, draws=0, workers=1).verdict == "consistent"
 
 
 def test_bad_search_arguments():

@@ -259,7 +259,7 @@ def _search(args: argparse.Namespace) -> int:
                 writer = csv.DictWriter(handle, keys)
                 writer.writeheader()
                 writer.writerows(rows)
-    failed = any(r.verdict in ("fails", "error") for r in reports)
+    failed = any(r.verdict in ("fails", "inconsistent", "error") for r in reports)
     return EXIT_CLAIM_FAILED if failed else EXIT_OK
 
 

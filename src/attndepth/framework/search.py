@@ -63,6 +63,10 @@ register_observable(OBSERVABLE, evaluate_member,
                     {"claim": Parameter(str), "member": Parameter(str)})
 
 
+#: Member verdicts that are counterexamples (a consistency check's failure is inconsistent).
+FAILING = ("fails", "inconsistent")
+
+
 @dataclass(frozen=True)
 class MemberResult:
     """One family member's verdict."""
@@ -93,6 +97,8 @@ class SearchReport:
     commands: list[str] = field(default_factory=list)
     #: Decided members where a named rival agrees with the measurement too.
     indistinguishable: int = 0
+    #: The claim's kind: "theory" or "consistency" (which says consistent/inconsistent).
+    kind: str = "theory"
 
     @property
     def verdict(self) -> str:
@@ -100,11 +106,13 @@ class SearchReport:
         if no member decided; ``indistinguishable`` if every decided member is (a rival
         agrees everywhere too); otherwise ``holds`` (the summary says how many decided)."""
         if self.counterexamples:
-            return "fails"
+            return "inconsistent" if self.kind == "consistency" else "fails"
         if self.errors:
             return "error"
         if self.decided == 0:
             return "inconclusive"
+        if self.kind == "consistency":
+            return "consistent"
         if self.indistinguishable == self.decided:  # agrees everywhere, but so does a rival
             return "indistinguishable"
         return "holds"
@@ -229,7 +237,7 @@ def _random_phase(found: Claim, seed: int, draws: int, known: dict[str, MemberRe
                     seen[key] = MemberResult(dict(member), "error", "(raised)",
                                              f"{type(error).__name__}: {error}", "drawn")
                 shown.done(member, seen[key].verdict)
-        return seen[key].verdict == "fails"
+        return seen[key].verdict in FAILING
 
     config = settings(max_examples=draws, deadline=None, database=DirectoryBasedExampleDatabase(
         str(cache / "hypothesis")), suppress_health_check=list(HealthCheck),
@@ -286,7 +294,7 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
                      else ([], 0))
     everything = {**results, **{_key(r.member): r for r in drawn}}
     ordered = sorted(everything.values(), key=lambda r: found.family.size(r.member))
-    counterexamples = [r for r in ordered if r.verdict == "fails"]
+    counterexamples = [r for r in ordered if r.verdict in FAILING]
     return SearchReport(
         claim=claim_id, family=found.family.describe(),
         exhaustive_total=found.family.exhaustive_count(), exhaustive_checked=len(results),
@@ -295,7 +303,7 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
         inconclusive=sum(r.verdict == "inconclusive" for r in everything.values()),
         indistinguishable=sum(r.verdict == "indistinguishable" for r in everything.values()),
         errors=[r for r in ordered if r.verdict == "error"], seed=seed,
-        seconds=time.perf_counter() - start, conjecture=found.conjecture,
+        seconds=time.perf_counter() - start, conjecture=found.conjecture, kind=found.kind,
         commands=[reproduce_command(claim_id, r.member, seed) for r in counterexamples])
 
 
