@@ -12,6 +12,10 @@ def test_drawn_growth_follows_the_prediction():
     measured, predicted = np.array(data["measured"]), np.array(data["predicted"])
     rows = (panel == "growth") & (scaling == "1") & (temperature == 10.0)
     assert np.allclose(measured[rows], predicted[rows], rtol=0.1)
+    error = np.array(data["error"])
+    assert (error[panel == "growth"] > 0).all() and np.isnan(error[panel == "cosine"]).all()
+    # the drawn error bars: within 4 standard errors of the finite-width growth
+    assert (np.abs(measured[rows] - predicted[rows]) < 4 * error[rows]).all()
     profile = (panel == "cosine") & (scaling == "1")
     assert measured[profile][-1] > 0.99
     profile = (panel == "cosine") & (scaling == "1/sqrt(L)")

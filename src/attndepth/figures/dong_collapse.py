@@ -3,13 +3,16 @@
 Draws the claims dong.collapse and dong.skip-prevents with their preset
 ``presets.DONG``; the reference slopes are
 :func:`attndepth.theory.rank_collapse.convergence_order` without and with a skip.
+Left: both variants over the whole range. Right: the residual stacks, whose
+points all lie near e = 1, on their own range, with both slopes drawn through
+their median point (slope 1 predicted with a skip, slope 3 without).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import new_figure, styled, variant_colour
 from attndepth.simulations.measures.escalation import relative_residuals
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.presets import DONG
@@ -35,22 +38,36 @@ def compute(preset: str, seed: int) -> dict[str, list]:
 
 
 def draw(data: dict[str, list]):
-    figure, axis = new_figure(columns=1, aspect=0.85)
+    figure, (whole, zoom) = new_figure(columns=2, aspect=0.42, ncols=2)
     variant = np.array(data["variant"])
     before, after = np.array(data["before"]), np.array(data["after"])
+    pure, skip = convergence_order(skip=False), convergence_order(skip=True)
     with styled():
-        for colour, name in zip(PALETTE, ("pure", "residual"), strict=False):
+        for name in ("pure", "residual"):
             rows = variant == name
-            axis.loglog(before[rows], after[rows], "o", color=colour, markersize=2.5,
-                        label=f"{name} attention", alpha=0.7)
+            whole.loglog(before[rows], after[rows], "o", color=variant_colour(name),
+                         markersize=2.5, label=f"{name} attention", alpha=0.7)
         grid = np.logspace(-6, 0, 50)
-        pure, skip = convergence_order(skip=False), convergence_order(skip=True)
-        axis.loglog(grid, grid**pure, "k--", linewidth=0.8,
-                    label=rf"$e^{pure}$ (predicted, pure)")
-        axis.loglog(grid, grid**skip, "k:", linewidth=0.8,
-                    label=rf"$e^{skip}$ (predicted, skip)")
-        axis.set_ylim(1e-15, 2)
-        axis.set_xlabel(r"$e_k = \|\mathrm{res}(X_k)\|_F / \|X_k\|_F$")
-        axis.set_ylabel(r"$e_{k+1}$")
-        axis.legend()
+        whole.loglog(grid, grid**pure, "k--", linewidth=0.8,
+                     label=rf"$e^{pure}$ (predicted, pure)")
+        whole.loglog(grid, grid**skip, "k:", linewidth=0.8,
+                     label=rf"$e^{skip}$ (predicted, skip)")
+        whole.set_ylim(1e-15, 2)
+        whole.set_xlabel(r"$e_k = \|\mathrm{res}(X_k)\|_F / \|X_k\|_F$")
+        whole.set_ylabel(r"$e_{k+1}$")
+        whole.legend()
+        rows = variant == "residual"
+        x, y = before[rows], after[rows]
+        zoom.loglog(x, y, "o", color=variant_colour("residual"), markersize=2.5, alpha=0.7,
+                    label="residual attention")
+        anchor_x, anchor_y = float(np.median(x)), float(np.median(y))
+        span = np.geomspace(x.min(), x.max(), 20)
+        zoom.loglog(span, anchor_y * (span / anchor_x) ** skip, "k:", linewidth=0.8,
+                    label=f"slope {skip} (predicted, skip)")
+        zoom.loglog(span, anchor_y * (span / anchor_x) ** pure, "k--", linewidth=0.8,
+                    label=f"slope {pure} (pure)")
+        zoom.set_xlabel(r"$e_k$ (residual stacks only)")
+        zoom.set_ylabel(r"$e_{k+1}$")
+        zoom.set_title("both slopes through the median point", fontsize=6.5)
+        zoom.legend()
     return figure

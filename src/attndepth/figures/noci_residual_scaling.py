@@ -4,7 +4,8 @@ Draws the claim noci.residual-scaling (Noci et al. 2022). Left: growth of the
 token log-odds over a whole stack of depth L, for α = 1, 1/√L and 1/L
 (markers: residual stacks at temperature 10, i.e. near-uniform attention;
 lines: the finite-width growth L[ln(1 + α²) − 2α²/(d(1 + α²))]); the α = 1
-points at the default temperature 1 are drawn as crosses. Right: the mean
+points at the default temperature 1 are drawn as crosses; bars: ± one standard
+error of the mean growth. Right: the mean
 pairwise cosine layer by layer in stacks of depth 64 for the three scalings.
 """
 
@@ -27,10 +28,11 @@ PROFILE_DEPTH = 64
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
-    """Columns: panel, scaling, temperature, x (depth or layer), measured, predicted."""
+    """Columns: panel, scaling, temperature, x (depth or layer), measured, error (standard
+    error of the mean growth; NaN for the cosine), predicted."""
     size = SIZES[preset]
     columns: dict[str, list] = {k: [] for k in ("panel", "scaling", "temperature", "x",
-                                                "measured", "predicted")}
+                                                "measured", "error", "predicted")}
 
     def add(*row):
         for key, item in zip(columns, row, strict=True):
@@ -45,12 +47,12 @@ def compute(preset: str, seed: int) -> dict[str, list]:
                                      residual_scale=alpha, **shape)
                 sample = alignment_sample(config, size["batch"], seed)
                 add("growth", name, temperature, depth, sample.mean_growth,
-                    finite_width_growth(depth, alpha, size["width"]))
+                    sample.growth_error, finite_width_growth(depth, alpha, size["width"]))
         config = StackConfig(depth=PROFILE_DEPTH, temperature=TEMPERATURE,
                              residual_scale=residual_scale(name, PROFILE_DEPTH), **shape)
         cosine = mean_pairwise_cosine(run_stack(config, size["batch"], seed).states).mean(axis=1)
         for layer, value in enumerate(cosine):
-            add("cosine", name, TEMPERATURE, layer, float(value), float("nan"))
+            add("cosine", name, TEMPERATURE, layer, float(value), float("nan"), float("nan"))
     return columns
 
 
@@ -60,13 +62,17 @@ def draw(data: dict[str, list]):
     temperature = np.array(data["temperature"], dtype=float)
     x, measured = np.array(data["x"], dtype=float), np.array(data["measured"], dtype=float)
     predicted = np.array(data["predicted"], dtype=float)
+    error = np.array(data["error"], dtype=float)
     labels = {"1": r"$\alpha=1$", "1/sqrt(L)": r"$\alpha=1/\sqrt{L}$", "1/L": r"$\alpha=1/L$"}
     with styled():
         for colour, name in zip(PALETTE, SCALINGS, strict=False):
             rows = (panel == "growth") & (scaling == name) & (temperature == TEMPERATURE)
             left.loglog(x[rows], predicted[rows], color=colour, label=labels[name])
-            left.loglog(x[rows], np.maximum(measured[rows], 1e-3), "o", color=colour,
-                        markerfacecolor="none", markersize=3.5)
+            shown = np.maximum(measured[rows], 1e-3)
+            # ± one standard error of the mean growth; the lower bar stops above 0 (log axis)
+            lower = np.minimum(error[rows], 0.9 * shown)
+            left.errorbar(x[rows], shown, yerr=(lower, error[rows]), fmt="o", color=colour,
+                          markerfacecolor="none", markersize=3.5, elinewidth=0.6, capsize=1.5)
             profile = (panel == "cosine") & (scaling == name)
             right.plot(x[profile], measured[profile], color=colour, label=labels[name])
         rows = (panel == "growth") & (scaling == "1") & (temperature == 1.0)
@@ -78,7 +84,7 @@ def draw(data: dict[str, list]):
         left.set_xlabel("depth $L$")
         left.set_ylabel(r"log-odds growth $\ell_L-\ell_0$")
         left.set_title(r"lines: $L[\ln(1+\alpha^2) - 2\alpha^2/(d(1+\alpha^2))]$; "
-                       r"circles: temperature 10", fontsize=6.5)
+                       r"circles: temperature 10, $\pm$ 1 s.e.", fontsize=6.5)
         left.legend()
         right.set_xlabel("layer")
         right.set_ylabel("mean pairwise cosine")
