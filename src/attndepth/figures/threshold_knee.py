@@ -71,7 +71,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
 
 
 def draw(data: dict[str, list]):
-    figure, axis = new_figure(columns=1, aspect=0.8)
+    figure, axis = new_figure(columns=2, aspect=0.42)
     series = np.array(data["series"])
     q, width, x, knee = (np.array(data[k], dtype=float) for k in ("q", "width", "log3_width",
                                                                     "knee"))
@@ -79,13 +79,13 @@ def draw(data: dict[str, list]):
     with styled():
         axis.plot(grid, grid, color="black", linewidth=0.9, label=r"paper: $\log_3 d$")
         # marker and a small horizontal offset per regime, so that equal knees stay visible
-        regimes = [(1, "one Q position", PALETTE[0], "o", -0.04,
+        regimes = [(1, "one Q position", PALETTE[0], "o", -0.05,
                     lambda d: corrected_knee(int(d), 1)),
-                   (0, r"$|Q| \geq d$", PALETTE[1], "^", 0.04,
+                   (0, r"$|Q| \geq d$", PALETTE[1], "^", 0.05,
                     lambda d: corrected_knee(int(d), int(d))),
-                   (2, r"$|Q| = 2 < d$", PALETTE[2], "s", 0.0,
+                   (2, r"$|Q| = 2 < d$", PALETTE[2], "s", -0.05,
                     lambda d: corrected_knee(int(d), 2)),
-                   (3, r"$|Q| = 3 < d$", PALETTE[3], "D", 0.0,
+                   (3, r"$|Q| = 3 < d$", PALETTE[3], "D", 0.05,
                     lambda d: corrected_knee(int(d), 3))]
         closed = series == "closed"
         if closed.any():
@@ -108,5 +108,6 @@ def draw(data: dict[str, list]):
         axis.plot([], [], ":", color="grey", label=r"$\log_3(2D + 1)$ [conjecture]")
         axis.set_xlabel(r"$\log_3 d$")
         axis.set_ylabel(r"knee $\kappa$: first $L$ with sep$(L+1) <$ sep$(L)^2$")
-        axis.legend(loc="upper left")
+        # beside the axes: inside, seven entries covered the small-d knees
+        figure.legend(loc="outside right upper")
     return figure
