@@ -4,14 +4,14 @@ agrees with the data they draw, within the tolerances of the claims they show.""
 import numpy as np
 import pytest
 
-from attndepth.claims.similarity import (
-    FIXED_RATE_TOLERANCE,
-    ORDER_TOLERANCE,
-    POSTLN_RATE_TOLERANCE,
-)
+from attndepth.claims.similarity import FIXED_RATE_TOLERANCE, ORDER_TOLERANCE
 from attndepth.figures import dong_collapse, fixed_rate, postln_rate
 from attndepth.simulations.measures.fitting import ESCALATION_WINDOW
 from attndepth.theory.rank_collapse import convergence_order
+
+#: Allowed relative gap between the drawn post-LN slope and the slope of the drawn median
+#: (one seed's stacks): see test_postln_predicted_line_follows_the_median_in_the_window.
+MEDIAN_SLOPE_SPREAD = 0.06
 
 
 def test_fixed_rate_dashed_slopes_match_the_curves():
@@ -39,8 +39,10 @@ def test_postln_predicted_line_follows_the_median_in_the_window():
         & np.isfinite(predicted)
     measured_slope = np.polyfit(depth[window], median[window], 1)[0]
     drawn_slope = np.polyfit(depth[window], predicted[window], 1)[0]
-    # The median of 128 stacks, not their mean: allow twice the claim's tolerance.
-    assert abs(drawn_slope - measured_slope) / measured_slope <= 2 * POSTLN_RATE_TOLERANCE
+    # The median of one seed's 32 stacks at d = 32, not a seed sample's mean: its slope's
+    # relative error spreads by 1.8 % (s.d. over seeds 0-4: -2.2, -2.6, +1.9, -0.7, 0.0 %);
+    # the claim decides the rate itself to 0.75 %. Allow 3.5 s.d.
+    assert abs(drawn_slope - measured_slope) / measured_slope <= MEDIAN_SLOPE_SPREAD
     assert np.isnan(np.array(data["predicted"])[curve == "pre-ln"]).all()  # no theory drawn
 
 

@@ -31,7 +31,7 @@ u = m/|m|, h = uᵀW_V ~ N(0, I/d) and g = hW_O (given h, g ~ N(0, |h|² I/d)):
 Y = 1 + 2α u·g + α²|g|², E(u·g)² = E|h|²/d = 1/d, E[(u·g)|g|²] = 0 (odd in
 W_O), E|g|⁴ = E|h|⁴ (1 + 2/d) = (1 + 2/d)² (|h|² ~ χ²_d/d). So
 Var Y = 4α²/d + α⁴(4/d + 4/d²), and expanding ln Y about E Y (the third
-central moment is O(d⁻²)):
+central moment is O(d⁻²))::
 
     E ln Y = ln(1 + α²) − Var Y/(2(1 + α²)²) + O(d⁻²)
            = ln(1 + α²) − 2α²/(d(1 + α²)) + O(d⁻²),
