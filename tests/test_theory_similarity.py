@@ -147,6 +147,8 @@ def test_the_scaling_term_is_half_over_d_for_the_plain_aligned_block():
     assert scaling_share(0.0, 32, skip_scale=2.0) == pytest.approx(1 / (5 * 32), rel=1e-12)
     with pytest.raises(ValueError, match="width"):
         scaling_share(0.0, 1)
+    # the number is the expression's: q = (1 + 3s²)/(2d(1 + s²)) at α = β = 1
+    assert scaling_share(0.3, 16) == pytest.approx((1 + 3 * 0.09) / (2 * 16 * 1.09), rel=1e-12)
     # the rate at s = 0 has it: ln(2 − 1/d) − 4/(d(2 − 1/d)²) + 1/(2d)
     mu = 2 - 1 / 32
     assert postln_rate(0.0, 32) == pytest.approx(

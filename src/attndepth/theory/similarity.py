@@ -380,9 +380,16 @@ def scaling_share(s: float, width: int, placement: str = "post-ln", tau: float =
     """
     postln_rate(s, width, placement, tau, skip_scale, residual_scale)  # checks the arguments
     tau = 1.0 if placement == "post-ln" else float(tau)
-    share = _scaling_share(placement, sp.Float(tau), sp.Float(skip_scale),
-                           sp.Float(residual_scale))
-    return float(share.subs({s_realised: float(s), width_symbol: width}))
+    function = _scaling_share_function(placement, tau)
+    return float(function(float(s), width, float(skip_scale), float(residual_scale)))
+
+
+@lru_cache(maxsize=64)
+def _scaling_share_function(placement: str, tau: float
+                            ) -> Callable[[float, int, float, float], float]:
+    expression = _scaling_share(placement, sp.Float(tau), alpha_symbol, beta_symbol)
+    return sp.lambdify((s_realised, width_symbol, alpha_symbol, beta_symbol), expression,
+                       modules="math")
 
 
 @lru_cache(maxsize=64)
