@@ -41,3 +41,14 @@ def test_correlation_map_at_the_critical_point_is_inconclusive():
                        widths=(128, 256), samples=4)
     assert result.verdict == "inconclusive", result.outcome
     assert 0.015 < result.outcome.values["participation_at_1e300"] < 0.03
+
+
+def test_the_design_beta_refuses_what_the_theory_refuses():
+    import pytest
+
+    from attndepth.claims.propagation import design_beta
+
+    assert design_beta(0.5, 2.0) == pytest.approx(4.0)
+    for overlap, ratio in ((1.0, 2.0), ("a", 2.0), (0.5, 0.0), (0.5, float("nan"))):
+        with pytest.raises(ValueError, match="overlap|ratio"):
+            design_beta(overlap, ratio)

@@ -37,3 +37,10 @@ def test_one_value_matrix_is_an_ablation_of_the_same_stacks():
 def test_other_blocks_are_refused(config):
     with pytest.raises(InvalidParameter, match="plain post-LN"):
         postln_rate_terms(config, 2, 0)
+
+
+def test_a_config_that_is_not_a_stack_config_is_refused():
+    from attndepth.errors import InvalidType
+
+    with pytest.raises(InvalidType, match="StackConfig"):
+        postln_rate_terms("post-ln", 2, 0)

@@ -57,3 +57,12 @@ def test_the_last_experiment_is_remembered_not_trained_twice(monkeypatch):
     training_pool.train_groups_once([_group("post-ln", 3)])  # another experiment trains
     assert calls == [2, 1]
     training_pool._remembered.cache_clear()
+
+
+def test_groups_that_are_not_training_groups_are_refused():
+    from attndepth.errors import InvalidType
+    from attndepth.simulations.sweeps.training_pool import train_groups_once
+
+    for call in (train_groups, train_groups_once):
+        with pytest.raises(InvalidType, match="TrainingGroup"):
+            call([1, 2])

@@ -64,3 +64,8 @@ def test_cosine_of_equal_norm_tokens():
 def test_bad_input_is_refused(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_a_weight_structure_that_is_not_a_bool_is_a_type_error():
+    with pytest.raises(TypeError, match="product_weights"):
+        finite_width_growth(4, 1.0, 8, product_weights="yes")

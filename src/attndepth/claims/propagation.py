@@ -7,6 +7,7 @@ from functools import partial
 
 import numpy as np
 
+from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
@@ -14,6 +15,7 @@ from attndepth.simulations.measures.alignment import alignment_sample
 from attndepth.simulations.measures.fitting import standard_error
 from attndepth.simulations.measures.rem import rem_participation, wide_layer_map
 from attndepth.simulations.models.stacks import StackConfig
+from attndepth.theory import correlation_map as correlation_theory
 from attndepth.theory.correlation_map import (
     check_critical_beta,
     check_inverse_square,
@@ -207,9 +209,23 @@ def design_beta(overlap: float, ratio: float) -> float:
     """The β a member is measured at: ``ratio`` × √(2/(1 − p)).
 
     The experimental design, fixed whatever theory is tested: a rival of the
-    claim predicts a different limit at the same β, not a different β.
+    claim predicts a different limit at the same β, not a different β (hence the
+    theory module's own function, which no rival replaces).
+
+    Parameters
+    ----------
+    overlap : float
+        p in (−1, 1).
+    ratio : float
+        β/√(2/(1 − p)) > 0.
+
+    Returns
+    -------
+    float
     """
-    return ratio * float(np.sqrt(2.0 / (1.0 - overlap)))
+    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 < ratio < np.inf:
+        raise InvalidParameter(f"ratio must be a finite number > 0, got {ratio!r}")
+    return ratio * correlation_theory.critical_beta(overlap)
 
 
 def _intercept(widths: np.ndarray, means: np.ndarray, errors: np.ndarray) -> tuple[float, float]:

@@ -58,7 +58,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, InvalidType
 
 #: The three scalings compared, as functions of the depth L.
 SCALINGS: dict[str, str] = {"1": "1", "1/sqrt(L)": "1/sqrt(L)", "1/L": "1/L"}
@@ -126,6 +126,8 @@ def finite_width_growth(depth: int, scale: float, width: int,
     growth = log_odds_growth(depth, scale)
     if isinstance(width, bool) or not isinstance(width, int) or width < 1:
         raise InvalidParameter(f"width must be an integer >= 1, got {width!r}")
+    if not isinstance(product_weights, bool):
+        raise InvalidType(f"product_weights must be True or False, got {product_weights!r}")
     a2 = scale * scale
     term = (2 * a2 / (1 + a2) if product_weights else a2 * (2 + a2) / (1 + a2) ** 2) / width
     return growth - depth * term

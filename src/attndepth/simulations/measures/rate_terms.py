@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.simulations.measures.similarity import log_odds
 from attndepth.simulations.models.blocks import NORM_EPS
 from attndepth.simulations.models.stacks import (
@@ -76,6 +76,8 @@ def postln_rate_terms(config: StackConfig, batch: int, seed: int,
     -------
     RateTerms
     """
+    if not isinstance(config, StackConfig):
+        raise InvalidType(f"config must be a StackConfig, got {type(config).__name__}")
     block = config.block
     if not (block.skip and block.norm == "post" and block.norm_kind == "layer"
             and block.skip_scale == 1 and block.residual_scale == 1

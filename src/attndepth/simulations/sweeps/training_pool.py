@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.simulations.models.jax_model import TrainingRun, TrainingSettings, train
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.models.tasks import RecallTask
@@ -66,6 +66,15 @@ def train_group(group: TrainingGroup) -> list[TrainingRun]:
     return runs
 
 
+def _checked_groups(groups: list[TrainingGroup]) -> list[TrainingGroup]:
+    groups = list(groups)
+    for group in groups:
+        if not isinstance(group, TrainingGroup):
+            raise InvalidType(f"groups must hold TrainingGroup objects, got "
+                              f"{type(group).__name__}")
+    return groups
+
+
 def train_groups(groups: list[TrainingGroup], workers: int | None = None
                  ) -> list[list[TrainingRun]]:
     """Train every group, on ``workers`` processes (default: the available cores).
@@ -73,7 +82,7 @@ def train_groups(groups: list[TrainingGroup], workers: int | None = None
     Returns the runs of each group, in the order of ``groups``. The costliest
     groups start first, so the workers finish close together.
     """
-    groups = list(groups)
+    groups = _checked_groups(groups)
     if not groups:
         return []
     workers = min(len(groups), available_cores() if workers is None
@@ -109,4 +118,4 @@ def train_groups_once(groups: list[TrainingGroup]) -> list[list[TrainingRun]]:
     list of list of TrainingRun
         The runs of each group, in the order of ``groups``.
     """
-    return [list(runs) for runs in _remembered(tuple(groups))]
+    return [list(runs) for runs in _remembered(tuple(_checked_groups(groups)))]
