@@ -73,3 +73,11 @@ def test_residual_blocks_above_a_bound_stop_and_take_rho_one_only(monkeypatch):
         separation.residual_block_ranks(SeprankConfig(width=2, depth=2, tokens=4))
     with pytest.raises(TypeError, match="SeprankConfig"):
         separation.residual_block_ranks({"width": 2})
+
+
+def test_the_seprank_observable_takes_its_schema_from_the_config():
+    from attndepth.simulations.sweeps.observables import observables
+
+    seprank = observables()["seprank"].parameters
+    assert seprank["width"].default is None and seprank["depth"].default is None  # required
+    assert seprank["heads"].default == 1 and seprank["partition"].default == "balanced"

@@ -44,3 +44,7 @@ def test_bad_samples_are_refused():
         RecallTask().sample(4, 0, "test")
     with pytest.raises(ValueError, match="size"):
         RecallTask().sample(0, 0)
+
+
+def test_the_standard_task_has_four_keys_per_pair_and_sixteen_values():
+    assert RecallTask.standard(3) == RecallTask(pairs=3, keys=12, values=16)

@@ -57,3 +57,21 @@ def test_a_training_point_takes_a_width_or_a_budget():
     for width, budget in ((0, 0), (8, 3000)):
         with pytest.raises(ValueError, match="exactly one of width and budget"):
             observe_training(seed=0, width=width, budget=budget, **small)
+
+
+def test_parameter_schemas_come_from_the_configuration_dataclasses():
+    # the same names as before the schemas were derived, so stored points keep their hashes
+    from attndepth.simulations.models.stacks import StackConfig
+    from attndepth.simulations.models.training_settings import TrainingSettings
+
+    similarity = observables()["similarity"].parameters
+    assert set(similarity) == {"variant", "depth", "tokens", "width", "heads", "tau",
+                               "temperature", "dtype", "batch"}
+    assert similarity["variant"].default is None  # required
+    assert similarity["temperature"] == Parameter(float, StackConfig().temperature)
+    train = observables()["train"].parameters
+    assert set(train) == {"variant", "depth", "width", "budget", "heads", "tau", "ffn", "pairs",
+                          "steps", "batch", "learning_rate", "warmup", "evaluate_every",
+                          "evaluation_size"}
+    assert train["learning_rate"] == Parameter(float, TrainingSettings().learning_rate)
+    assert train["heads"].default == 2 and train["width"].default == 0

@@ -27,7 +27,11 @@ from attndepth.simulations.exact.seprank import (
     SeprankConfig,
 )
 from attndepth.simulations.exact.seprank import measure_rank as _measure
-from attndepth.simulations.sweeps.observables import Parameter, register_observable
+from attndepth.simulations.sweeps.observables import (
+    Parameter,
+    parameters_from,
+    register_observable,
+)
 from attndepth.theory.separation_rank import (
     TIGHT_FAMILY_STATEMENT,
     SeparationRankBounds,
@@ -196,8 +200,7 @@ def _expand_partitions(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 register_observable("seprank", observe_separation_rank, {
-    "width": Parameter(int), "depth": Parameter(int), "heads": Parameter(int, 1),
-    "tokens": Parameter(int, 2), "residual": Parameter(int, 0),
-    "partition": Parameter(str, "balanced"), "method": Parameter(str, "exact"),
-    "max_points": Parameter(int, DEFAULT_MAX_POINTS),
+    **parameters_from(SeprankConfig, ("width", "depth", "heads", "tokens", "partition")),
+    "residual": Parameter(int, 0),
+    "method": Parameter(str, "exact"), "max_points": Parameter(int, DEFAULT_MAX_POINTS),
 }, expand=_expand_partitions)

@@ -138,7 +138,7 @@ def verify_trained_transition(seed: int, budgets: tuple[int, ...], depths: tuple
                               pairs: int, heads: int, steps: int, batch: int,
                               learning_rate: float, seeds: int) -> Outcome:
     """Train every (budget, depth) over ``seeds`` seeds; compare the optimum with L*(N)."""
-    task = RecallTask(pairs=pairs, keys=4 * pairs, values=16)
+    task = RecallTask.standard(pairs)
     settings = TrainingSettings(steps=steps, batch=batch, learning_rate=learning_rate,
                                 evaluate_every=steps, evaluation_size=512)
     shapes = [(budget, depth, budget_width(budget, depth, heads))

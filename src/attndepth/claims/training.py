@@ -78,7 +78,7 @@ def verify_deep_training(seed: int, depths: tuple[int, ...], width: int, heads: 
                          warmups: tuple[int, ...], seeds: int, pre_ln: bool = True) -> Outcome:
     """Train every variant at every depth and warm-up over ``seeds`` seeds; compare at the
     deepest depth. ``pre_ln`` adds pre-LN (reported; not part of the statement)."""
-    task = RecallTask(pairs=pairs, keys=4 * pairs, values=16)
+    task = RecallTask.standard(pairs)
     variants = VARIANTS if pre_ln else tuple(v for v in VARIANTS if v[0] != "pre-ln")
     cases = [(depth, warmup, variant, tau) for depth in depths for warmup in warmups
              for variant, tau in variants]

@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+from attndepth.cli.options import add_settings, configure_from
 from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
 from attndepth.separation import METHODS, measure_rank, rank_with_bounds, resolve_method
@@ -37,14 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "attndepth seprank --width 3 --depth 2 --tokens 3 --partition 0/1,2 "
                         "--json",
                         "attndepth seprank --width 3 --depth 3 --tokens 6 --verify"))
-    parser.add_argument("--width", type=integer, required=True, metavar="D",
-                        help="width d (integer >= 1)")
-    parser.add_argument("--depth", type=integer, required=True, metavar="L",
-                        help="layers (integer >= 1)")
-    parser.add_argument("--heads", type=integer, default=1, metavar="H",
-                        help="heads (integer >= 1 dividing d)")
-    parser.add_argument("--tokens", type=integer, default=2, metavar="N",
-                        help="positions (integer >= 2)")
+    add_settings(parser, SeprankConfig, ("width", "depth", "heads", "tokens"))
     parser.add_argument("--partition", default="balanced",
                         help="balanced | interleaved | sizes=A/B (A positions in P, B in Q) | "
                              "all (one partition per size: the rank depends only on the sizes) | "
@@ -107,9 +101,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
-    config = SeprankConfig(width=args.width, depth=args.depth, heads=args.heads,
-                           tokens=args.tokens, partition=partition,
-                           residual=int(args.residual))
+    config = configure_from(SeprankConfig, args, partition=partition,
+                            residual=int(args.residual))
     method = resolve_method(config, args.method)
     blocks = method == "blocks"
     first, second = (BLOCK_PRIME, SECOND_BLOCK_PRIME) if blocks else (DEFAULT_PRIME,

@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from attndepth.cli.options import add_settings, configure_from
 from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
 from attndepth.simulations.measures.fitting import ESCALATION_WINDOW, escalation_rate
@@ -19,14 +20,19 @@ from attndepth.simulations.measures.similarity import (
     token_diversity,
     token_similarity,
 )
-from attndepth.simulations.models.blocks import DEESCALATIONS, NORM_KINDS, NORM_PLACEMENTS
-from attndepth.simulations.models.stacks import DTYPES, VARIANTS, StackConfig, run_stack
+from attndepth.simulations.models.stacks import StackConfig, run_stack
 
 #: Largest n for --spectra: one eigendecomposition of a 2048² matrix takes about 10 s here.
 MAX_SPECTRA_TOKENS = 2048
 #: Where the stacks run: NumPy, or JAX (:mod:`attndepth.simulations.models.jax_stack`, the
 #: train extra).
 BACKENDS: tuple[str, ...] = ("numpy", "jax")
+#: The StackConfig settings ``attndepth similarity`` takes, in the order of ``--help``
+#: (every setting but the user sublayer, which is Python code).
+SIMILARITY_SETTINGS: tuple[str, ...] = (
+    "variant", "depth", "tokens", "width", "heads", "tau", "temperature", "causal", "window",
+    "residual_scale", "skip_scale", "norm", "norm_kind", "deescalation", "qk_norm", "ffn",
+    "dtype")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,48 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--backend jax",
             "attndepth similarity --variant post-ln --skip-scale 2 --depth 192 --tokens 16 "
             "--width 64"))
-    parser.add_argument("--variant", choices=VARIANTS, required=True, help="block variant")
-    parser.add_argument("--depth", type=integer, required=True, metavar="L",
-                        help="number of blocks (integer >= 0)")
-    parser.add_argument("--tokens", type=integer, required=True, metavar="n",
-                        help="tokens per sequence (integer >= 1)")
-    parser.add_argument("--width", type=integer, required=True, metavar="d",
-                        help="model width (integer >= 1, divisible by --heads)")
-    parser.add_argument("--heads", type=integer, default=1, metavar="H",
-                        help="attention heads (integer >= 1 dividing d)")
-    parser.add_argument("--tau", type=float, default=1.0, metavar="T",
-                        help="de-escalation strength in [0, 1] (deesc variants only)")
-    parser.add_argument("--temperature", type=float, default=1.0, metavar="B",
-                        help="softmax temperature (number > 0)")
+    add_settings(parser, StackConfig, SIMILARITY_SETTINGS, required=("variant", "depth",
+                                                                      "tokens", "width"))
     parser.add_argument("--seeds", type=integer, default=8, metavar="K",
                         help="independent stacks (integer >= 1)")
     parser.add_argument("--seed", type=integer, default=0, metavar="S",
                         help="base seed (integer >= 0); stack k uses child k of it")
-    parser.add_argument("--causal", action="store_true", help="causal (lower-triangular) mask")
-    parser.add_argument("--window", type=integer, default=None, metavar="W",
-                        help="local attention: token i sees the tokens j with abs(i - j) < W "
-                             "(with --causal: the W tokens up to i); integer >= 1, default all")
-    parser.add_argument("--residual-scale", type=float, default=1.0, metavar="B",
-                        help="scale of every residual branch, X + B*F(X) (number > 0; "
-                             "Noci et al. use 1/sqrt(L); not for --variant pure)")
-    parser.add_argument("--skip-scale", type=float, default=1.0, metavar="A",
-                        help="scale of the skip path, N(A*X + F(X)) (number > 0; DeepNorm "
-                             "takes A > 1; not for --variant pure)")
-    parser.add_argument("--norm", choices=NORM_PLACEMENTS, default=None,
-                        help="normalisation placement in place of the variant's: none, pre, "
-                             "post, or peri (normalise the branch's input and output)")
-    parser.add_argument("--norm-kind", choices=NORM_KINDS, default="layer",
-                        help="layer (LayerNorm) or rms (RMSNorm)")
-    parser.add_argument("--deescalation", choices=DEESCALATIONS, default=None,
-                        help="de-escalation (I - tau*Pi) in place of the variant's: none, "
-                             "branch (placement a) or sum (placement b)")
-    parser.add_argument("--qk-norm", action="store_true",
-                        help="normalise each head's queries and keys before the logits")
-    parser.add_argument("--ffn", action="store_true",
-                        help="add a ReLU feed-forward sublayer (width 4d) to each block")
-    parser.add_argument("--dtype", choices=DTYPES, default="float64",
-                        help="float32 runs 1.3-2x faster; fine for t_sim and log-odds, "
-                             "not for rounding-level checks (see StackConfig)")
     parser.add_argument("--backend", choices=BACKENDS, default="numpy",
                         help="numpy, or jax: the same stacks compiled by JAX, equal "
                              "to NumPy within float64 round-off (needs the train extra)")
@@ -111,13 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameter(f"seeds must be >= 1, got {args.seeds}")
     if args.seed < 0:
         raise InvalidParameter(f"seed must be >= 0, got {args.seed}")
-    config = StackConfig(variant=args.variant, depth=args.depth, tokens=args.tokens,
-                         width=args.width, heads=args.heads, tau=args.tau,
-                         temperature=args.temperature, causal=args.causal, ffn=args.ffn,
-                         window=args.window, residual_scale=args.residual_scale,
-                         dtype=args.dtype, skip_scale=args.skip_scale, norm=args.norm,
-                         norm_kind=args.norm_kind, deescalation=args.deescalation,
-                         qk_norm=args.qk_norm)
+    config = configure_from(StackConfig, args)
     start = time.perf_counter()
     if args.spectra and args.tokens > MAX_SPECTRA_TOKENS:
         raise InvalidParameter(f"--spectra takes the eigenvalues of every n × n attention matrix "

@@ -7,9 +7,17 @@ import math
 import sys
 import time
 
+from attndepth.cli.options import add_settings, configure_from
 from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
-from attndepth.simulations.models.stacks import VARIANTS, StackConfig
+from attndepth.simulations.models.stacks import StackConfig
+from attndepth.simulations.models.tasks import RecallTask
+from attndepth.simulations.models.training_settings import TrainingSettings
+from attndepth.simulations.sweeps.observables import TRAIN_STACK_SETTINGS
+
+#: The TrainingSettings ``attndepth train`` takes (it evaluates 256 sequences).
+TRAIN_SETTINGS: tuple[str, ...] = ("steps", "batch", "learning_rate", "warmup",
+                                   "evaluate_every")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,29 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
             "attndepth train --variant pre-ln --depth 6 --width 16 --steps 200 --warmup 50",
             "attndepth train --variant post-ln --depth 48 --width 32 --steps 3000 "
             "--checkpoint run.npz"))
-    parser.add_argument("--variant", choices=VARIANTS, required=True, help="block variant")
-    parser.add_argument("--depth", type=integer, required=True, metavar="L",
-                        help="number of blocks (integer >= 0)")
-    parser.add_argument("--width", type=integer, required=True, metavar="d",
-                        help="model width (integer >= 1, divisible by --heads)")
-    parser.add_argument("--heads", type=integer, default=2, metavar="H",
-                        help="attention heads (integer >= 1 dividing d)")
-    parser.add_argument("--tau", type=float, default=1.0, metavar="T",
-                        help="de-escalation strength in [0, 1] (deesc variants only)")
-    parser.add_argument("--ffn", action="store_true",
-                        help="add a ReLU feed-forward sublayer (hidden width 4d) to every block")
-    parser.add_argument("--pairs", type=integer, default=4, metavar="m",
-                        help="key-value pairs per sequence (4m keys, 16 values)")
-    parser.add_argument("--steps", type=integer, default=600, metavar="S",
-                        help="optimiser steps (integer >= 1)")
-    parser.add_argument("--batch", type=integer, default=64, metavar="B",
-                        help="sequences per step (integer >= 1)")
-    parser.add_argument("--learning-rate", type=float, default=3e-3, metavar="LR",
-                        help="Adam's peak learning rate (number > 0)")
-    parser.add_argument("--warmup", type=integer, default=0, metavar="W",
-                        help="steps of linear learning-rate warm-up (integer >= 0)")
-    parser.add_argument("--evaluate-every", type=integer, default=100, metavar="E",
-                        help="steps between evaluations (integer >= 1)")
+    add_settings(parser, StackConfig, TRAIN_STACK_SETTINGS, required=("variant", "depth",
+                                                                       "width"),
+                 defaults={"heads": 2})
+    add_settings(parser, RecallTask, ("pairs",))
+    add_settings(parser, TrainingSettings, TRAIN_SETTINGS)
     parser.add_argument("--seed", type=integer, default=0, metavar="SEED",
                         help="seed of the weights and the data (integer >= 0)")
     parser.add_argument("--checkpoint", metavar="FILE",
@@ -63,18 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from attndepth.simulations.models.tasks import RecallTask
-
-    task = RecallTask(pairs=args.pairs, keys=4 * args.pairs, values=16)
-    config = StackConfig(variant=args.variant, depth=args.depth, tokens=task.length,
-                         width=args.width, heads=args.heads, tau=args.tau,
-                         ffn=args.ffn)
+    task = RecallTask.standard(args.pairs)
+    config = configure_from(StackConfig, args, tokens=task.length)
+    settings = configure_from(TrainingSettings, args)
     try:
-        from attndepth.simulations.models.jax_model import TrainingSettings, train
+        from attndepth.simulations.models.jax_model import train
 
-        settings = TrainingSettings(steps=args.steps, batch=args.batch,
-                                    learning_rate=args.learning_rate, warmup=args.warmup,
-                                    evaluate_every=args.evaluate_every)
         start = time.perf_counter()
         record = train(config, task, settings, args.seed, checkpoint=args.checkpoint,
                        progress=sys.stderr.isatty())

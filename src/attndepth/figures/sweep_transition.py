@@ -47,7 +47,7 @@ def compute_from_store(path: str | Path) -> dict[str, list]:
                                                 "high", "seeds", "paper", "corrected")}
     for budget, depth in sorted(losses):
         values = np.array(losses[budget, depth])
-        tokens = RecallTask(pairs=pairs[budget], keys=4 * pairs[budget]).length
+        tokens = RecallTask.standard(pairs[budget]).length
         row = (budget, depth, widths[budget, depth], float(np.median(values)),
                float(values.min()), float(values.max()), values.size,
                transition_depth(budget, paper_knee),

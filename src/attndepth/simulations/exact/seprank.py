@@ -59,6 +59,7 @@ from attndepth.simulations.models.linear_attention import (
     draw_linear_attention_weights,
 )
 from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
+from attndepth.simulations.settings import setting
 from attndepth.simulations.validation import check_int, check_size
 
 #: Default number of points by which the rank must stay below the grid size.
@@ -74,11 +75,13 @@ MAX_EVALUATION_WORK = 2e11
 class SeprankConfig:
     """The network and the function f = y^{L,i}_p whose separation rank is measured."""
 
-    width: int
-    depth: int
-    heads: int = 1
-    tokens: int = 2
-    partition: str = "balanced"
+    width: int = setting(help="width d (integer >= 1)", metavar="D")
+    depth: int = setting(help="layers L (integer >= 0)", metavar="L")
+    heads: int = setting(1, help="heads (integer >= 1 dividing d)", metavar="H")
+    tokens: int = setting(2, help="positions N (integer >= 2)", metavar="N")
+    partition: str = setting(
+        "balanced", help="balanced | interleaved | sizes=A/B (A positions in P, B in Q) | "
+                         "explicit P/Q like 0,1/2,3 (output position i = 0 must be in P)")
     residual: int = 0
     position: int = 0
     coordinate: int = 0

@@ -43,8 +43,9 @@ from attndepth.simulations.models.stacks import (
     draw_softmax_weights,
 )
 from attndepth.simulations.models.tasks import RecallTask
+from attndepth.simulations.models.training_settings import TrainingSettings
 from attndepth.simulations.seeding import spawn_generators
-from attndepth.simulations.validation import check_int, check_real, check_seed
+from attndepth.simulations.validation import check_int, check_seed
 
 #: Seed stream of the embeddings and the output head (the stack uses the weights stream).
 MODEL_STREAM = 30
@@ -155,36 +156,6 @@ def numpy_weights(params, batch: int) -> SoftmaxWeights:
                           ffn_in=tile("ffn_in"), ffn_out=tile("ffn_out"),
                           extra={name: tile(name) for name in _stack_names(params)
                                  if name not in own})
-
-
-@dataclass(frozen=True)
-class TrainingSettings:
-    """How a model is trained.
-
-    Attributes
-    ----------
-    steps : optimiser steps.
-    batch : sequences per step.
-    learning_rate : Adam's peak learning rate.
-    warmup : steps of linear warm-up from 0 (0: none).
-    evaluate_every : steps between evaluations (and at the last step).
-    evaluation_size : validation sequences per evaluation.
-    """
-
-    steps: int = 200
-    batch: int = 64
-    learning_rate: float = 1e-3
-    warmup: int = 0
-    evaluate_every: int = 50
-    evaluation_size: int = 256
-
-    def __post_init__(self) -> None:
-        check_int("steps", self.steps, minimum=1)
-        check_int("batch", self.batch, minimum=1)
-        check_real("learning_rate", self.learning_rate, 0.0, strict_minimum=True)
-        check_int("warmup", self.warmup, minimum=0)
-        check_int("evaluate_every", self.evaluate_every, minimum=1)
-        check_int("evaluation_size", self.evaluation_size, minimum=1)
 
 
 @dataclass

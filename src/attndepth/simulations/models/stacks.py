@@ -51,6 +51,7 @@ from attndepth.errors import InvalidParameter, InvalidType, Overflow
 from attndepth.simulations.models.blocks import (
     DEESCALATIONS,
     NORM_EPS,
+    NORM_KINDS,
     NORM_PLACEMENTS,
     NUMPY,
     PRESETS,
@@ -62,6 +63,7 @@ from attndepth.simulations.models.blocks import (
 )
 from attndepth.simulations.models.weight_cache import WeightCache
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
+from attndepth.simulations.settings import setting
 from attndepth.simulations.validation import (
     check_choice,
     check_finite_array,
@@ -136,23 +138,41 @@ class StackConfig:
     variants read as before.
     """
 
-    variant: str = "post-ln"
-    depth: int = 16
-    tokens: int = 16
-    width: int = 32
-    heads: int = 1
-    tau: float = 1.0
-    temperature: float = 1.0
-    causal: bool = False
-    ffn: bool = False
-    residual_scale: float = 1.0
-    window: int | None = None
-    dtype: str = "float64"
-    skip_scale: float = 1.0
-    norm: str | None = None
-    norm_kind: str = "layer"
-    deescalation: str | None = None
-    qk_norm: bool = False
+    variant: str = setting("post-ln", help="block variant", choices=VARIANTS)
+    depth: int = setting(16, help="number of blocks (integer >= 0)", metavar="L")
+    tokens: int = setting(16, help="tokens per sequence (integer >= 1)", metavar="N")
+    width: int = setting(32, help="model width (integer >= 1, divisible by --heads)",
+                         metavar="D")
+    heads: int = setting(1, help="attention heads (integer >= 1 dividing the width)",
+                         metavar="H")
+    tau: float = setting(1.0, help="de-escalation strength in [0, 1] (where the block "
+                                   "de-escalates)", metavar="T")
+    temperature: float = setting(1.0, help="softmax temperature (number > 0)", metavar="B")
+    causal: bool = setting(False, help="causal (lower-triangular) mask")
+    ffn: bool = setting(False, help="add a ReLU feed-forward sublayer (hidden width 4d) to "
+                                    "every block")
+    residual_scale: float = setting(
+        1.0, help="scale of every residual branch, X + B*F(X) (number > 0; Noci et al. use "
+                  "1/sqrt(L); not for --variant pure)", metavar="B")
+    window: int | None = setting(
+        None, help="local attention: token i sees the tokens j with abs(i - j) < W (with "
+                   "--causal: the W tokens up to i); integer >= 1, default all", metavar="W")
+    dtype: str = setting("float64", help="float32 runs 1.3-2x faster; fine for t_sim and "
+                                         "log-odds, not for rounding-level checks",
+                         choices=DTYPES)
+    skip_scale: float = setting(
+        1.0, help="scale of the skip path, N(A*X + F(X)) (number > 0; DeepNorm takes A > 1; "
+                  "not for --variant pure)", metavar="A")
+    norm: str | None = setting(
+        None, help="normalisation placement in place of the variant's: none, pre, post, or "
+                   "peri (normalise the branch's input and output)", choices=NORM_PLACEMENTS)
+    norm_kind: str = setting("layer", help="layer (LayerNorm) or rms (RMSNorm)",
+                             choices=NORM_KINDS)
+    deescalation: str | None = setting(
+        None, help="de-escalation (I - tau*Pi) in place of the variant's: none, branch "
+                   "(placement a) or sum (placement b)", choices=DEESCALATIONS)
+    qk_norm: bool = setting(False, help="normalise each head's queries and keys before the "
+                                        "logits")
     sublayer: Sublayer | None = None
     block: BlockSpec = field(init=False, repr=False, compare=False)
 

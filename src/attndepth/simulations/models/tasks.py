@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attndepth.errors import InvalidParameter
+from attndepth.simulations.settings import setting
 from attndepth.simulations.validation import check_choice, check_int, check_seed
 
 SPLITS: tuple[str, ...] = ("train", "validation")
@@ -40,9 +41,16 @@ class RecallTask:
     Token ids: keys 0 … keys − 1, values keys … keys + values − 1.
     """
 
-    pairs: int = 4
+    pairs: int = setting(4, help="key-value pairs per sequence (integer >= 1; with "
+                                 "4 keys per pair and 16 values)", metavar="M")
     keys: int = 16
     values: int = 16
+
+    @classmethod
+    def standard(cls, pairs: int) -> RecallTask:
+        """The task the CLI, the sweeps and the training claims use: ``pairs`` pairs drawn
+        from 4·pairs keys, 16 values."""
+        return cls(pairs=pairs, keys=4 * pairs, values=16)
 
     def __post_init__(self) -> None:
         check_int("pairs", self.pairs, minimum=1)

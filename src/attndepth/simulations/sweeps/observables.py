@@ -15,13 +15,14 @@ observable, so dask workers import it themselves.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from attndepth.errors import InvalidParameter
+from attndepth.simulations.settings import configure, settings_of
 
 
 @dataclass(frozen=True)
@@ -78,59 +79,120 @@ def observables() -> dict[str, Observable]:
     return dict(_OBSERVABLES)
 
 
-def observe_similarity(seed: int, variant: str, depth: int, tokens: int, width: int,
-                       heads: int = 1, tau: float = 1.0, temperature: float = 1.0,
-                       batch: int = 4, dtype: str = "float64") -> dict[str, Any]:
-    """Median t_sim and log-odds per layer of a batch of softmax stacks (in ``dtype``)."""
+def parameters_from(cls: type, names: Sequence[str], *, required: Sequence[str] = (),
+                    defaults: Mapping[str, Any] | None = None) -> dict[str, Parameter]:
+    """Sweep parameters from the settings of a configuration dataclass
+    (:mod:`attndepth.simulations.settings`): their types and defaults, never restated.
+
+    Parameters
+    ----------
+    cls : a configuration dataclass with described fields.
+    names : the settings the observable takes.
+    required : settings a spec must give although the dataclass has a default.
+    defaults : the observable's own defaults where they differ from the dataclass's.
+
+    Returns
+    -------
+    dict
+        Name → :class:`Parameter` (default None: required).
+    """
+    defaults = defaults or {}
+    parameters = {}
+    for name, setting in settings_of(cls, names).items():
+        if setting.optional:
+            raise TypeError(f"{cls.__name__}.{name} may be None, which a sweep parameter "
+                            f"cannot express")
+        default = None if name in required or setting.required else \
+            defaults.get(name, setting.default)
+        parameters[name] = Parameter(setting.kind, default)
+    return parameters
+
+
+#: The StackConfig settings of the ``similarity`` observable.
+SIMILARITY_SETTINGS: tuple[str, ...] = ("variant", "depth", "tokens", "width", "heads", "tau",
+                                        "temperature", "dtype")
+
+
+def observe_similarity(seed: int, batch: int = 4, **settings: Any) -> dict[str, Any]:
+    """Median t_sim and log-odds per layer of a batch of ``batch`` softmax stacks.
+
+    Parameters
+    ----------
+    seed : the stacks' base seed.
+    batch : stacks per point.
+    **settings : the :data:`SIMILARITY_SETTINGS` of
+        :class:`~attndepth.simulations.models.stacks.StackConfig`.
+
+    Returns
+    -------
+    dict
+        ``t_sim_final``, ``log_odds_final`` and the per-layer lists ``t_sim``, ``log_odds``
+        (length depth + 1).
+    """
     from attndepth.simulations.measures.similarity import log_odds, token_similarity
     from attndepth.simulations.models.stacks import StackConfig, run_stack
 
-    config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
-                         heads=heads, tau=tau, temperature=temperature, dtype=dtype)
-    states = run_stack(config, batch, seed).states
+    states = run_stack(configure(StackConfig, settings), batch, seed).states
     similarity = np.median(token_similarity(states), axis=1)
     odds = np.median(log_odds(states), axis=1)
     return {"t_sim_final": float(similarity[-1]), "log_odds_final": float(odds[-1]),
             "t_sim": similarity.tolist(), "log_odds": odds.tolist()}
 
 
-register_observable("similarity", observe_similarity, {
-    "variant": Parameter(str), "depth": Parameter(int), "tokens": Parameter(int),
-    "width": Parameter(int), "heads": Parameter(int, 1), "tau": Parameter(float, 1.0),
-    "temperature": Parameter(float, 1.0), "batch": Parameter(int, 4),
-    "dtype": Parameter(str, "float64"),
-})
+def _similarity_parameters() -> dict[str, Parameter]:
+    from attndepth.simulations.models.stacks import StackConfig
+
+    return {**parameters_from(StackConfig, SIMILARITY_SETTINGS,
+                              required=("variant", "depth", "tokens", "width")),
+            "batch": Parameter(int, 4)}
 
 
-def observe_training(seed: int, variant: str, depth: int, width: int = 0, budget: int = 0,
-                     heads: int = 2, tau: float = 1.0, ffn: bool = False, pairs: int = 4,
-                     steps: int = 600, batch: int = 64, learning_rate: float = 3e-3,
-                     warmup: int = 0, evaluate_every: int = 100, evaluation_size: int = 256,
-                     checkpoint: str | None = None) -> dict[str, Any]:
-    """Train one model on associative recall (pairs, 4·pairs keys, 16 values) and return
-    its curves (losses, accuracy, t_sim of every layer at every evaluation) and the
-    final numbers.
+register_observable("similarity", observe_similarity, _similarity_parameters())
 
-    Give ``width``, or ``budget`` (non-embedding parameters 12·L·d², Experiment B):
-    the width is then the multiple of ``heads`` nearest √(budget/(12·depth)).
-    ``checkpoint`` (from the sweep) is where the run saves itself and resumes.
+#: The StackConfig settings of the ``train`` observable and command (the JAX model has the
+#: plain blocks), and its TrainingSettings.
+TRAIN_STACK_SETTINGS: tuple[str, ...] = ("variant", "depth", "width", "heads", "tau", "ffn")
+TRAIN_SETTINGS: tuple[str, ...] = ("steps", "batch", "learning_rate", "warmup",
+                                   "evaluate_every", "evaluation_size")
+
+
+def observe_training(seed: int, budget: int = 0, pairs: int = 4,
+                     checkpoint: str | None = None, **settings: Any) -> dict[str, Any]:
+    """Train one model on associative recall and return its curves and final numbers.
+
+    Parameters
+    ----------
+    seed : seed of the weights and the data.
+    budget : non-embedding parameters 12·L·d² (Experiment B), or 0. Give ``width`` or
+        ``budget``: the width is then the multiple of ``heads`` nearest √(budget/(12·L)).
+    pairs : key-value pairs of the task (:meth:`RecallTask.standard`).
+    checkpoint : where the run saves itself and resumes (from the sweep).
+    **settings : the :data:`TRAIN_STACK_SETTINGS` of
+        :class:`~attndepth.simulations.models.stacks.StackConfig` (``width`` 0 with a
+        budget) and the :data:`TRAIN_SETTINGS` of
+        :class:`~attndepth.simulations.models.training_settings.TrainingSettings`.
+
+    Returns
+    -------
+    dict
+        Losses, accuracy and t_sim of every layer at every evaluation, and the final
+        numbers (``validation_loss_final``, ``validation_accuracy_final``,
+        ``t_sim_final``, ``width``, ``steps``).
     """
-    from attndepth.simulations.models.jax_model import TrainingSettings, budget_width, train
+    from attndepth.simulations.models.jax_model import budget_width, train
     from attndepth.simulations.models.stacks import StackConfig
     from attndepth.simulations.models.tasks import RecallTask
+    from attndepth.simulations.models.training_settings import TrainingSettings
 
+    width = settings.get("width", 0)
     if (width > 0) == (budget > 0):
         raise InvalidParameter(f"give exactly one of width and budget (> 0), got width={width}, "
                                f"budget={budget}")
     if budget > 0:
-        width = budget_width(budget, depth, heads)
-    task = RecallTask(pairs=pairs, keys=4 * pairs, values=16)
-    config = StackConfig(variant=variant, depth=depth, tokens=task.length, width=width,
-                         heads=heads, tau=tau, ffn=ffn)
-    run = train(config, task, TrainingSettings(steps=steps, batch=batch,
-                                               learning_rate=learning_rate, warmup=warmup,
-                                               evaluate_every=evaluate_every,
-                                               evaluation_size=evaluation_size), seed,
+        width = budget_width(budget, settings["depth"], settings.get("heads", 2))
+    task = RecallTask.standard(pairs)
+    config = configure(StackConfig, settings, tokens=task.length, width=width)
+    run = train(config, task, configure(TrainingSettings, settings), seed,
                 checkpoint=checkpoint)
     return {"validation_loss_final": run.validation_loss[-1],
             "validation_accuracy_final": run.validation_accuracy[-1],
@@ -140,11 +202,15 @@ def observe_training(seed: int, variant: str, depth: int, width: int = 0, budget
             "t_sim_per_layer": run.similarity[-1], "t_sim_curves": run.similarity}
 
 
-register_observable("train", observe_training, {
-    "variant": Parameter(str), "depth": Parameter(int), "width": Parameter(int, 0),
-    "budget": Parameter(int, 0), "heads": Parameter(int, 2), "tau": Parameter(float, 1.0),
-    "ffn": Parameter(bool, False), "pairs": Parameter(int, 4),
-    "steps": Parameter(int, 600), "batch": Parameter(int, 64),
-    "learning_rate": Parameter(float, 3e-3), "warmup": Parameter(int, 0),
-    "evaluate_every": Parameter(int, 100), "evaluation_size": Parameter(int, 256),
-}, checkpointed=True)
+def _training_parameters() -> dict[str, Parameter]:
+    from attndepth.simulations.models.stacks import StackConfig
+    from attndepth.simulations.models.tasks import RecallTask
+    from attndepth.simulations.models.training_settings import TrainingSettings
+
+    return {**parameters_from(StackConfig, TRAIN_STACK_SETTINGS, required=("variant", "depth"),
+                              defaults={"width": 0, "heads": 2}),
+            "budget": Parameter(int, 0), **parameters_from(RecallTask, ("pairs",)),
+            **parameters_from(TrainingSettings, TRAIN_SETTINGS)}
+
+
+register_observable("train", observe_training, _training_parameters(), checkpointed=True)

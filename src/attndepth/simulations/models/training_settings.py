@@ -1,0 +1,46 @@
+"""How a model is trained: optimiser steps, batch, learning-rate schedule, evaluations.
+
+Kept apart from :mod:`attndepth.simulations.models.jax_model` so that the CLI and
+sweeps can describe (and validate) training settings without JAX installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from attndepth.simulations.settings import setting
+from attndepth.simulations.validation import check_int, check_real
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """How a model is trained.
+
+    Attributes
+    ----------
+    steps : optimiser steps.
+    batch : sequences per step.
+    learning_rate : Adam's peak learning rate.
+    warmup : steps of linear warm-up from 0 (0: none).
+    evaluate_every : steps between evaluations (and at the last step).
+    evaluation_size : validation sequences per evaluation.
+    """
+
+    steps: int = setting(600, help="optimiser steps (integer >= 1)", metavar="S")
+    batch: int = setting(64, help="sequences per step (integer >= 1)", metavar="B")
+    learning_rate: float = setting(3e-3, help="Adam's peak learning rate (number > 0)",
+                                   metavar="LR")
+    warmup: int = setting(0, help="steps of linear learning-rate warm-up (integer >= 0)",
+                          metavar="W")
+    evaluate_every: int = setting(100, help="steps between evaluations (integer >= 1)",
+                                  metavar="E")
+    evaluation_size: int = setting(256, help="validation sequences per evaluation "
+                                             "(integer >= 1)", metavar="V")
+
+    def __post_init__(self) -> None:
+        check_int("steps", self.steps, minimum=1)
+        check_int("batch", self.batch, minimum=1)
+        check_real("learning_rate", self.learning_rate, 0.0, strict_minimum=True)
+        check_int("warmup", self.warmup, minimum=0)
+        check_int("evaluate_every", self.evaluate_every, minimum=1)
+        check_int("evaluation_size", self.evaluation_size, minimum=1)
