@@ -20,3 +20,12 @@ def test_drawn_prediction_agrees_with_the_drawn_data():
     for name in set(series[panel == "diameter"]):
         assert value[(panel == "diameter") & (series == name)][-1] <= 1e-6, name
     assert len(set(x[panel == "wendel"])) > 5
+
+
+def test_the_figure_draws_the_claims_point_at_its_level():
+    from attndepth.simulations.presets import GESHKOVSKI_CLUSTER
+
+    for preset in ("quick", "full"):
+        claim, size = GESHKOVSKI_CLUSTER[preset], geshkovski_cluster.SIZES[preset]
+        assert claim["tokens"] <= size["max_tokens"] and claim["dimension"] in size["dimensions"]
+        assert claim["beta"] in size["betas"]

@@ -12,3 +12,11 @@ def test_drawn_prediction_agrees_with_the_drawn_data():
     closed = np.isfinite(data["beta_zero"])
     assert closed.any()
     assert np.max(np.abs(data["beta_zero"][closed] - data["measured"][closed])) <= 1e-8
+
+
+def test_the_figure_draws_the_claims_case():
+    from attndepth.simulations.presets import GESHKOVSKI_ORTHOGONAL
+
+    for preset in ("quick", "full"):
+        claim = GESHKOVSKI_ORTHOGONAL[preset]
+        assert (claim["tokens"], claim["beta"]) in geshkovski_orthogonal.CASES[preset]

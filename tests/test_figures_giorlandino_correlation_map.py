@@ -19,3 +19,11 @@ def test_drawn_layers_follow_the_finite_T_curve_and_the_curves_their_limits():
     for value in (2.0, 4.0):
         last = converge & (ratio == value) & (x == x[converge].max())
         assert abs(rem[last][0] - limit[last][0]) < 0.005
+
+
+def test_the_figure_draws_the_claims_overlap_and_ratio():
+    from attndepth.simulations.presets import GIORLANDINO
+
+    for preset in ("quick", "full"):
+        assert GIORLANDINO[preset]["overlap"] in giorlandino_correlation_map.OVERLAPS
+        assert GIORLANDINO[preset]["ratio"] in giorlandino_correlation_map.RATIOS[preset]

@@ -15,3 +15,11 @@ def test_drawn_edge_agrees_with_the_markov_markers_only():
     assert s2[key_query][0] > 2 * edge[key_query][0]
     rows = (ensemble == "markov") & (scale == 1.0)
     assert np.all(np.array(data["sr_attended"])[rows] < np.array(data["level"])[rows] * 1.5)
+
+
+def test_the_figure_draws_the_claims_lengths_and_scale():
+    from attndepth.simulations.presets import NADERI
+
+    for preset in ("quick", "full"):
+        assert set(NADERI[preset]["tokens"]) <= set(naderi_spectral_gap.TOKENS[preset])
+        assert NADERI[preset]["scale"] in naderi_spectral_gap.SCALES

@@ -20,3 +20,10 @@ def test_drawn_growth_follows_the_prediction():
     assert measured[profile][-1] > 0.99
     profile = (panel == "cosine") & (scaling == "1/sqrt(L)")
     assert measured[profile][-1] < 0.3
+
+
+def test_the_figure_draws_the_claims_sizes_and_depths():
+    from attndepth.simulations.presets import NOCI
+
+    for preset in ("quick", "full"):
+        assert set(NOCI[preset]["depths"]) <= set(noci_residual_scaling.DEPTHS[preset])

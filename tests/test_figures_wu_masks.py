@@ -21,3 +21,25 @@ def test_drawn_rates_fall_with_the_radius_within_each_kind():
     full = value[(panel == "profile") & (window == 0)]
     narrow = value[(panel == "profile") & (window == 2)]
     assert full[-1] > 60 > narrow[-1]
+
+
+def test_the_figure_draws_the_claims_windows():
+    from attndepth.simulations.presets import WU_MASKS
+
+    for preset in ("quick", "full"):
+        assert set(WU_MASKS[preset]["windows"]) <= set(wu_masks.WINDOWS[preset])
+
+
+def test_one_colour_means_one_mask_kind_in_both_panels():
+    from matplotlib.colors import to_hex
+
+    from attndepth.figures.style import PALETTE
+
+    figure = wu_masks.draw(wu_masks.compute("quick", 0))
+    left, right = figure.axes
+    band = {to_hex(line.get_color()) for line in left.get_lines()
+            if line.get_label().startswith("band")}
+    assert band == {to_hex(PALETTE[0])}
+    legend = {text.get_text(): to_hex(handle.get_color()) for text, handle in
+              zip(right.get_legend().get_texts(), right.get_legend().legend_handles, strict=True)}
+    assert legend["band window"] == to_hex(PALETTE[0]) != legend["causal sliding window"]

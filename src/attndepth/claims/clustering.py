@@ -9,6 +9,7 @@ from scipy.stats import binomtest
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.simulations import presets
 from attndepth.simulations.models.sphere_dynamics import (
     RTOL,
     cluster_diameter,
@@ -19,6 +20,7 @@ from attndepth.simulations.models.sphere_dynamics import (
     off_diagonal_inner_products,
     orthonormal_tokens,
 )
+from attndepth.simulations.presets import WENDEL_LEVEL
 from attndepth.theory.clustering import (
     check_beta_zero_solution,
     check_orthogonal_start_ode,
@@ -42,8 +44,7 @@ SYMMETRY_TOLERANCE = 1e-9
               "γ′ = 2e^{βγ}(1−γ)((n−1)γ+1)/(e^β + (n−1)e^{βγ}).",
     tolerance=(f"max |γ_tokens − γ_ODE| ≤ {GAMMA_TOLERANCE}; pairwise spread ≤ "
                f"{SYMMETRY_TOLERANCE}; SymPy: derived ODE = reported ODE, β = 0 solution exact"),
-    presets={"quick": dict(tokens=4, beta=1.0, extra_width=2, horizon=4.0),
-             "full": dict(tokens=8, beta=4.0, extra_width=4, horizon=8.0)},
+    presets=presets.GESHKOVSKI_ORTHOGONAL,
     theory=(orthogonal_start_rate, check_orthogonal_start_ode, check_beta_zero_solution),
     simulation=(orthonormal_tokens, integrate_tokens, off_diagonal_inner_products,
                 integrate_scalar),
@@ -87,9 +88,6 @@ def verify_orthogonal_start(seed: int, tokens: int, beta: float, extra_width: in
     )
 
 
-#: Two-sided level of the binomial confidence interval for the Monte Carlo fraction: a
-#: true Wendel probability falls outside it once in 10^4 runs.
-WENDEL_LEVEL = 1 - 1e-4
 #: "One cluster": every pairwise distance below this.
 CLUSTER_DIAMETER = 1e-6
 #: Longest time integrated: large β keeps tokens in metastable clusters for long times.
@@ -105,8 +103,7 @@ CLUSTER_HORIZON = 1e4
     tolerance=(f"Wendel's probability inside the {WENDEL_LEVEL:.2%} Clopper–Pearson interval "
                f"of the Monte Carlo fraction; diameter ≤ {CLUSTER_DIAMETER:g} by t = "
                f"{CLUSTER_HORIZON:g}; exact identities of the formula"),
-    presets={"quick": dict(tokens=6, dimension=3, beta=1.0, trials=1000),
-             "full": dict(tokens=10, dimension=4, beta=4.0, trials=10000)},
+    presets=presets.GESHKOVSKI_CLUSTER,
     theory=(wendel_probability, check_wendel_identities),
     simulation=(hemisphere_fraction, hemisphere_tokens, integrate_tokens, cluster_diameter),
     test=f"{TESTS}::test_single_cluster_reports_the_collapse_time",

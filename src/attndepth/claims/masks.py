@@ -10,6 +10,7 @@ import numpy as np
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.simulations import presets
 from attndepth.simulations.measures.collapse import collapse_sample
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.masks import guaranteed_rate, mask_radius, mask_radius_closed_form
@@ -53,10 +54,7 @@ def _broken(a: dict, b: dict) -> bool:
                f"masks of one kind, a smaller radius is never slower by more than "
                f"{RATE_ERRORS:g} combined standard errors; the radius's closed form equals "
                f"breadth-first search"),
-    presets={"quick": dict(tokens=16, width=64, causal=False, windows=(2, 3, 4, 8), depth=48,
-                           batch=16),
-             "full": dict(tokens=32, width=64, causal=False, windows=(2, 3, 4, 8, 16),
-                          depth=48, batch=64)},
+    presets=presets.WU_MASKS,
     theory=(mask_radius, mask_radius_closed_form, guaranteed_rate),
     simulation=(collapse_sample,),
     test=f"{TESTS}::test_masks_report_that_causal_masks_are_not_ordered_by_radius",

@@ -11,6 +11,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.simulations import presets
 from attndepth.simulations.measures.alignment import alignment_sample
 from attndepth.simulations.measures.fitting import standard_error
 from attndepth.simulations.measures.rem import rem_participation, wide_layer_map
@@ -79,11 +80,7 @@ COSINE_TOLERANCE = 0.05
                f"±{ROOT_GROWTH_RELATIVE:.0%} for α = 1/√L; for α = 1/L its absolute error within "
                f"±{SMALL_GROWTH}; of cosine − (n t_sim − 1)/(n − 1) within "
                f"±{COSINE_TOLERANCE}; SymPy: the recursion and the three limits"),
-    # one depth: at L = 32 a stack's relative growth scatters half as much as at L = 8
-    presets={"quick": dict(tokens=16, width=64, depths=(32,), temperature=10.0, batch=16),
-             # batch 16 at d = 128, L = 64: 0.27 GB of weights (64 stacks took 2.1 GB)
-             "full": dict(tokens=16, width=128, depths=(8, 32, 64), temperature=10.0,
-                          batch=16)},
+    presets=presets.NOCI,
     theory=(finite_width_growth, log_odds_growth, residual_scale, cosine_from_log_odds,
             check_limits, check_uniform_attention_recursion, check_finite_width_term),
     simulation=(alignment_sample,),
@@ -248,10 +245,7 @@ def _intercept(widths: np.ndarray, means: np.ndarray, errors: np.ndarray) -> tup
                f"errors + {QUADRATURE_TOLERANCE:g} of the finite-T REM value E Y₂(T); E Y₂(T = "
                f"1e300) within {LIMIT_TOLERANCE} of (1 − β_c/β)₊ (inconclusive within "
                f"{CRITICAL_WINDOW} of β = β_c); SymPy: β_c from the freezing condition"),
-    presets={"quick": dict(overlap=0.5, ratio=2.0, tokens=256, widths=(256, 512, 1024),
-                           samples=8),
-             "full": dict(overlap=0.5, ratio=2.0, tokens=512, widths=(256, 512, 1024, 2048),
-                          samples=16)},
+    presets=presets.GIORLANDINO,
     theory=(critical_beta, limit_participation, energy_scale, check_critical_beta,
             check_inverse_square),
     simulation=(wide_layer_map, rem_participation),

@@ -10,6 +10,7 @@ import numpy as np
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.simulations import presets
 from attndepth.simulations.measures.fitting import linear_fit
 from attndepth.simulations.measures.spectral_gap import spectrum_sample
 from attndepth.theory.spectral_gap import (
@@ -54,9 +55,7 @@ KEY_QUERY_SIZES = 3
                f"2κ at the largest T; per seed also sr(AX) ≤ {STABLE_RANK_FACTOR}(1 + κ²); "
                f"sr((A − Π)X) ≥ sr(X)/2; fix difference within {FIX_TOLERANCE:.0%} of 1/√T; "
                f"SymPy identities"),
-    presets={"quick": dict(scale=1.0, width=64, tokens=(64, 128, 256, 512), samples=2),
-             "full": dict(scale=1.0, width=64, tokens=(64, 128, 256, 512, 1024, 2048, 4096),
-                          samples=4)},
+    presets=presets.NADERI,
     theory=(bulk_edge, bulk_second_moment, collapsed_stable_rank, fix_difference,
             check_markov_moments, check_outlier_removal_identity),
     simulation=(spectrum_sample,),

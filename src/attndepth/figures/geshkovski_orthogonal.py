@@ -16,19 +16,20 @@ from attndepth.simulations.models.sphere_dynamics import (
     off_diagonal_inner_products,
     orthonormal_tokens,
 )
+from attndepth.simulations.presets import GESHKOVSKI_ORTHOGONAL
 from attndepth.theory.clustering import beta_zero_gamma, orthogonal_start_rate
 
 NAME = "geshkovski_orthogonal"
 DESCRIPTION = "gamma(t) of orthogonal starts: token flow (markers) vs the reduced ODE (lines)"
-#: (tokens, beta) per curve.
+#: (tokens, beta) per curve, the claim's (``presets.GESHKOVSKI_ORTHOGONAL``) among them;
+#: drawn over the claim's horizon.
 CASES = {"quick": ((2, 0.0), (4, 1.0), (8, 4.0)),
          "full": ((2, 0.0), (4, 1.0), (8, 4.0), (16, 8.0))}
-HORIZON = 3.0
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
     """Columns: tokens, beta, time, measured, ode, beta_zero (closed form; nan unless β = 0)."""
-    times = np.linspace(0.0, HORIZON, 31)
+    times = np.linspace(0.0, GESHKOVSKI_ORTHOGONAL[preset]["horizon"], 31)
     columns: dict[str, list] = {k: [] for k in ("tokens", "beta", "time", "measured", "ode",
                                                 "beta_zero")}
     for tokens, beta in CASES[preset]:

@@ -17,22 +17,26 @@ import numpy as np
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.measures.fitting import standard_error
 from attndepth.simulations.measures.rem import rem_participation, wide_layer_map
+from attndepth.simulations.presets import GIORLANDINO
 from attndepth.theory.correlation_map import critical_beta, energy_scale, limit_participation
 
 NAME = "giorlandino_correlation_map"
 DESCRIPTION = "one-layer correlation map: wide layers, finite-T REM and the T -> infinity map"
-SIZES = {"quick": dict(tokens=256, width=1024, samples=4, ratios=(0.25, 0.5, 0.75, 1.0, 1.5,
-                                                                   2.0, 3.0, 4.0)),
-         "full": dict(tokens=256, width=2048, samples=16, ratios=(0.25, 0.5, 0.75, 1.0, 1.25,
-                                                                  1.5, 2.0, 3.0, 4.0, 6.0))}
-OVERLAPS = (0.0, 0.5)
+#: The ratios β/β_c drawn, at the claim's tokens, samples and widest width
+#: (``presets.GIORLANDINO``).
+RATIOS = {"quick": (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0),
+          "full": (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0)}
+#: Overlaps drawn: orthogonal tokens and the claim's overlap.
+OVERLAPS = (0.0, GIORLANDINO["quick"]["overlap"])
 LOG_TOKENS = (2.0, 4.0, 16.0, 64.0, 256.0, 690.0)
 CONVERGENCE_RATIOS = (1.0, 2.0, 4.0)
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
     """Columns: panel, overlap, ratio, x (β/β_c or ln T), layer, layer_error, rem, limit."""
-    size = SIZES[preset]
+    claim = GIORLANDINO[preset]
+    size = dict(tokens=claim["tokens"], width=max(claim["widths"]), samples=claim["samples"],
+                ratios=RATIOS[preset])
     columns: dict[str, list] = {k: [] for k in ("panel", "overlap", "ratio", "x", "layer",
                                                 "layer_error", "rem", "limit")}
 

@@ -14,23 +14,25 @@ import numpy as np
 
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.measures.spectral_gap import spectrum_sample
+from attndepth.simulations.presets import NADERI
 from attndepth.theory.spectral_gap import bulk_edge, collapsed_stable_rank
 
 NAME = "naderi_spectral_gap"
 DESCRIPTION = "s2 of attention vs T (random Markov vs key-query) and rank collapse in width"
-SIZES = {"quick": dict(tokens=(16, 32, 64, 128, 256, 512, 1024), samples=2, width=64),
-         "full": dict(tokens=(16, 32, 64, 128, 256, 512, 1024, 2048, 4096), samples=4,
-                      width=64)}
-SCALES = (0.5, 1.0)
+#: The sequence lengths drawn; width, samples and scale are the claim's (``presets.NADERI``).
+TOKENS = {"quick": (16, 32, 64, 128, 256, 512, 1024),
+          "full": (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)}
+#: Scales of the random Markov ensemble drawn (the claim's scale and a smaller one).
+SCALES = (0.5, NADERI["quick"]["scale"])
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
     """Columns: ensemble, scale, tokens, s2, edge, sr_input, sr_attended, sr_removed, level."""
-    size = SIZES[preset]
+    size = dict(NADERI[preset], tokens=TOKENS[preset])
     columns: dict[str, list] = {k: [] for k in ("ensemble", "scale", "tokens", "s2", "edge",
                                                 "sr_input", "sr_attended", "sr_removed",
                                                 "level")}
-    for ensemble, scales in (("markov", SCALES), ("key-query", (1.0,))):
+    for ensemble, scales in (("markov", SCALES), ("key-query", (size["scale"],))):
         for scale in scales:
             for T in size["tokens"]:
                 row = spectrum_sample(ensemble, T, size["width"], scale, seed, size["samples"])

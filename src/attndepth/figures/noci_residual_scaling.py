@@ -17,20 +17,21 @@ from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.measures.alignment import alignment_sample
 from attndepth.simulations.measures.similarity import mean_pairwise_cosine
 from attndepth.simulations.models.stacks import StackConfig, run_stack
+from attndepth.simulations.presets import NOCI
 from attndepth.theory.residual_scaling import SCALINGS, finite_width_growth, residual_scale
 
 NAME = "noci_residual_scaling"
 DESCRIPTION = "log-odds growth and cosine vs depth for residual scales 1, 1/sqrt(L), 1/L"
-SIZES = {"quick": dict(depths=(2, 4, 8, 16, 32, 64), batch=32, tokens=16, width=64),
-         "full": dict(depths=(2, 4, 8, 16, 32, 64, 128), batch=128, tokens=16, width=128)}
-TEMPERATURE = 10.0
+#: The depths drawn; every other size is the claim's (``presets.NOCI``).
+DEPTHS = {"quick": (2, 4, 8, 16, 32, 64), "full": (2, 4, 8, 16, 32, 64, 128)}
 PROFILE_DEPTH = 64
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
     """Columns: panel, scaling, temperature, x (depth or layer), measured, error (standard
     error of the mean growth; NaN for the cosine), predicted."""
-    size = SIZES[preset]
+    size = dict(NOCI[preset], depths=DEPTHS[preset])
+    hot = size["temperature"]
     columns: dict[str, list] = {k: [] for k in ("panel", "scaling", "temperature", "x",
                                                 "measured", "error", "predicted")}
 
@@ -40,7 +41,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
 
     shape = dict(variant="residual", tokens=size["tokens"], width=size["width"])
     for name in SCALINGS:
-        for temperature in (TEMPERATURE, 1.0) if name == "1" else (TEMPERATURE,):
+        for temperature in (hot, 1.0) if name == "1" else (hot,):
             for depth in size["depths"]:
                 alpha = residual_scale(name, depth)
                 config = StackConfig(depth=depth, temperature=temperature,
@@ -48,11 +49,11 @@ def compute(preset: str, seed: int) -> dict[str, list]:
                 sample = alignment_sample(config, size["batch"], seed)
                 add("growth", name, temperature, depth, sample.mean_growth,
                     sample.growth_error, finite_width_growth(depth, alpha, size["width"]))
-        config = StackConfig(depth=PROFILE_DEPTH, temperature=TEMPERATURE,
+        config = StackConfig(depth=PROFILE_DEPTH, temperature=hot,
                              residual_scale=residual_scale(name, PROFILE_DEPTH), **shape)
         cosine = mean_pairwise_cosine(run_stack(config, size["batch"], seed).states).mean(axis=1)
         for layer, value in enumerate(cosine):
-            add("cosine", name, TEMPERATURE, layer, float(value), float("nan"), float("nan"))
+            add("cosine", name, hot, layer, float(value), float("nan"), float("nan"))
     return columns
 
 
@@ -63,10 +64,11 @@ def draw(data: dict[str, list]):
     x, measured = np.array(data["x"], dtype=float), np.array(data["measured"], dtype=float)
     predicted = np.array(data["predicted"], dtype=float)
     error = np.array(data["error"], dtype=float)
+    hot = float(max(temperature))  # the claim's temperature; 1 is the departure shown
     labels = {"1": r"$\alpha=1$", "1/sqrt(L)": r"$\alpha=1/\sqrt{L}$", "1/L": r"$\alpha=1/L$"}
     with styled():
         for colour, name in zip(PALETTE, SCALINGS, strict=False):
-            rows = (panel == "growth") & (scaling == name) & (temperature == TEMPERATURE)
+            rows = (panel == "growth") & (scaling == name) & (temperature == hot)
             left.loglog(x[rows], predicted[rows], color=colour, label=labels[name])
             shown = np.maximum(measured[rows], 1e-3)
             # ± one standard error of the mean growth; the lower bar stops above 0 (log axis)
@@ -84,12 +86,12 @@ def draw(data: dict[str, list]):
         left.set_xlabel("depth $L$")
         left.set_ylabel(r"log-odds growth $\ell_L-\ell_0$")
         left.set_title(r"lines: $L[\ln(1+\alpha^2) - 2\alpha^2/(d(1+\alpha^2))]$; "
-                       r"circles: temperature 10, $\pm$ 1 s.e.", fontsize=6.5)
+                       rf"circles: temperature {hot:g}, $\pm$ 1 s.e.", fontsize=6.5)
         left.legend()
         right.set_xlabel("layer")
         right.set_ylabel("mean pairwise cosine")
         right.set_ylim(-0.05, 1.05)
-        right.set_title(f"stacks of depth {PROFILE_DEPTH}, temperature {TEMPERATURE:g}",
+        right.set_title(f"stacks of depth {PROFILE_DEPTH}, temperature {hot:g}",
                         fontsize=6.5)
         right.legend()
     return figure

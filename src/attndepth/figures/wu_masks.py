@@ -14,18 +14,19 @@ from attndepth.figures.style import PALETTE, new_figure, separate_labels, styled
 from attndepth.simulations.measures.collapse import collapse_sample
 from attndepth.simulations.measures.similarity import log_odds
 from attndepth.simulations.models.stacks import StackConfig, run_stack
+from attndepth.simulations.presets import WU_MASKS
 from attndepth.theory.masks import mask_radius
 
 NAME = "wu_masks"
 DESCRIPTION = "rank collapse of pure attention under local masks: log-odds and rate vs radius"
-SIZES = {"quick": dict(tokens=16, width=64, depth=24, batch=16, windows=(2, 3, 4, 6, 8)),
-         "full": dict(tokens=32, width=64, depth=48, batch=64, windows=(2, 3, 4, 6, 8, 12, 16))}
+#: The windows drawn; tokens, width, depth and batch are the claim's (``presets.WU_MASKS``).
+WINDOWS = {"quick": (2, 3, 4, 6, 8), "full": (2, 3, 4, 6, 8, 12, 16)}
 PROFILE_WINDOWS = (2, 4, 8, None)
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
     """Columns: panel, causal, window (0 = none), x (layer or radius), value, error."""
-    size = SIZES[preset]
+    size = dict(WU_MASKS[preset], windows=WINDOWS[preset])
     columns: dict[str, list] = {k: [] for k in ("panel", "causal", "window", "x", "value",
                                                 "error")}
 
@@ -54,10 +55,12 @@ def draw(data: dict[str, list]):
     x, value = np.array(data["x"], dtype=float), np.array(data["value"], dtype=float)
     error = np.array(data["error"], dtype=float)
     with styled():
-        for colour, w in zip(PALETTE, PROFILE_WINDOWS, strict=False):
-            rows = (panel == "profile") & (window == (w or 0))
-            left.plot(x[rows], value[rows], color=colour if w else "k",
-                      label=f"band $w={w}$" if w else "full attention")
+        # one colour per mask kind in both panels (band: the first); windows by line style
+        for style, w in zip((":", "--", "-."), [w for w in PROFILE_WINDOWS if w], strict=True):
+            rows = (panel == "profile") & (window == w)
+            left.plot(x[rows], value[rows], style, color=PALETTE[0], label=f"band $w={w}$")
+        rows = (panel == "profile") & (window == 0)
+        left.plot(x[rows], value[rows], "-", color="k", label="full attention")
         left.set_xlabel("layer")
         left.set_ylabel(r"median log-odds $\ln(t_{sim}/t_{div})$")
         left.set_title("pure attention: local masks slow the collapse", fontsize=6.5)
@@ -76,6 +79,7 @@ def draw(data: dict[str, list]):
                                              fontsize=5, color=colour))
         right.set_xscale("log", base=2)
         right.set_yscale("log")
+        right.margins(y=0.12)  # room for the labels of the fastest windows
         right.set_xlabel("mask radius $r$")
         right.set_ylabel("collapse rate (log-odds per layer)")
         right.set_title("rate falls with r within a mask kind, not across kinds", fontsize=6.5)

@@ -2,9 +2,12 @@
 
 Each entry maps a preset name (``quick`` for ``attndepth verify``, ``full``
 for publication numbers) to the keyword arguments of the measurement. The
-claims (``attndepth.*_claims``) register these dictionaries as their presets
-and the figures (``attndepth.figures``) read the same ones; nothing else
-should repeat these numbers.
+claims (:mod:`attndepth.claims`) register these dictionaries as their presets
+and the figures (:mod:`attndepth.figures`) read the same ones, extending
+only the axis they draw (more depths, windows or sequence lengths than the
+claim checks). This is the one home of every preset a figure draws; a claim
+that no figure draws keeps its presets beside its statement, and nothing
+repeats either.
 """
 
 from __future__ import annotations
@@ -56,3 +59,42 @@ THRESHOLD = _presets(
     dict(regimes=[[d, 1] for d in range(2, 10)] + [[2, 2], [3, 2], [3, 3], [4, 2], [4, 3],
                                                   [4, 4]]),
 )
+
+#: Residual branches scaled by α at high temperature: noci.residual-scaling,
+#: ``noci_residual_scaling`` (which draws the growth at more depths). One depth: at
+#: L = 32 a stack's relative growth scatters half as much as at L = 8; full: batch 16 at
+#: d = 128, L = 64 holds 0.27 GB of weights (64 stacks took 2.1 GB).
+NOCI = _presets(dict(tokens=16, width=64, depths=(32,), temperature=10.0, batch=16),
+                dict(tokens=16, width=128, depths=(8, 32, 64), temperature=10.0, batch=16))
+
+#: The spectrum of key-query attention: naderi.spectral-gap, ``naderi_spectral_gap``
+#: (which draws more sequence lengths and a second scale).
+NADERI = _presets(dict(scale=1.0, width=64, tokens=(64, 128, 256, 512), samples=2),
+                  dict(scale=1.0, width=64, tokens=(64, 128, 256, 512, 1024, 2048, 4096),
+                       samples=4))
+
+#: One softmax layer's correlation map: giorlandino.correlation-map,
+#: ``giorlandino_correlation_map`` (which draws the map over β/β_c at the widest width).
+GIORLANDINO = _presets(dict(overlap=0.5, ratio=2.0, tokens=256, widths=(256, 512, 1024),
+                            samples=8),
+                       dict(overlap=0.5, ratio=2.0, tokens=512, widths=(256, 512, 1024, 2048),
+                            samples=16))
+
+#: Pure attention under local masks: wu.masks, ``wu_masks`` (which draws more windows).
+WU_MASKS = _presets(dict(tokens=16, width=64, causal=False, windows=(2, 3, 4, 8), depth=48,
+                         batch=16),
+                    dict(tokens=32, width=64, causal=False, windows=(2, 3, 4, 8, 16), depth=48,
+                         batch=64))
+
+#: Tokens started pairwise orthogonal: geshkovski.orthogonal-start,
+#: ``geshkovski_orthogonal`` (which draws more (n, β) over the same horizon).
+GESHKOVSKI_ORTHOGONAL = _presets(dict(tokens=4, beta=1.0, extra_width=2, horizon=4.0),
+                                 dict(tokens=8, beta=4.0, extra_width=4, horizon=8.0))
+
+#: Hemisphere fractions: geshkovski.single-cluster, ``geshkovski_cluster`` (which draws
+#: more n, d and β).
+GESHKOVSKI_CLUSTER = _presets(dict(tokens=6, dimension=3, beta=1.0, trials=1000),
+                              dict(tokens=10, dimension=4, beta=4.0, trials=10000))
+#: Two-sided level of the Clopper–Pearson interval of a Monte Carlo hemisphere fraction: a
+#: true Wendel probability falls outside it once in 10^4 runs (the claim and its figure).
+WENDEL_LEVEL = 1 - 1e-4
