@@ -1,12 +1,14 @@
 """Separation rank against depth and heads (Levine et al. 2020; docs/theory.md §1).
 
-Left: ln sep vs depth on a log axis (a straight line = doubly exponential
-growth) for one P and one Q position (N = 2): certified exact ranks as
-markers, the bigraded bound (d) as lines (exact where computed, the
+Left: ln sep vs depth on a log axis, so that doubly exponential growth
+(ln sep ∝ 3^L) is a straight line, drawn in grey, and exponential growth
+(ln sep ∝ L) flattens; one P and one Q position (N = 2): certified exact
+ranks as markers, the bigraded bound (d) as lines (exact where computed, the
 conjectured value beyond), log_3 d marked per width. Right: exact rank
-against the number of heads, with bound (d). Sizes are the presets of the
-claim levine.heads (``presets.HEADS``) and the widths below; ranks are
-measured as the claims measure them (:func:`certified_rank`). Where the knee
+against the number of heads, with bound (d), at the head counts that divide
+d only (evenly spaced: no line passes through a head count that does not).
+Sizes are the presets of the claim levine.heads (``presets.HEADS``) and the
+widths below; ranks are measured as the claims measure them (:func:`certified_rank`). Where the knee
 of each curve lies is the figure ``threshold_knee``.
 """
 
@@ -76,6 +78,12 @@ def draw(data: dict[str, list]):
             if dots.any():
                 left.plot(x[dots], value[dots], "o", color=colour, markerfacecolor="none")
             left.axvline(threshold_depth(w), color=colour, linestyle=":", linewidth=0.8)
+        widest = (panel == "depth") & (series == "bound") & (width == widths[-1])
+        guide_depths = x[widest][x[widest] <= 5]
+        guide = value[widest][0] * 3.0 ** (guide_depths - guide_depths[0])
+        left.plot(guide_depths, guide, "--", color="0.55", linewidth=0.8)
+        left.annotate(r"$\propto 3^L$: doubly exponential", (guide_depths[-1], guide[-1]),
+                      textcoords="offset points", xytext=(4, -2), fontsize=6, color="0.4")
         left.set_yscale("log")
         left.set_xlabel("depth $L$")
         left.set_ylabel(r"$\ln \mathrm{sep}$  ($N = 2$)")
@@ -84,13 +92,15 @@ def draw(data: dict[str, list]):
         left.legend()
         exact = (panel == "heads") & (series == "exact")
         bound = (panel == "heads") & (series == "bound")
-        right.plot(x[exact], value[exact], "o-", color=PALETTE[0], label="certified rank")
-        right.plot(x[bound], value[bound], "--", color=PALETTE[1], label="bigraded bound")
+        heads = x[exact].astype(int)
+        slots = np.arange(heads.size)  # the divisors of d, evenly spaced
+        right.plot(slots, value[exact], "o-", color=PALETTE[0], label="certified rank")
+        right.plot(slots, value[bound], "--", color=PALETTE[1], label="bigraded bound")
         case = int(width[exact][0]) if exact.any() else 0
-        right.set_xlabel("heads $H$")
+        right.set_xlabel("heads $H$ (divisors of $d$)")
         right.set_ylabel("separation rank")
         right.set_title(f"d = {case}, L = {HEADS['quick']['depth']}, "
                         f"N = {HEADS['quick']['tokens']}", fontsize=6.5)
-        right.set_xticks(x[exact])
+        right.set_xticks(slots, [str(h) for h in heads])
         right.legend()
     return figure

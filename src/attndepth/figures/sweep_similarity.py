@@ -3,7 +3,8 @@
 One curve per configuration: the median over the sweep's seeds of each stack
 batch's median t_sim, with a band from the 10th to the 90th percentile over
 seeds. The legend names only the parameters that vary between curves, in
-sorted order; line style tells the block variant, colour the rest.
+sorted order; colour tells the block variant (its colour in every figure), line
+style the rest.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import new_figure, styled, variant_colour
 from attndepth.simulations.sweeps.store import finished_rows
 
 NAME = "sweep_similarity"
@@ -56,17 +57,18 @@ def draw(data: dict[str, list]):
     figure, axis = new_figure(columns=1, aspect=0.8)
     variant, label = np.array(data["variant"]), np.array(data["label"])
     layer = np.array(data["layer"])
+    # colour: the variant (the same in every figure); line style: the other parameters
     styles = {name: LINE_STYLES[k % len(LINE_STYLES)]
-              for k, name in enumerate(dict.fromkeys(data["variant"]))}
-    colours = {name: PALETTE[k % len(PALETTE)] for k, name in enumerate(dict.fromkeys(label))}
+              for k, name in enumerate(dict.fromkeys(label))}
     with styled():
         for curve in dict.fromkeys(zip(data["variant"], data["label"], strict=True)):
             rows = (variant == curve[0]) & (label == curve[1])
             text = " · ".join(part for part in curve if part)
-            axis.plot(layer[rows], np.array(data["median"])[rows], color=colours[curve[1]],
-                      linestyle=styles[curve[0]], label=text)
+            colour = variant_colour(curve[0])
+            axis.plot(layer[rows], np.array(data["median"])[rows], color=colour,
+                      linestyle=styles[curve[1]], label=text)
             axis.fill_between(layer[rows], np.array(data["q10"])[rows],
-                              np.array(data["q90"])[rows], color=colours[curve[1]], alpha=0.15,
+                              np.array(data["q90"])[rows], color=colour, alpha=0.15,
                               linewidth=0)
         seeds = sorted(set(data["seeds"]))
         axis.set_xlabel("depth $l$")

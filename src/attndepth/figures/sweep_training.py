@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from attndepth.errors import InvalidParameter
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import new_figure, styled, variant_colour
 from attndepth.simulations.sweeps.store import finished_rows
 
 NAME = "sweep_training"
@@ -69,8 +69,8 @@ def draw(data: dict[str, list]):
     low, high = np.array(data["low"], dtype=float), np.array(data["high"], dtype=float)
     names = list(dict.fromkeys(data["variant"]))
     with styled():
-        for k, name in enumerate(names):
-            colour = PALETTE[k % len(PALETTE)]
+        for name in names:
+            colour = variant_colour(name)  # the variant's colour in every figure
             rows = (panel == "loss") & (variant == name)
             left.errorbar(x[rows], median[rows], yerr=[median[rows] - low[rows],
                                                        high[rows] - median[rows]],
