@@ -19,7 +19,7 @@ def test_residual_rank_holds_and_a_wrong_theory_fails(monkeypatch):
 
 
 def test_a_broken_top_part_fails(monkeypatch):
-    monkeypatch.setattr(residual_claims, "check_residual_top_part", lambda *network: False)
+    monkeypatch.setattr(residual_claims, "confirm_residual_top_part", lambda *network: False)
     assert run_claim("levine.residual-rank", configs=[[2, 2, 1, 2, 1, 1]]).verdict == "fails"
 
 

@@ -14,13 +14,13 @@ def test_exhaustive_members_in_order_and_constrained():
     assert list(SMALL.exhaustive()) == [
         {"width": 1, "heads": 1}, {"width": 2, "heads": 1}, {"width": 2, "heads": 2},
         {"width": 4, "heads": 1}, {"width": 4, "heads": 2}]
-    assert SMALL.exhaustive_count() == 5 and SMALL.grid_size() == 8
+    assert SMALL.size() == 5 and SMALL.grid_size() == 8
     assert not SMALL.contains({"width": 1, "heads": 2})
 
 
-def test_values_size_kwargs_and_description():
+def test_values_order_kwargs_and_description():
     assert SMALL.values("width") == (1, 2, 4, 8)
-    assert SMALL.size({"width": 8, "heads": 1}) > SMALL.size({"width": 4, "heads": 2})
+    assert SMALL.order({"width": 8, "heads": 1}) > SMALL.order({"width": 4, "heads": 2})
     assert SMALL.kwargs({"width": 2, "heads": 1}) == {"batch": 3, "config": (2, 1)}
     assert SMALL.describe() == ("width ∈ {1, 2, 4} (draws also {8}); heads ∈ {1, 2}; "
                                 "heads divide width")

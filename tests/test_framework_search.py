@@ -39,7 +39,7 @@ def old_conjecture(monkeypatch):
 def test_search_refutes_the_old_conjecture_with_its_smallest_counterexample(old_conjecture):
     report = search_claim(old_conjecture, draws=0, workers=1)
     assert report.verdict == "fails"
-    assert report.exhaustive_checked == report.exhaustive_total == OLD_FAMILY.exhaustive_count()
+    assert report.exhaustive_checked == report.exhaustive_total == OLD_FAMILY.size()
     smallest = report.counterexamples[0]
     assert smallest.member == {"width": 2, "depth": 3, "tokens": 3, "p_size": 2}
     assert smallest.measured == "rank 137, bound 140"

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from attndepth.theory.clustering import (
     beta_zero_gamma,
-    check_beta_zero_solution,
-    check_orthogonal_start_ode,
+    confirm_beta_zero_solution,
+    confirm_orthogonal_start_ode,
     derive_orthogonal_start_rate,
     orthogonal_start_rate,
 )
@@ -18,11 +18,11 @@ from attndepth.theory.clustering import (
 
 @pytest.mark.parametrize("tokens", [2, 3, 5, 8])
 def test_derived_rate_equals_the_reported_one(tokens):
-    assert check_orthogonal_start_ode(tokens)
+    assert confirm_orthogonal_start_ode(tokens)
 
 
 def test_beta_zero_solution_for_every_n():
-    assert check_beta_zero_solution()  # symbolic n
+    assert confirm_beta_zero_solution()  # symbolic n
 
 
 @given(st.floats(0, 5))
@@ -47,10 +47,10 @@ def test_fixed_points_and_bad_input():
 
 
 def test_wendel_probability_values_and_identities():
-    from attndepth.theory.clustering import check_wendel_identities, wendel_probability
+    from attndepth.theory.clustering import confirm_wendel_identities, wendel_probability
 
     assert wendel_probability(3, 2) == sp.Rational(3, 4)  # n points on a circle: n/2^(n−1)
     assert wendel_probability(2, 1) == sp.Rational(1, 2)
-    assert check_wendel_identities(10)
+    assert confirm_wendel_identities(10)
     with pytest.raises(ValueError, match="dimension"):
         wendel_probability(3, 0)

@@ -5,8 +5,8 @@ import math
 import pytest
 
 from attndepth.theory.correlation_map import (
-    check_critical_beta,
-    check_inverse_square,
+    confirm_critical_beta,
+    confirm_inverse_square,
     correlation_map,
     critical_beta,
     energy_scale,
@@ -15,7 +15,7 @@ from attndepth.theory.correlation_map import (
 
 
 def test_critical_beta_comes_from_the_freezing_condition():
-    assert check_critical_beta() and check_inverse_square()
+    assert confirm_critical_beta() and confirm_inverse_square()
     assert critical_beta(0.0) == pytest.approx(math.sqrt(2))
     assert critical_beta(0.5) == pytest.approx(2.0)
 

@@ -1,7 +1,7 @@
 import sympy as sp
 
 from attndepth.theory.rank_collapse import (
-    check_depth_bound,
+    confirm_depth_bound,
     depth_bound,
     one_layer_bound,
     required_gamma,
@@ -10,7 +10,7 @@ from attndepth.theory.rank_collapse import (
 
 
 def test_depth_bound_is_iterated_one_layer_bound():
-    assert check_depth_bound(4)
+    assert confirm_depth_bound(4)
     assert depth_bound(1) == one_layer_bound()
     exponent = sp.degree(depth_bound(2).subs({s: 1 for s in depth_bound(2).free_symbols
                                               if s != residual_norm}), residual_norm)

@@ -2,7 +2,7 @@ import pytest
 
 from attndepth.theory import residual_rank
 from attndepth.theory.residual_rank import (
-    check_residual_top_part,
+    confirm_residual_top_part,
     grouped_bound,
     predicted_residual_rank,
 )
@@ -11,13 +11,13 @@ from attndepth.theory.separation_rank import separation_rank_bounds
 
 @pytest.mark.parametrize("network", [(2, 3, 2, 1, 0), (3, 2, 2, 1, 1), (2, 3, 1, 2, 4)])
 def test_the_top_degree_part_of_the_residual_network_is_the_plain_network(network):
-    assert check_residual_top_part(*network)
+    assert confirm_residual_top_part(*network)
 
 
 def test_the_top_part_check_can_fail(monkeypatch):
     """Comparing a degree below the top (a wrong statement) is caught."""
     monkeypatch.setattr(residual_rank, "output_degree", lambda depth: 3**depth - 2)
-    assert not check_residual_top_part(2, 3, 2, 1, 0)
+    assert not confirm_residual_top_part(2, 3, 2, 1, 0)
 
 
 def test_the_grouped_bound_is_proved_but_above_the_staircase():
@@ -33,4 +33,4 @@ def test_the_conjecture_predicts_the_plain_rank():
 @pytest.mark.parametrize("arguments", [(0,), ("2",), (2, 3, 0), (2, 3, 2, 3), (2, 3, 2, 1, -1)])
 def test_the_top_part_check_refuses_bad_sizes(arguments):
     with pytest.raises(ValueError, match="must"):
-        check_residual_top_part(*arguments)
+        confirm_residual_top_part(*arguments)

@@ -6,9 +6,9 @@ import pytest
 import sympy as sp
 
 from attndepth.theory.residual_scaling import (
-    check_finite_width_term,
-    check_limits,
-    check_uniform_attention_recursion,
+    confirm_finite_width_term,
+    confirm_limits,
+    confirm_uniform_attention_recursion,
     cosine_from_log_odds,
     finite_width_growth,
     limit_of_growth,
@@ -19,11 +19,11 @@ from attndepth.theory.residual_scaling import (
 
 @pytest.mark.parametrize("tokens, width", [(2, 1), (3, 2), (4, 3)])
 def test_uniform_attention_keeps_the_spread_and_grows_the_mean(tokens, width):
-    assert check_uniform_attention_recursion(tokens, width)
+    assert confirm_uniform_attention_recursion(tokens, width)
 
 
 def test_limits_of_the_three_scalings():
-    assert check_limits()
+    assert confirm_limits()
     assert limit_of_growth("1/sqrt(L)") == 1 and limit_of_growth("1") == sp.oo
 
 
@@ -35,7 +35,7 @@ def test_growth_and_scales():
 
 @pytest.mark.parametrize("product_weights", [True, False])
 def test_the_finite_width_term_follows_from_the_gaussian_moments(product_weights):
-    assert check_finite_width_term(product_weights)
+    assert confirm_finite_width_term(product_weights)
 
 
 def test_finite_width_growth_and_its_limit():

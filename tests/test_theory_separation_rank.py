@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from sympy.utilities.iterables import partitions
 
 from attndepth.theory.separation_rank import (
-    check_structural_lemma,
     coefficient_separation_rank,
+    confirm_structural_lemma,
     corrected_knee,
     degree_block_bounds,
     homogeneous_degrees,
@@ -74,7 +74,7 @@ def test_symbolic_network_hand_example():
 @pytest.mark.parametrize("width, tokens, depth, heads, rho",
                          [(2, 3, 1, 1, 0), (2, 3, 2, 1, 1), (2, 2, 2, 2, 0), (3, 2, 1, 3, 1)])
 def test_structural_lemma_exact(width, tokens, depth, heads, rho):
-    assert check_structural_lemma(width, tokens, depth, heads, rho, seed=3)
+    assert confirm_structural_lemma(width, tokens, depth, heads, rho, seed=3)
 
 
 # ---- dimension counts and bounds

@@ -4,7 +4,7 @@ import pytest
 import sympy as sp
 
 from attndepth.theory.similarity import (
-    check_invariant_eigenspace,
+    confirm_invariant_eigenspace,
     generic_row_stochastic,
     leading_basis,
     mean_projector,
@@ -13,7 +13,7 @@ from attndepth.theory.similarity import (
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_invariant_eigenspace_lemma(n):
-    assert check_invariant_eigenspace(n)
+    assert confirm_invariant_eigenspace(n)
 
 
 @pytest.mark.parametrize("n", [1, 2, 5])
@@ -68,18 +68,18 @@ def test_bound_expressions_and_multihead_reduction():
 
 def test_symbolic_identities():
     from attndepth.theory.similarity import (
-        check_centring_commutes,
-        check_contraction_identity,
-        check_deescalation_algebra,
-        check_rate_limit,
+        confirm_centring_commutes,
+        confirm_contraction_identity,
+        confirm_deescalation_algebra,
+        confirm_rate_limit,
         scaling_commutator_norm,
     )
 
-    assert check_contraction_identity(3)
-    assert check_deescalation_algebra(4)
-    assert check_centring_commutes(3, 2)
+    assert confirm_contraction_identity(3)
+    assert confirm_deescalation_algebra(4)
+    assert confirm_centring_commutes(3, 2)
     assert scaling_commutator_norm(3)
-    assert check_rate_limit()
+    assert confirm_rate_limit()
 
 
 def test_rates():

@@ -7,22 +7,22 @@ import pytest
 from attndepth.theory.spectral_gap import (
     bulk_edge,
     bulk_second_moment,
-    check_markov_moments,
-    check_outlier_removal_identity,
     collapsed_stable_rank,
+    confirm_markov_moments,
+    confirm_outlier_removal_identity,
     fix_difference,
     markov_ratio_squared,
 )
 
 
 def test_lognormal_ratio_is_checked_symbolically():
-    assert check_markov_moments()
+    assert confirm_markov_moments()
     assert markov_ratio_squared(1.0) == pytest.approx(math.e - 1)
 
 
 @pytest.mark.parametrize("tokens, width", [(2, 1), (3, 2), (4, 3)])
 def test_outlier_removal_differs_from_deescalation_by_the_column_sums(tokens, width):
-    assert check_outlier_removal_identity(tokens, width)
+    assert confirm_outlier_removal_identity(tokens, width)
 
 
 def test_edge_moment_and_stable_rank():

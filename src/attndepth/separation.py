@@ -62,7 +62,7 @@ def residual_block_ranks(config: SeprankConfig, seed: int = 0,
     The top-degree part of f with ρ = 1 is f with ρ = 0 and the same weights,
     and the coefficient matrix of f (ρ = 1) is block triangular with f⁰'s
     degree blocks on its anti-diagonal, so sep(f) ≥ Σ_a sep(f⁰_a) (proof:
-    :func:`attndepth.theory.residual_rank.check_residual_top_part`). The
+    :func:`attndepth.theory.residual_rank.confirm_residual_top_part`). The
     weights drawn from ``seed`` do not depend on ρ, so measuring f⁰'s blocks
     with this seed measures exactly those anti-diagonal blocks. Their
     certified sum is a lower bound of the generic rank with ρ = 1; when it

@@ -22,9 +22,9 @@ from attndepth.simulations.models.sphere_dynamics import (
 )
 from attndepth.simulations.presets import WENDEL_LEVEL
 from attndepth.theory.clustering import (
-    check_beta_zero_solution,
-    check_orthogonal_start_ode,
-    check_wendel_identities,
+    confirm_beta_zero_solution,
+    confirm_orthogonal_start_ode,
+    confirm_wendel_identities,
     orthogonal_start_rate,
     wendel_probability,
 )
@@ -45,7 +45,7 @@ SYMMETRY_TOLERANCE = 1e-9
     tolerance=(f"max |γ_tokens − γ_ODE| ≤ {GAMMA_TOLERANCE}; pairwise spread ≤ "
                f"{SYMMETRY_TOLERANCE}; SymPy: derived ODE = reported ODE, β = 0 solution exact"),
     presets=presets.GESHKOVSKI_ORTHOGONAL,
-    theory=(orthogonal_start_rate, check_orthogonal_start_ode, check_beta_zero_solution),
+    theory=(orthogonal_start_rate, confirm_orthogonal_start_ode, confirm_beta_zero_solution),
     simulation=(orthonormal_tokens, integrate_tokens, off_diagonal_inner_products,
                 integrate_scalar),
     test=f"{TESTS}::test_orthogonal_start_matches_tanh_for_two_tokens",
@@ -65,8 +65,8 @@ SYMMETRY_TOLERANCE = 1e-9
 def verify_orthogonal_start(seed: int, tokens: int, beta: float, extra_width: int,
                             horizon: float) -> Outcome:
     """Integrate n orthogonal tokens and the scalar ODE; compare γ(t) on a time grid."""
-    derived = check_orthogonal_start_ode(tokens)
-    closed_form = check_beta_zero_solution(tokens)
+    derived = confirm_orthogonal_start_ode(tokens)
+    closed_form = confirm_beta_zero_solution(tokens)
     times = np.linspace(0.0, horizon, 41)
     X = integrate_tokens(orthonormal_tokens(tokens, tokens + extra_width, seed), beta, times)
     inner = off_diagonal_inner_products(X)
@@ -104,7 +104,7 @@ CLUSTER_HORIZON = 1e4
                f"of the Monte Carlo fraction; diameter ≤ {CLUSTER_DIAMETER:g} by t = "
                f"{CLUSTER_HORIZON:g}; exact identities of the formula"),
     presets=presets.GESHKOVSKI_CLUSTER,
-    theory=(wendel_probability, check_wendel_identities),
+    theory=(wendel_probability, confirm_wendel_identities),
     simulation=(hemisphere_fraction, hemisphere_tokens, integrate_tokens, cluster_diameter),
     test=f"{TESTS}::test_single_cluster_reports_the_collapse_time",
     figure="geshkovski_cluster",
@@ -125,7 +125,7 @@ CLUSTER_HORIZON = 1e4
 def verify_single_cluster(seed: int, tokens: int, dimension: int, beta: float,
                           trials: int) -> Outcome:
     """Monte Carlo hemisphere fraction against Wendel; the flow from a hemisphere start."""
-    identities = check_wendel_identities(8)
+    identities = confirm_wendel_identities(8)
     probability = wendel_probability(tokens, dimension)
     hits = hemisphere_fraction(tokens, dimension, trials, seed)
     interval = binomtest(hits, trials).proportion_ci(confidence_level=WENDEL_LEVEL)

@@ -9,7 +9,7 @@ from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.simulations.exact.polynomial import measure_homogeneity, measure_structure
 from attndepth.theory.separation_rank import (
-    check_structural_lemma,
+    confirm_structural_lemma,
     homogeneous_degrees,
     output_degree,
     random_integer_weights,
@@ -103,10 +103,10 @@ def verify_degree(seed: int, width: int, depth: int, heads: int, tokens: int,
         "quick": dict(width=4, depth=3, heads=2, tokens=6, batch=4, symbolic_depth=2),
         "full": dict(width=8, depth=4, heads=4, tokens=8, batch=16, symbolic_depth=2),
     },
-    theory=(check_structural_lemma,),
+    theory=(confirm_structural_lemma,),
     simulation=(measure_structure,),
     test=f"{TESTS}::test_levine_structure",
-    wrong_theory={"check_structural_lemma": lambda *args: False},
+    wrong_theory={"confirm_structural_lemma": lambda *args: False},
     # the lemma is proved (Levine et al. 2020, §4; the SymPy identity checks it exactly):
     # the float stacks can disagree with it only through a software bug
     kind="consistency",
@@ -118,7 +118,7 @@ def verify_degree(seed: int, width: int, depth: int, heads: int, tokens: int,
 def verify_structure(seed: int, width: int, depth: int, heads: int, tokens: int,
                             batch: int, symbolic_depth: int) -> Outcome:
     """f at P positions depends on x_Q only through M_Q = Σ_{j∈Q} x^j x^jᵀ."""
-    lemma_ok = all(check_structural_lemma(2, 3, symbolic_depth, 1, residual, seed)
+    lemma_ok = all(confirm_structural_lemma(2, 3, symbolic_depth, 1, residual, seed)
                    for residual in (0, 1))
     found = [measure_structure(width, depth, heads, tokens, batch, seed, residual)
              for residual in (0, 1)]

@@ -18,17 +18,17 @@ from attndepth.simulations.measures.rem import rem_participation, wide_layer_map
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory import correlation_map as correlation_theory
 from attndepth.theory.correlation_map import (
-    check_critical_beta,
-    check_inverse_square,
+    confirm_critical_beta,
+    confirm_inverse_square,
     critical_beta,
     energy_scale,
     limit_participation,
 )
 from attndepth.theory.residual_scaling import (
     SCALINGS,
-    check_finite_width_term,
-    check_limits,
-    check_uniform_attention_recursion,
+    confirm_finite_width_term,
+    confirm_limits,
+    confirm_uniform_attention_recursion,
     cosine_from_log_odds,
     finite_width_growth,
     log_odds_growth,
@@ -82,7 +82,7 @@ COSINE_TOLERANCE = 0.05
                f"±{COSINE_TOLERANCE}; SymPy: the recursion and the three limits"),
     presets=presets.NOCI,
     theory=(finite_width_growth, log_odds_growth, residual_scale, cosine_from_log_odds,
-            check_limits, check_uniform_attention_recursion, check_finite_width_term),
+            confirm_limits, confirm_uniform_attention_recursion, confirm_finite_width_term),
     simulation=(alignment_sample,),
     test=f"{TESTS}::test_residual_scaling_reports_the_departure_at_temperature_one",
     figure="noci_residual_scaling",
@@ -131,8 +131,8 @@ COSINE_TOLERANCE = 0.05
 def verify_residual_scaling(seed: int, tokens: int, width: int, depths: tuple[int, ...],
                             temperature: float, batch: int) -> Outcome:
     """Residual stacks with α ∈ {1, 1/√L, 1/L}: log-odds growth against L ln(1 + α²)."""
-    symbolic = (check_limits() and check_uniform_attention_recursion()
-                and check_finite_width_term())
+    symbolic = (confirm_limits() and confirm_uniform_attention_recursion()
+                and confirm_finite_width_term())
     rows, misses = [], []
     per_stack: dict[str, list[float]] = {}
     for depth in depths:
@@ -246,8 +246,8 @@ def _intercept(widths: np.ndarray, means: np.ndarray, errors: np.ndarray) -> tup
                f"1e300) within {LIMIT_TOLERANCE} of (1 − β_c/β)₊ (inconclusive within "
                f"{CRITICAL_WINDOW} of β = β_c); SymPy: β_c from the freezing condition"),
     presets=presets.GIORLANDINO,
-    theory=(critical_beta, limit_participation, energy_scale, check_critical_beta,
-            check_inverse_square),
+    theory=(critical_beta, limit_participation, energy_scale, confirm_critical_beta,
+            confirm_inverse_square),
     simulation=(wide_layer_map, rem_participation),
     test=f"{TESTS}::test_correlation_map_below_the_critical_beta_collapses",
     figure="giorlandino_correlation_map",
@@ -268,7 +268,7 @@ def _intercept(widths: np.ndarray, means: np.ndarray, errors: np.ndarray) -> tup
 def verify_correlation_map(seed: int, overlap: float, ratio: float, tokens: int,
                            widths: tuple[int, ...], samples: int) -> Outcome:
     """Wide layers at β = ratio·β_c against the REM participation at T and as T → ∞."""
-    symbolic = check_critical_beta() and check_inverse_square()
+    symbolic = confirm_critical_beta() and confirm_inverse_square()
     beta = design_beta(overlap, ratio)
     finite = rem_participation(tokens, energy_scale(overlap, beta, tokens))
     maps = [wide_layer_map(tokens, d, overlap, beta, seed, samples) for d in widths]

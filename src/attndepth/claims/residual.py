@@ -29,7 +29,7 @@ from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block_ranks
 from attndepth.simulations.exact.seprank import certified_rank
 from attndepth.theory.residual_rank import (
-    check_residual_top_part,
+    confirm_residual_top_part,
     grouped_bound,
     predicted_residual_rank,
 )
@@ -75,7 +75,7 @@ FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [(3, 3, 1, 6, 1, 3), (3, 3, 1, 4, 1
     tolerance="exact integers: equal ranks; ρ = 1 rank ≥ ρ = 0 rank and the two bounds (d) "
               "equal (the proved parts)",
     presets={"quick": dict(configs=QUICK_CONFIGS), "full": dict(configs=FULL_CONFIGS)},
-    theory=(check_residual_top_part, separation_rank_bounds, predicted_residual_rank),
+    theory=(confirm_residual_top_part, separation_rank_bounds, predicted_residual_rank),
     simulation=(measure_block_ranks, certified_rank),
     test=f"{TESTS}::test_residual_rank_holds_and_a_wrong_theory_fails",
     figure=None,  # pairs of equal integers: the note and theory §1 list them; no curve to draw
@@ -98,7 +98,7 @@ FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [(3, 3, 1, 6, 1, 3), (3, 3, 1, 4, 1
 )
 def verify_residual_rank(seed: int, configs: list[Config]) -> Outcome:
     """Whole-matrix ranks with ρ = 1 against the degree-block ranks with ρ = 0."""
-    top_parts = all(check_residual_top_part(*network) for network in TOP_PART_CHECKS)
+    top_parts = all(confirm_residual_top_part(*network) for network in TOP_PART_CHECKS)
     rows, unequal, below, bound_changes, proved = [], [], [], [], 0
     for config in map(tuple, configs):
         if len(config) != 6 or config[4] != 1:

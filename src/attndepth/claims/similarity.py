@@ -48,10 +48,10 @@ from attndepth.simulations.models.stacks import (
     run_stack,
 )
 from attndepth.simulations.models.stochastic import sinkhorn
-from attndepth.theory.rank_collapse import check_depth_bound, convergence_order, required_gamma
+from attndepth.theory.rank_collapse import confirm_depth_bound, convergence_order, required_gamma
 from attndepth.theory.similarity import (
-    check_centring_commutes,
-    check_invariant_eigenspace,
+    confirm_centring_commutes,
+    confirm_invariant_eigenspace,
     fixed_matrix_slope,
     multihead_contraction_bound,
     postln_rate,
@@ -75,10 +75,10 @@ EIGENSPACE_TOLERANCE = 1e-12
         "quick": dict(tokens=8, width=16, heads=2, depth=8, batch=4, symbolic_tokens=3),
         "full": dict(tokens=32, width=64, heads=4, depth=32, batch=16, symbolic_tokens=5),
     },
-    theory=(check_invariant_eigenspace,),
+    theory=(confirm_invariant_eigenspace,),
     simulation=(run_stack, invariant_eigenspace_defects),
     test="tests/test_claims_drawn_sizes.py::test_yuzhang_invariant_eigenspace",
-    wrong_theory={"check_invariant_eigenspace": lambda tokens: False},
+    wrong_theory={"confirm_invariant_eigenspace": lambda tokens: False},
     # softmax rows sum to 1 by construction: only a software bug can break P1 = 1
     kind="consistency",
     family=Family(parameters={"tokens": (1, 2, 3, 4, 6), "width": (2, 4, 8), "heads": (1, 2),
@@ -89,7 +89,7 @@ EIGENSPACE_TOLERANCE = 1e-12
 def verify_invariant_eigenspace(seed: int, tokens: int, width: int, heads: int, depth: int,
                                  batch: int, symbolic_tokens: int) -> Outcome:
     """P1 = 1 and QᵀPQ block upper triangular, for every variant (and a causal mask)."""
-    proved = check_invariant_eigenspace(symbolic_tokens)
+    proved = confirm_invariant_eigenspace(symbolic_tokens)
     worst_row, worst_block = 0.0, 0.0
     for variant in VARIANTS:
         for causal in (False, True):
@@ -448,10 +448,10 @@ def verify_contraction_bound(seed: int, depth: int, tokens: int, width: int, bat
     tolerance="centring ≤ 1e-12; identity ≤ 1e-10; scaling effect reported",
     presets={"quick": dict(depth=32, tokens=16, width=32, batch=8),
              "full": dict(depth=96, tokens=32, width=128, batch=32)},
-    theory=(check_centring_commutes, scaling_commutator_norm),
+    theory=(confirm_centring_commutes, scaling_commutator_norm),
     simulation=(layer_norm_effects,),
     test=f"{TESTS}::test_claim_holds_at_small_size",
-    wrong_theory={"check_centring_commutes": lambda: False},
+    wrong_theory={"confirm_centring_commutes": lambda: False},
     # two algebraic identities (SymPy proves both) measured on float stacks: only a
     # software bug can fail them; the size of the scaling effect is reported, not judged
     kind="consistency",
@@ -460,7 +460,7 @@ def verify_contraction_bound(seed: int, depth: int, tokens: int, width: int, bat
 )
 def verify_layernorm(seed: int, depth: int, tokens: int, width: int, batch: int) -> Outcome:
     """LN's centring commutes with Π; its scaling's commutator equals the scale spread."""
-    symbolic = check_centring_commutes() and scaling_commutator_norm(3)
+    symbolic = confirm_centring_commutes() and scaling_commutator_norm(3)
     config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
     effects = layer_norm_effects(config, batch, seed)
     identity_gap = float(np.max(np.abs(effects.scaling_commutator - effects.scale_spread)))
@@ -655,7 +655,7 @@ def _orders(variant: str, seed: int, depth: int, tokens: int, width: int, batch:
     statement="Pure attention loses rank doubly exponentially: order of convergence 3.",
     tolerance=f"median order within {ORDER_TOLERANCE} of the predicted order",
     presets=presets.DONG,
-    theory=(convergence_order, check_depth_bound, required_gamma),
+    theory=(convergence_order, confirm_depth_bound, required_gamma),
     simulation=(relative_residuals, convergence_orders, draw_softmax_weights),
     test=f"{TESTS}::test_claim_holds_at_small_size",
     figure="dong_collapse",
@@ -668,7 +668,7 @@ def _orders(variant: str, seed: int, depth: int, tokens: int, width: int, batch:
 def verify_dong_collapse(seed: int, depth: int, tokens: int, width: int, batch: int,
                          temperature: float) -> Outcome:
     """Pure attention: order of convergence ≈ 3; the γ each layer needs for Dong's bound."""
-    symbolic = check_depth_bound()
+    symbolic = confirm_depth_bound()
     order = convergence_order(skip=False)
     orders, residuals = _orders("pure", seed, depth, tokens, width, batch, temperature)
     if orders.size == 0:

@@ -17,9 +17,9 @@ from attndepth.theory.spectral_gap import (
     SPECTRAL_EXPONENT,
     bulk_edge,
     bulk_second_moment,
-    check_markov_moments,
-    check_outlier_removal_identity,
     collapsed_stable_rank,
+    confirm_markov_moments,
+    confirm_outlier_removal_identity,
     fix_difference,
 )
 
@@ -57,7 +57,7 @@ KEY_QUERY_SIZES = 3
                f"SymPy identities"),
     presets=presets.NADERI,
     theory=(bulk_edge, bulk_second_moment, collapsed_stable_rank, fix_difference,
-            check_markov_moments, check_outlier_removal_identity),
+            confirm_markov_moments, confirm_outlier_removal_identity),
     simulation=(spectrum_sample,),
     test=f"{TESTS}::test_spectral_gap_reports_the_key_query_departure",
     figure="naderi_spectral_gap",
@@ -147,4 +147,4 @@ def verify_spectral_gap(seed: int, scale: float, width: int, tokens: tuple[int, 
 @cache
 def _identities() -> bool:
     """The SymPy identities (exact and seed-free: checked once per process)."""
-    return bool(check_markov_moments() and check_outlier_removal_identity())
+    return bool(confirm_markov_moments() and confirm_outlier_removal_identity())

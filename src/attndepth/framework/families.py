@@ -116,9 +116,14 @@ class Family:
         """All values of a parameter: the exhaustive ones, then those beyond."""
         return self.parameters[name] + self.beyond.get(name, ())
 
-    def size(self, member: Member) -> tuple:
-        """Order of members: the positions of their values, compared in parameter order."""
+    def order(self, member: Member) -> tuple:
+        """A member's place among the members: the positions of its values, compared in
+        parameter order (a sort key; the smallest counterexample sorts first)."""
         return tuple(self.values(name).index(member[name]) for name in self.parameters)
+
+    def size(self) -> int:
+        """The number of members of the exhaustive part (those satisfying the constraints)."""
+        return sum(1 for _ in self.exhaustive())
 
     def kwargs(self, member: Member) -> dict[str, Any]:
         """Keyword arguments of the verify function for one member."""
@@ -136,12 +141,8 @@ class Family:
         parts += [description for description, _ in self.constraints]
         return "; ".join(parts)
 
-    def exhaustive_count(self) -> int:
-        """Members of the exhaustive part."""
-        return sum(1 for _ in self.exhaustive())
-
     def grid_size(self) -> int:
-        """Size of the whole grid before constraints (for messages)."""
+        """Size of the whole grid, exhaustive and beyond values, before constraints."""
         return math.prod(len(self.values(name)) for name in self.parameters)
 
 

@@ -293,11 +293,11 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
     drawn, beyond = (_random_phase(found, seed, draws, results, progress) if draws
                      else ([], 0))
     everything = {**results, **{_key(r.member): r for r in drawn}}
-    ordered = sorted(everything.values(), key=lambda r: found.family.size(r.member))
+    ordered = sorted(everything.values(), key=lambda r: found.family.order(r.member))
     counterexamples = [r for r in ordered if r.verdict in FAILING]
     return SearchReport(
         claim=claim_id, family=found.family.describe(),
-        exhaustive_total=found.family.exhaustive_count(), exhaustive_checked=len(results),
+        exhaustive_total=found.family.size(), exhaustive_checked=len(results),
         drawn=len([r for r in drawn if r.phase == "drawn"]), drawn_beyond=beyond,
         counterexamples=counterexamples,
         inconclusive=sum(r.verdict == "inconclusive" for r in everything.values()),

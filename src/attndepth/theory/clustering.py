@@ -25,7 +25,7 @@ G_ii = 1, G_ij = γ,
 
 For β = 0 the equation is γ′ = 2(1 − γ)(1 + (n − 1)γ)/n, solved by
 γ(t) = (1 − e^{−2t}) / (1 + (n − 1) e^{−2t}) (n = 2: γ = tanh t), checked
-by :func:`check_beta_zero_solution`.
+by :func:`confirm_beta_zero_solution`.
 
 One hemisphere [paper]: tokens that start in one open hemisphere converge to
 a single point. How often does that happen for random tokens? Wendel (1962):
@@ -80,7 +80,7 @@ def derive_orthogonal_start_rate(tokens: int) -> sp.Expr:
     return 2 * projected / partition
 
 
-def check_orthogonal_start_ode(tokens: int) -> bool:
+def confirm_orthogonal_start_ode(tokens: int) -> bool:
     """The derived γ′ equals the reported one, identically in γ and β (SymPy)."""
     difference = derive_orthogonal_start_rate(tokens) - orthogonal_start_rate_expression(tokens)
     return sp.simplify(difference) == 0
@@ -92,7 +92,7 @@ def beta_zero_solution(tokens: int | sp.Symbol) -> sp.Expr:
     return (1 - decay) / (1 + (tokens - 1) * decay)
 
 
-def check_beta_zero_solution(tokens: int | None = None) -> bool:
+def confirm_beta_zero_solution(tokens: int | None = None) -> bool:
     """The β = 0 solution satisfies γ′ = rate(γ) and γ(0) = 0 (symbolic n if ``tokens`` is None)."""
     n = sp.Symbol("n", positive=True) if tokens is None else _check_tokens(tokens)
     gamma = beta_zero_solution(n)
@@ -145,7 +145,7 @@ def wendel_probability(tokens: int, dimension: int) -> sp.Rational:
                        2 ** (tokens - 1))
 
 
-def check_wendel_identities(max_tokens: int = 12) -> bool:
+def confirm_wendel_identities(max_tokens: int = 12) -> bool:
     """Exact checks of :func:`wendel_probability`: 1 for n ≤ d, ½ for n = 2d (symmetry of
     the binomial sum), and the recursion P(n+1, d) = (P(n, d) + P(n, d−1))/2."""
     for n in range(1, max_tokens + 1):

@@ -25,7 +25,7 @@ in j and cancels in the softmax, so row i of A is the Gibbs measure of a
 
 Y₂ = Σ_j A_ij² the participation ratio. The REM freezes at λ = √(2 ln T),
 i.e. β√(1 − p) = √2 (:func:`critical_beta`, solved by SymPy in
-:func:`check_critical_beta`), and E Y₂ → 1 − β_c/β above it, 0 below
+:func:`confirm_critical_beta`), and E Y₂ → 1 − β_c/β above it, 0 below
 (Derrida 1981; the Poisson–Dirichlet law of the frozen Gibbs weights): the
 reported map. The cross overlap p′ = p + (1 − p) Σ_j A_ij A_kj (i ≠ k) is the
 overlap of two REMs whose energies are correlated with coefficient p; it
@@ -37,7 +37,7 @@ Finite T [derived]. With 1/Z² = ∫₀^∞ t e^{−tZ} dt and t = e^u,
 
 g ~ N(0, 1): a one-dimensional integral of Gaussian averages, evaluated by
 quadrature in :func:`attndepth.simulations.measures.rem.rem_participation` for any T
-(also T = e^{690}, where it reaches the limit; :func:`check_inverse_square`
+(also T = e^{690}, where it reaches the limit; :func:`confirm_inverse_square`
 checks the identity).
 """
 
@@ -71,7 +71,7 @@ def critical_beta_expression() -> sp.Expr:
     return next(root for root in roots if root.subs(p, 0) > 0)
 
 
-def check_critical_beta() -> bool:
+def confirm_critical_beta() -> bool:
     """SymPy: the freezing condition gives the reported β_c = √(2/(1 − p))."""
     p = sp.Symbol("p", positive=True)
     reported = sp.sqrt(2 / (1 - p))
@@ -107,7 +107,7 @@ def energy_scale(overlap: float, beta: float, tokens: int) -> float:
     return _check_beta(beta) * math.sqrt((1.0 - _check_overlap(overlap)) * math.log(tokens))
 
 
-def check_inverse_square() -> bool:
+def confirm_inverse_square() -> bool:
     """SymPy: 1/Z² = ∫₀^∞ t e^{−tZ} dt for Z > 0 (the identity behind the finite-T integral)."""
     t, z = sp.symbols("t Z", positive=True)
     return sp.simplify(sp.integrate(t * sp.exp(-t * z), (t, 0, sp.oo)) - 1 / z**2) == 0

@@ -54,7 +54,7 @@ def depth_one_separation_rank(width: int) -> int:
     of x_Q, so their coefficient matrices occupy disjoint columns and the
     ranks add: sep = 1 + d at the witness, hence generically (the generic
     rank is the maximum over weights). With ρ = 1, sep(ρ = 1) ≥ sep(ρ = 0)
-    (:func:`attndepth.theory.residual_rank.check_residual_top_part`) and bound
+    (:func:`attndepth.theory.residual_rank.confirm_residual_top_part`) and bound
     (d) is the same, so again d + 1. Checked exactly at the witness by
     :func:`depth_one_witness_rank`.
     """

@@ -59,7 +59,7 @@ def depth_bound(layers: int | sp.Symbol = depth) -> sp.Expr:
     return one_layer_constant() ** ((three_to_l - 1) / 2) * residual_norm ** three_to_l
 
 
-def check_depth_bound(max_layers: int = 5) -> bool:
+def confirm_depth_bound(max_layers: int = 5) -> bool:
     """Iterate the one-layer bound symbolically and compare with :func:`depth_bound`."""
     e = residual_norm
     for layers in range(1, max_layers + 1):

@@ -1,7 +1,7 @@
 """The residual connection (ρ = 1) and the separation rank (theory document §1).
 
 With ρ = 1 the output has parts of every degree up to 3^L; its top-degree part
-is the ρ = 0 network (:func:`check_residual_top_part`), which gives the lower
+is the ρ = 0 network (:func:`confirm_residual_top_part`), which gives the lower
 bound sep(ρ = 1) ≥ sep(ρ = 0); the staircase bound (d) of
 :func:`attndepth.theory.separation_rank.separation_rank_bounds` gives the
 upper side. Checked as ``levine.residual-rank``.
@@ -22,7 +22,7 @@ from attndepth.theory.separation_rank import (
 )
 
 
-def check_residual_top_part(width: int = 2, tokens: int = 3, depth: int = 2,
+def confirm_residual_top_part(width: int = 2, tokens: int = 3, depth: int = 2,
                             heads: int = 1, seed: int = 0) -> bool:
     """Verify that the top-degree part of the ρ = 1 network is the ρ = 0 network, exactly.
 

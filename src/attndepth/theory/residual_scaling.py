@@ -16,7 +16,7 @@ and R = (I − Π)X. With A = Π:
     (I − Π) X′ = R                 (the spread of the tokens is unchanged),
     m′ᵀ = mᵀ (I + α W),   E|m′|² = |m|² (1 + α²).
 
-Both identities are exact algebra (:func:`check_uniform_attention_recursion`).
+Both identities are exact algebra (:func:`confirm_uniform_attention_recursion`).
 Token similarity t_sim = ‖ΠX‖_F²/‖X‖_F² = n|m|²/(n|m|² + ‖R‖_F²), so its
 log-odds ℓ = ln(t_sim/(1 − t_sim)) = ln(n|m|²/‖R‖_F²) grows per layer by
 ln Y, Y = |m′|²/|m|², with E Y = 1 + α². In the limit d → ∞ (Y → 1 + α²)
@@ -37,7 +37,7 @@ central moment is O(d⁻²))::
            = ln(1 + α²) − 2α²/(d(1 + α²)) + O(d⁻²),
     ℓ_L − ℓ_0 = L [ln(1 + α²) − 2α²/(d(1 + α²))]              (**)
 
-(:func:`finite_width_growth`; SymPy: :func:`check_finite_width_term`). The
+(:func:`finite_width_growth`; SymPy: :func:`confirm_finite_width_term`). The
 term is O(α²/d), not O(α⁴/d): relative to ln(1 + α²) it is −1/(d ln 2) at
 α = 1 and tends to −2/d as α → 0, so no scaling of the branch removes it.
 With a single Gaussian W in place of the product W_V W_O, E|g|⁴ = 1 + 2/d
@@ -134,7 +134,7 @@ def finite_width_growth(depth: int, scale: float, width: int,
 
 
 @lru_cache(maxsize=2)
-def check_finite_width_term(product_weights: bool = True) -> bool:
+def confirm_finite_width_term(product_weights: bool = True) -> bool:
     """SymPy: Var Y/(2(1 + α²)²) from the Gaussian moments equals the term of (**) to O(1/d).
 
     The fourth moment of |h|² ~ χ²_d/d comes from ``sympy.stats``; the check
@@ -168,7 +168,7 @@ def cosine_from_log_odds(log_odds: float, tokens: int) -> float:
     return (tokens * similarity - 1.0) / (tokens - 1)
 
 
-def check_uniform_attention_recursion(tokens: int = 3, width: int = 2) -> bool:
+def confirm_uniform_attention_recursion(tokens: int = 3, width: int = 2) -> bool:
     """SymPy: with A = Π, (I − Π)(X + αΠXW) = (I − Π)X and Π(X + αΠXW) = ΠX(I + αW)."""
     if tokens < 2 or width < 1:
         raise InvalidParameter("tokens must be >= 2 and width >= 1")
@@ -183,7 +183,7 @@ def check_uniform_attention_recursion(tokens: int = 3, width: int = 2) -> bool:
     return spread == sp.zeros(tokens, width) and mean == sp.zeros(tokens, width)
 
 
-def check_limits() -> bool:
+def confirm_limits() -> bool:
     """SymPy: the three limits of L ln(1 + α²) are ∞, 1 and 0."""
     return (limit_of_growth("1") == sp.oo and limit_of_growth("1/sqrt(L)") == 1
             and limit_of_growth("1/L") == 0)

@@ -178,7 +178,7 @@ def structural_form(
     return G
 
 
-def check_structural_lemma(width: int = 2, tokens: int = 3, depth: int = 2,
+def confirm_structural_lemma(width: int = 2, tokens: int = 3, depth: int = 2,
                            heads: int = 1, residual: int = 0, seed: int = 0) -> bool:
     """Verify ``Y^L = X G_L(XᵀX)ᵀ`` (row i: y^{L,i} = G_L(M_0) x^i) exactly.
 
@@ -439,7 +439,7 @@ def separation_rank_bounds(width: int, depth: int, p_size: int, q_size: int,
         h_P(K − a) becomes the smaller and row(K − a) ≤ h_P(K − a) above it
         shows that it is at most the ρ = 0 bound (d) whenever
         a ↦ [h_Q(a) ≤ h_P(K − a)] switches once (tested over a range of sizes).
-        With :func:`attndepth.theory.residual_rank.check_residual_top_part`
+        With :func:`attndepth.theory.residual_rank.confirm_residual_top_part`
         (sep with ρ = 1 ≥ sep with ρ = 0)
         this pins the ρ = 1 rank wherever the ρ = 0 rank meets its bound (d).
     """

@@ -72,7 +72,7 @@ def invariant_eigenspace_form(P: sp.Matrix) -> sp.Matrix:
     return (Q.T * P * Q).applyfunc(sp.simplify)
 
 
-def check_invariant_eigenspace(tokens: int) -> bool:
+def confirm_invariant_eigenspace(tokens: int) -> bool:
     """Prove the lemma for generic row-stochastic P of size n, symbolically.
 
     Returns True when the first column of QᵀPQ is exactly e₁ and
@@ -138,7 +138,7 @@ def multihead_contraction_bound(r: float, sigma2_heads: list[float], leakage_hea
     return numerator / denominator if denominator > 0 else float("inf")
 
 
-def check_contraction_identity(tokens: int = 3) -> bool:
+def confirm_contraction_identity(tokens: int = 3) -> bool:
     """Symbolic check of ΠP(I−Π) = (1/n)·1(Pᵀ1 − 1)ᵀ(I−Π) for generic row-stochastic P."""
     P = generic_row_stochastic(tokens)
     n = P.shape[0]
@@ -434,7 +434,7 @@ def rate_arguments(config) -> dict:
             "residual_scale": block.residual_scale, "norm_kind": block.norm_kind}
 
 
-def check_rate_limit() -> bool:
+def confirm_rate_limit() -> bool:
     """The post-LN rate tends to ln 2 as d → ∞ and s → 0 (SymPy limit)."""
     rate = postln_rate_expression("post-ln")
     limit = sp.limit(sp.limit(rate, width_symbol, sp.oo), s_realised, 0)
@@ -446,7 +446,7 @@ def check_rate_limit() -> bool:
 # --------------------------------------------------------------------------
 
 
-def check_deescalation_algebra(tokens: int = 3) -> bool:
+def confirm_deescalation_algebra(tokens: int = 3) -> bool:
     """Π(I − τΠ) = (1 − τ)Π and (I−Π)(I − τΠ) = I − Π, symbolically in τ.
 
     So (I − τΠ) scales the mean part by 1 − τ and leaves the diversity part
@@ -460,7 +460,7 @@ def check_deescalation_algebra(tokens: int = 3) -> bool:
     return first == sp.zeros(n, n) and second == sp.zeros(n, n)
 
 
-def check_centring_commutes(tokens: int = 3, width: int = 3) -> bool:
+def confirm_centring_commutes(tokens: int = 3, width: int = 3) -> bool:
     """LN's centring acts on the right: Π(XC) = (ΠX)C for symbolic X (n × d)."""
     X = sp.Matrix(tokens, width, sp.symbols(f"x_0:{tokens * width}"))
     C = sp.eye(width) - sp.ones(width, width) / width

@@ -34,7 +34,7 @@ What this project adds [derived]:
 
   so the two coincide for a given X exactly when Xᵀ(Aᵀ1 − 1) = 0, and for
   every X exactly when A is doubly stochastic (Aᵀ1 = 1); in general they
-  differ by a rank-one matrix (:func:`check_outlier_removal_identity`).
+  differ by a rank-one matrix (:func:`confirm_outlier_removal_identity`).
   Also (I − Π)A = (I − Π)(A − Π) because (I − Π)Π = 0, so
   ‖(I − Π)A‖₂ ≤ ‖A − Π‖₂: Yu & Zhang's de-escalation removes at least as
   much as the outlier removal. For a random Markov matrix the column sums
@@ -108,7 +108,7 @@ def fix_difference(tokens: int) -> float:
     return 1.0 / math.sqrt(tokens)
 
 
-def check_markov_moments() -> bool:
+def confirm_markov_moments() -> bool:
     """SymPy: the log-normal mean and variance give κ² = e^{s²} − 1 exactly."""
     s, g = sp.symbols("s g", positive=True)
     density = sp.exp(-g**2 / 2) / sp.sqrt(2 * sp.pi)
@@ -118,7 +118,7 @@ def check_markov_moments() -> bool:
     return sp.simplify(ratio - (sp.exp(s**2) - 1)) == 0
 
 
-def check_outlier_removal_identity(tokens: int = 3, width: int = 2) -> bool:
+def confirm_outlier_removal_identity(tokens: int = 3, width: int = 2) -> bool:
     """SymPy, for symbolic row-stochastic A (T × T) and X (T × d):
 
     (A − Π)X − (I − Π)AX = (1/T) 1 (Aᵀ1 − 1)ᵀ X  and  (I − Π)A = (I − Π)(A − Π).
