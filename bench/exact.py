@@ -15,7 +15,7 @@ from attndepth.simulations.exact.grid_evaluation import (
 )
 from attndepth.simulations.exact.modular import DEFAULT_PRIME, rank_mod
 from attndepth.simulations.exact.partitions import make_partition
-from attndepth.simulations.exact.seprank import SeprankConfig, measure_rank
+from attndepth.simulations.exact.separation_rank import SeparationRankConfig, rank_from_grids
 from attndepth.simulations.models.linear_attention import draw_linear_attention_weights
 from attndepth.simulations.threads import available_cores
 from attndepth.theory.separation_rank import separation_rank_bounds
@@ -40,10 +40,10 @@ def exact_rank_overhead(width: int, depth: int, tokens: int) -> dict:
     with FLINT on every core, the machine's own limit.
     """
     bounds = separation_rank_bounds(width, depth, (tokens + 1) // 2, tokens // 2)
-    config = SeprankConfig(width=width, depth=depth, tokens=tokens)
+    config = SeparationRankConfig(width=width, depth=depth, tokens=tokens)
     size = bounds.best + 8
     start = time.perf_counter()
-    certificate = measure_rank(config, 0, rank_cap=bounds.best, start_points=size)
+    certificate = rank_from_grids(config, 0, rank_cap=bounds.best, start_points=size)
     pipeline = time.perf_counter() - start
     weights, split, XP, XQ = _grid(width, depth, tokens, size)
     F = evaluate_structured(weights, split, XP, XQ, 0)
@@ -128,8 +128,9 @@ def largest_certified(limit_seconds: float) -> dict:
         if bounds.best > 6000:
             continue
         start = time.perf_counter()
-        certificate = measure_rank(SeprankConfig(width=width, depth=depth, tokens=tokens), 0,
-                                   rank_cap=bounds.best, start_points=bounds.best + 8)
+        config = SeparationRankConfig(width=width, depth=depth, tokens=tokens)
+        certificate = rank_from_grids(config, 0, rank_cap=bounds.best,
+                                      start_points=bounds.best + 8)
         seconds = time.perf_counter() - start
         if seconds <= limit_seconds and (best is None or certificate.rank > best["rank"]):
             best = {"config": f"d={width}, L={depth}, N={tokens}", "rank": certificate.rank,

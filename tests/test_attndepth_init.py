@@ -16,7 +16,7 @@ def test_public_name_resolves(name):
 
 def test_required_names_are_public():
     assert {"Claim", "Outcome", "register", "run_claim", "run_claims", "StackConfig",
-            "run_stack", "SeprankConfig", "measure_rank",
+            "run_stack", "SeparationRankConfig", "measure_rank",
             "separation_rank_bounds"} <= set(attndepth.__all__)
 
 

@@ -10,7 +10,7 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 DEEPNORM = EXAMPLES / "deepnorm" / "deepnorm_claims.py"
-DEFICIT = EXAMPLES / "seprank_conjecture" / "two_head_deficit.py"
+DEFICIT = EXAMPLES / "separation_rank_conjecture" / "two_head_deficit.py"
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from attndepth.claims.seprank import exact_rank
+from attndepth.claims.separation_rank import exact_rank
 from attndepth.framework import registry as claims
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Claim, Outcome, verdict_from

@@ -12,7 +12,7 @@ from hypothesis.extra.numpy import arrays
 
 from attndepth.simulations.exact.modular import check_prime
 from attndepth.simulations.exact.partitions import make_partition
-from attndepth.simulations.exact.seprank import SeprankConfig, measure_rank
+from attndepth.simulations.exact.separation_rank import SeparationRankConfig, rank_from_grids
 from attndepth.simulations.measures.fitting import linear_fit, power_law_fit, transition_depth
 from attndepth.simulations.measures.similarity import (
     attention_spectra,
@@ -73,9 +73,9 @@ def test_fuzz_partitions(spec, tokens, position):
        st.sampled_from([2147483647, 2147483629, 15, 7, 2**31 + 11]))
 def test_fuzz_measure_rank(width, depth, heads, tokens, residual, method, prime):
     def call():
-        config = SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
-                               residual=residual)
-        measure_rank(config, 0, method, prime, max_points=64)
+        config = SeparationRankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
+                                      residual=residual)
+        rank_from_grids(config, 0, method, prime, max_points=64)
 
     _value_error_or_success(call)
 

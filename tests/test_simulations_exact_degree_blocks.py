@@ -13,7 +13,7 @@ from attndepth.simulations.exact.degree_blocks import (
 )
 from attndepth.simulations.exact.grid_evaluation import evaluate_structured
 from attndepth.simulations.exact.partitions import make_partition
-from attndepth.simulations.exact.seprank import SeprankConfig, certified_rank
+from attndepth.simulations.exact.separation_rank import SeparationRankConfig, certified_rank
 from attndepth.simulations.models.linear_attention import draw_linear_attention_weights
 from attndepth.simulations.testing import partition_specs
 from attndepth.theory.separation_rank import degree_block_bounds, separation_rank_bounds
@@ -64,7 +64,7 @@ def test_the_blocks_add_up_to_f_at_every_scale():
 def test_blocks_equal_the_whole_matrix(width, depth, tokens_spec, seed):
     """The oracle: Σ_a rank F_a = rank F (both certified) on every configuration both reach."""
     tokens, spec = tokens_spec
-    config = SeprankConfig(width=width, depth=depth, tokens=tokens, partition=spec)
+    config = SeparationRankConfig(width=width, depth=depth, tokens=tokens, partition=spec)
     split = config.split
     best = separation_rank_bounds(width, depth, len(split.p_positions),
                                   len(split.q_positions)).best
@@ -75,7 +75,7 @@ def test_blocks_equal_the_whole_matrix(width, depth, tokens_spec, seed):
 
 
 def test_deeper_blocks_equal_the_whole_matrix():
-    config = SeprankConfig(width=2, depth=3, tokens=3)
+    config = SeparationRankConfig(width=2, depth=3, tokens=3)
     blocks = measure_block_ranks(config, block_bounds(config), 0)
     whole = certified_rank(config, 0, separation_rank_bounds(2, 3, 2, 1).best)
     assert blocks.rank == whole.rank and len(blocks.blocks) == 14
@@ -91,13 +91,13 @@ def test_a_wrong_separation_is_caught(monkeypatch):
         return scales, inverse[::-1].copy()
 
     monkeypatch.setattr(degree_blocks, "separating_scales", shuffled)
-    config = SeprankConfig(width=2, depth=2, tokens=4)
+    config = SeparationRankConfig(width=2, depth=2, tokens=4)
     with pytest.raises(BoundViolation, match="exceeds its proved bound"):
         measure_block_ranks(config, block_bounds(config), 0)
 
 
 def test_batches_do_not_change_the_ranks(monkeypatch):
-    config = SeprankConfig(width=2, depth=3, tokens=4)
+    config = SeparationRankConfig(width=2, depth=3, tokens=4)
     whole_batch = measure_block_ranks(config, block_bounds(config), 1)
     monkeypatch.setattr(degree_blocks, "BATCH_ENTRIES", 500)
     monkeypatch.setattr(degree_blocks, "CHUNK_ENTRIES", 300)
@@ -106,7 +106,7 @@ def test_batches_do_not_change_the_ranks(monkeypatch):
 
 
 def test_certificate_reasons_and_probabilities():
-    config = SeprankConfig(width=3, depth=3, tokens=3)  # |P| = 2, |Q| = 1: four short blocks
+    config = SeparationRankConfig(width=3, depth=3, tokens=3)  # |P| = 2, |Q| = 1: four short blocks
     measured = measure_block_ranks(config, block_bounds(config), 0)
     reasons = {block.reason for block in measured.blocks}
     assert reasons == {"upper-bound", "margin"} and measured.reason == "margin"
@@ -119,9 +119,9 @@ def test_certificate_reasons_and_probabilities():
 
 
 def test_bad_input_is_refused():
-    config = SeprankConfig(width=2, depth=2, tokens=3)
+    config = SeparationRankConfig(width=2, depth=2, tokens=3)
     with pytest.raises(ValueError, match="residual"):
-        measure_block_ranks(SeprankConfig(width=2, depth=2, tokens=3, residual=1), [1] * 5)
+        measure_block_ranks(SeparationRankConfig(width=2, depth=2, tokens=3, residual=1), [1] * 5)
     with pytest.raises(ValueError, match="K \\+ 1 = 5"):
         measure_block_ranks(config, [1, 2, 3])
     with pytest.raises(ValueError, match="bound"):
@@ -137,23 +137,23 @@ def test_the_block_method_refuses_hours_of_work_up_front_and_names_the_way_out()
 
     import pytest
 
-    from attndepth.separation import block_bounds_for
+    from attndepth.separation_rank import block_bounds_for
     from attndepth.simulations.exact.degree_blocks import (
         MAX_BLOCK_SECONDS,
         estimated_seconds,
         measure_block_ranks,
     )
-    from attndepth.simulations.exact.seprank import SeprankConfig
+    from attndepth.simulations.exact.separation_rank import SeparationRankConfig
 
-    huge = SeprankConfig(width=6, depth=4, tokens=8)  # 41 blocks, 32 capped at 16,384²
+    huge = SeparationRankConfig(width=6, depth=4, tokens=8)  # 41 blocks, 32 capped at 16,384²
     bounds = block_bounds_for(huge)
     with pytest.raises(ValueError, match=r"about 41\.0 h.*--max-points.*--max-seconds"):
         measure_block_ranks(huge, bounds)
     # the reach of the README stays inside the limit (measured 538 s, estimated 1137 s)
-    reach = SeprankConfig(width=4, depth=3, tokens=8)
+    reach = SeparationRankConfig(width=4, depth=3, tokens=8)
     assert estimated_seconds([min(b + 8, 16384) for b in block_bounds_for(reach)]) \
         < MAX_BLOCK_SECONDS
     with pytest.raises(ValueError, match="max_seconds must be a number > 0"):
         measure_block_ranks(reach, block_bounds_for(reach), max_seconds=0)
-    small = SeprankConfig(width=2, depth=2, tokens=4)
+    small = SeparationRankConfig(width=2, depth=2, tokens=4)
     assert measure_block_ranks(small, block_bounds_for(small), max_seconds=math.inf).rank > 0

@@ -88,10 +88,10 @@ def test_structured_evaluation_rejects_bad_thread_counts(bad):
 
 @pytest.mark.parametrize("width", [112, 128])
 def test_the_kronecker_set_up_is_size_checked_before_it_is_built(width):
-    from attndepth.simulations.exact.seprank import SeprankConfig, measure_rank
+    from attndepth.simulations.exact.separation_rank import SeparationRankConfig, rank_from_grids
 
     with pytest.raises(ValueError, match="Kronecker transfer matrices needs"):
-        measure_rank(SeprankConfig(width=width, depth=1), 0, max_points=16)
+        rank_from_grids(SeparationRankConfig(width=width, depth=1), 0, max_points=16)
 
 
 @settings(max_examples=25, deadline=None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from attndepth.claims.seprank import exact_rank
+from attndepth.claims.separation_rank import exact_rank
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from

@@ -14,7 +14,7 @@ the ρ = 0 rank stays below bound (d).
 
 from __future__ import annotations
 
-from attndepth.claims.seprank import (
+from attndepth.claims.separation_rank import (
     PROPER_SPLIT,
     SEARCH_BOUND_LIMIT,
     SIZE_CLASSES,
@@ -27,7 +27,7 @@ from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block_ranks
-from attndepth.simulations.exact.seprank import certified_rank
+from attndepth.simulations.exact.separation_rank import certified_rank
 from attndepth.theory.residual_rank import (
     confirm_residual_top_part,
     grouped_bound,

@@ -402,7 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "attndepth.cli.map",
     "attndepth.cli.plan",
-    "attndepth.cli.seprank",
+    "attndepth.cli.separation_rank",
     "attndepth.cli.similarity",
     "attndepth.cli.sweep",
     "attndepth.cli.store",

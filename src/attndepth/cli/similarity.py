@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "attndepth similarity --variant post-ln --skip-scale 2 --depth 192 --tokens 16 "
             "--width 64"))
     add_settings(parser, StackConfig, SIMILARITY_SETTINGS, required=("variant", "depth",
-                                                                      "tokens", "width"))
+                                                                     "tokens", "width"))
     parser.add_argument("--seeds", type=integer, default=8, metavar="K",
                         help="independent stacks (integer >= 1)")
     parser.add_argument("--seed", type=integer, default=0, metavar="S",

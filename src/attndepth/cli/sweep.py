@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-import attndepth.separation  # noqa: F401  (registers the seprank observable)
+import attndepth.separation_rank  # noqa: F401  (registers the seprank observable)
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.sweeps.store import open_store
 from attndepth.simulations.sweeps.sweep import load_spec, run_sweep

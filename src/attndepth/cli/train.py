@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "attndepth train --variant post-ln --depth 48 --width 32 --steps 3000 "
             "--checkpoint run.npz"))
     add_settings(parser, StackConfig, TRAIN_STACK_SETTINGS, required=("variant", "depth",
-                                                                       "width"),
+                                                                      "width"),
                  defaults={"heads": 2})
     add_settings(parser, RecallTask, ("pairs",))
     add_settings(parser, TrainingSettings, TRAIN_SETTINGS)

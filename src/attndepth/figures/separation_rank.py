@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from attndepth.figures.style import PALETTE, new_figure, styled
-from attndepth.simulations.exact.seprank import SeprankConfig, certified_rank
+from attndepth.simulations.exact.separation_rank import SeparationRankConfig, certified_rank
 from attndepth.simulations.presets import HEADS
 from attndepth.theory.separation_rank import (
     log_bigraded_bound,
@@ -38,7 +38,7 @@ BOUND_WIDTHS = {"quick": [9, 27, 81], "full": [9, 27, 81, 243]}
 
 def _exact(width: int, depth: int, heads: int, tokens: int, seed: int) -> int:
     bounds = separation_rank_bounds(width, depth, (tokens + 1) // 2, tokens // 2)
-    config = SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens)
+    config = SeparationRankConfig(width=width, depth=depth, heads=heads, tokens=tokens)
     return certified_rank(config, seed, bounds.best).rank
 
 

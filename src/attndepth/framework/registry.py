@@ -65,7 +65,7 @@ PRESETS: tuple[str, ...] = ("quick", "full")
 
 CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.claims.expressivity",
-    "attndepth.claims.seprank",
+    "attndepth.claims.separation_rank",
     "attndepth.claims.residual",
     "attndepth.claims.efficiency",
     "attndepth.claims.allocation",

@@ -2,7 +2,7 @@
 
 A configuration dataclass (:class:`~attndepth.simulations.models.stacks.StackConfig`,
 :class:`~attndepth.simulations.models.jax_model.TrainingSettings`,
-:class:`~attndepth.simulations.exact.seprank.SeprankConfig`) declares each
+:class:`~attndepth.simulations.exact.separation_rank.SeparationRankConfig`) declares each
 user-facing field with :func:`setting`: its default, a one-line help and,
 where the values are a closed set, the choices. :func:`settings_of` reads the
 fields back with their resolved types. The command line

@@ -23,7 +23,7 @@ from attndepth.theory.separation_rank import (
 
 
 def confirm_residual_top_part(width: int = 2, tokens: int = 3, depth: int = 2,
-                            heads: int = 1, seed: int = 0) -> bool:
+                              heads: int = 1, seed: int = 0) -> bool:
     """Verify that the top-degree part of the ρ = 1 network is the ρ = 0 network, exactly.
 
     [derived] With the same weights, the part of y^{L,i} with ρ = 1 of degree

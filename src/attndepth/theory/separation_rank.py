@@ -179,7 +179,7 @@ def structural_form(
 
 
 def confirm_structural_lemma(width: int = 2, tokens: int = 3, depth: int = 2,
-                           heads: int = 1, residual: int = 0, seed: int = 0) -> bool:
+                             heads: int = 1, residual: int = 0, seed: int = 0) -> bool:
     """Verify ``Y^L = X G_L(XᵀX)ᵀ`` (row i: y^{L,i} = G_L(M_0) x^i) exactly.
 
     Both sides are polynomials in the symbolic inputs for random integer
@@ -566,7 +566,7 @@ def coefficient_separation_rank(poly: sp.Poly, p_variables: tuple[sp.Symbol, ...
     Rows are the monomials in the P variables, columns those in the Q
     variables, entries the coefficients; f = Σ rows ⊗ columns, and the minimal
     number of terms g(x_P)h(x_Q) is this rank. An independent oracle for the
-    evaluation-matrix ranks of ``attndepth.simulations.exact.seprank``.
+    evaluation-matrix ranks of ``attndepth.simulations.exact.separation_rank``.
     """
     index = {symbol: k for k, symbol in enumerate(poly.gens)}
     p_index = [index[s] for s in p_variables]

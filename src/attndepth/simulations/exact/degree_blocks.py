@@ -18,7 +18,7 @@ the same nested grids (block a uses the first n_a points of each side), so
 the K + 1 evaluations are shared by all blocks.
 
 Certificate per block, as for the whole matrix
-(:mod:`attndepth.simulations.exact.seprank`): the GF(p) rank of F_a is a certified
+(:mod:`attndepth.simulations.exact.separation_rank`): the GF(p) rank of F_a is a certified
 lower bound of sep(f_a); it is proved equal when it meets the block's bound,
 and equal with probability ≥ 1 − R_a·(3^{L+1} − 2)/p when it stays ``margin``
 below the grid (Schwartz–Zippel: F_a's entries are polynomials of the same
@@ -57,10 +57,10 @@ from attndepth.simulations.exact.modular import (
 )
 from attndepth.simulations.exact.modular_lu import matmul_residues, rank_of_float_residues
 from attndepth.simulations.exact.partitions import Partition
-from attndepth.simulations.exact.seprank import (
+from attndepth.simulations.exact.separation_rank import (
     DEFAULT_MARGIN,
     RankCertificate,
-    SeprankConfig,
+    SeparationRankConfig,
     schwartz_zippel_bound,
 )
 from attndepth.simulations.models.linear_attention import (
@@ -269,7 +269,7 @@ class BlockMeasurement:
             return None
         return min(1.0, sum(block.failure_probability for block in self.blocks))
 
-    def certificate(self, config: SeprankConfig) -> RankCertificate:
+    def certificate(self, config: SeparationRankConfig) -> RankCertificate:
         """The measurement as a :class:`RankCertificate` (method ``blocks``)."""
         grid = max(block.grid for block in self.blocks)
         return RankCertificate(
@@ -281,7 +281,7 @@ class BlockMeasurement:
             config=config.as_dict(), blocks=[block.as_dict() for block in self.blocks])
 
 
-def measure_block_ranks(config: SeprankConfig, bounds: Sequence[int], seed: int = 0,
+def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], seed: int = 0,
                         prime: int = BLOCK_PRIME, margin: int = DEFAULT_MARGIN,
                         max_points: int = MAX_BLOCK_POINTS, progress: bool = False,
                         evaluator: Callable[..., np.ndarray] = evaluate_structured,
@@ -290,19 +290,19 @@ def measure_block_ranks(config: SeprankConfig, bounds: Sequence[int], seed: int 
 
     Parameters
     ----------
-    config : SeprankConfig with ``residual = 0``.
+    config : SeparationRankConfig with ``residual = 0``.
     bounds : proved upper bounds of sep(f_a), a = 0 … K
         (``attndepth.theory.separation_rank.degree_block_bounds``); block a is
         evaluated on min(bound_a + margin, max_points) points per side.
     seed : seed of the weights and the grid points.
     prime : the field; below 2^26 the large blocks are ranked by the GEMM LU.
-    margin, max_points : as for :func:`attndepth.simulations.exact.seprank.measure_rank`.
+    margin, max_points : as for :func:`attndepth.simulations.exact.separation_rank.rank_from_grids`.
     progress : a tqdm bar over the grid rows (after 2 s).
     max_seconds : refuse up front when :func:`estimated_seconds` of the blocks exceeds
         it (``math.inf``: no limit).
     """
-    if not isinstance(config, SeprankConfig):
-        raise InvalidType(f"config must be a SeprankConfig, got {type(config).__name__}")
+    if not isinstance(config, SeparationRankConfig):
+        raise InvalidType(f"config must be a SeparationRankConfig, got {type(config).__name__}")
     if config.residual != 0:
         raise InvalidParameter("degree blocks need residual = 0 (with rho = 1 f has parts of every "
                                "degree and the blocks are triangular, not diagonal); use the "

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.exact.degree_blocks import measure_block_ranks
-from attndepth.simulations.exact.seprank import DEFAULT_MARGIN, SeprankConfig
+from attndepth.simulations.exact.separation_rank import DEFAULT_MARGIN, SeparationRankConfig
 
 #: The growth ratio ln sep(L+1) / ln sep(L) that splits doubly exponential (≈ 3)
 #: from exponential (→ 1) growth.
@@ -204,8 +204,8 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
             cap = grid_cap(bounds, needed[depth - 1], DEFAULT_MARGIN)
             if sum(min(b, max_points - DEFAULT_MARGIN) for b in bounds) < needed[depth - 1]:
                 break  # no grid within max_points can certify it: undecided, unmeasured
-            config = SeprankConfig(width=width, depth=depth, tokens=2 * q_size,
-                                   partition=f"sizes={q_size}/{q_size}")
+            config = SeparationRankConfig(width=width, depth=depth, tokens=2 * q_size,
+                                          partition=f"sizes={q_size}/{q_size}")
             measured = measure_block_ranks(config, bounds, seed,
                                            max_points=max(min(cap, max_points), 2))
             lower[depth - 1] = max(2, measured.rank)

@@ -8,7 +8,7 @@ per layer of softmax stacks) and ``train`` (one training run of
 final numbers; needs the ``train`` extra in the workers). ``seprank``
 (certified separation rank with every bound) needs the theory's bounds and
 is registered by the front door,
-:mod:`attndepth.separation`; ``claim`` (one family member of a claim) by
+:mod:`attndepth.separation_rank`; ``claim`` (one family member of a claim) by
 :mod:`attndepth.framework.search`. Each point records the module that registers its
 observable, so dask workers import it themselves.
 """

@@ -6,12 +6,12 @@ Levine et al. network falls short of the bigraded bound (d) by exactly
 d_k(d_k + 1)/2, d_k = d/2 the head width — the dimension of the symmetric
 d_k × d_k matrices.
 
-    attndepth verify --claims examples/seprank_conjecture/two_head_deficit.py
-    attndepth verify --claims examples/seprank_conjecture/two_head_deficit.py --search
+    attndepth verify --claims examples/separation_rank_conjecture/two_head_deficit.py
+    attndepth verify --claims examples/separation_rank_conjecture/two_head_deficit.py --search
 """
 
 from attndepth import Family, Outcome, Rival, claim, rank_with_bounds
-from attndepth.simulations.exact.seprank import SeprankConfig
+from attndepth.simulations.exact.separation_rank import SeparationRankConfig
 
 
 def deficit(head_width: int) -> int:
@@ -37,8 +37,8 @@ def deficit(head_width: int) -> int:
        wrong_theory={"deficit": lambda head_width: head_width})
 def verify_deficit(seed: int, width: int, p_size: int, q_size: int) -> Outcome:
     """Certified rank (GF(p), saturated blocks) against bound (d) − d_k(d_k + 1)/2."""
-    config = SeprankConfig(width=width, depth=2, heads=2, tokens=p_size + q_size,
-                           partition=f"sizes={p_size}/{q_size}")
+    config = SeparationRankConfig(width=width, depth=2, heads=2, tokens=p_size + q_size,
+                                  partition=f"sizes={p_size}/{q_size}")
     found = rank_with_bounds(config, seed, method="auto")
     bound = found["bounds"]["bigraded"]
     predicted = bound - deficit(width // 2)

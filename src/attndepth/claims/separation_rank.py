@@ -19,10 +19,10 @@ from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block
 from attndepth.simulations.exact.knee import RegimeKnee, decide_knee, measure_knee
 from attndepth.simulations.exact.modular import DEFAULT_PRIME, SECOND_PRIME
 from attndepth.simulations.exact.partitions import partitions
-from attndepth.simulations.exact.seprank import (
+from attndepth.simulations.exact.separation_rank import (
     DEFAULT_MARGIN,
     RankCertificate,
-    SeprankConfig,
+    SeparationRankConfig,
     certified_rank,
 )
 from attndepth.theory.separation_rank import (
@@ -38,7 +38,7 @@ from attndepth.theory.separation_rank import (
     threshold_depth,
 )
 
-TESTS = "tests/test_claims_seprank.py"
+TESTS = "tests/test_claims_separation_rank.py"
 
 Config = tuple[int, ...]
 
@@ -49,12 +49,12 @@ def _p_size(config: Config) -> int:
     return config[5] if len(config) == 6 else (config[3] + 1) // 2
 
 
-def _seprank_config(config: Config) -> SeprankConfig:
+def _separation_rank_config(config: Config) -> SeparationRankConfig:
     width, depth, heads, tokens, residual = config[:5]
     p_size = _p_size(config)
     partition = "balanced" if len(config) == 5 else f"sizes={p_size}/{tokens - p_size}"
-    return SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
-                         residual=residual, partition=partition)
+    return SeparationRankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
+                                residual=residual, partition=partition)
 
 
 def _proved_bounds(config: Config) -> SeparationRankBounds:
@@ -77,10 +77,10 @@ def exact_rank(config: Config, seed: int, prime: int | None = None) -> RankCerti
     (default ``DEFAULT_PRIME``). Both are certified lower bounds, proved equal when
     they meet the bound.
     """
-    seprank = _seprank_config(config)
-    if prime is None and seprank.residual == 0:
-        return measure_block_ranks(seprank, block_bounds(config), seed).certificate(seprank)
-    return certified_rank(seprank, seed, _proved_bounds(config).best,
+    network = _separation_rank_config(config)
+    if prime is None and network.residual == 0:
+        return measure_block_ranks(network, block_bounds(config), seed).certificate(network)
+    return certified_rank(network, seed, _proved_bounds(config).best,
                           DEFAULT_PRIME if prime is None else prime)
 
 
@@ -181,7 +181,7 @@ def verify_upper_bound(seed: int, configs: list[Config]) -> Outcome:
     # GF(3) the "same rank" statement is false.
     wrong_theory={"SECOND_PRIME": 3},
     # Schwartz–Zippel: each draw reaches the generic rank except with probability
-    # ≤ R·(3^{L+1} − 2)/p (simulations.exact.seprank), so a disagreement is a bug or that
+    # ≤ R·(3^{L+1} − 2)/p (simulations.exact.separation_rank), so a disagreement is a bug or that
     # bounded event, never a statement about attention: a check of the certificate method
     kind="consistency",
     family=NETWORKS,
@@ -485,8 +485,8 @@ def verify_partition_symmetry(seed: int, width: int, depth: int, tokens: int) ->
     for split in partitions(tokens, every=True):
         bound = separation_rank_bounds(width, depth, len(split.p_positions),
                                        len(split.q_positions)).best
-        config = SeprankConfig(width=width, depth=depth, tokens=tokens,
-                               partition=split.label())
+        config = SeparationRankConfig(width=width, depth=depth, tokens=tokens,
+                                      partition=split.label())
         rank = certified_rank(config, seed, bound).rank
         key = partition_invariant(split.p_positions, split.q_positions)
         groups.setdefault(key, {})[split.label()] = rank

@@ -4,11 +4,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from attndepth.simulations.exact.modular import DEFAULT_PRIME, SECOND_PRIME
-from attndepth.simulations.exact.seprank import (
+from attndepth.simulations.exact.separation_rank import (
     DEFAULT_MARGIN,
-    SeprankConfig,
+    SeparationRankConfig,
     certified_rank,
-    measure_rank,
+    rank_from_grids,
     schwartz_zippel_bound,
     verify_rank,
 )
@@ -33,8 +33,8 @@ tiny = linear_attention_cases()  # (width, depth, tokens, residual, seed)
 @given(tiny)
 def test_exact_rank_at_most_every_bound(case):
     width, depth, tokens, rho, seed = case
-    config = SeprankConfig(width=width, depth=depth, tokens=tokens, residual=rho)
-    certificate = measure_rank(config, seed)
+    config = SeparationRankConfig(width=width, depth=depth, tokens=tokens, residual=rho)
+    certificate = rank_from_grids(config, seed)
     split = config.split
     bounds = separation_rank_bounds(width, depth, len(split.p_positions),
                                     len(split.q_positions), rho)
@@ -45,9 +45,9 @@ def test_exact_rank_at_most_every_bound(case):
 @settings(max_examples=5)
 @given(st.integers(0, 100))
 def test_rank_invariant_under_permutations_within_sides(seed):
-    base = measure_rank(SeprankConfig(width=2, depth=2, tokens=5, partition="0,1,2/3,4"), seed)
-    permuted = measure_rank(SeprankConfig(width=2, depth=2, tokens=5, partition="0,3,4/1,2"),
-                            seed)
+    base, permuted = (
+        rank_from_grids(SeparationRankConfig(width=2, depth=2, tokens=5, partition=split), seed)
+        for split in ("0,1,2/3,4", "0,3,4/1,2"))
     assert base.rank == permuted.rank
 
 
@@ -65,51 +65,52 @@ def _weights_from_sympy(bilinear, value_output, residual, prime):
 def test_exact_rank_equals_sympy_coefficient_rank(width, depth, tokens, residual, seed):
     bilinear, value_output = random_integer_weights(width, depth, 1, seed)
     network = symbolic_network(bilinear, value_output, tokens, residual, width=width)
-    config = SeprankConfig(width=width, depth=depth, tokens=tokens, residual=residual)
+    config = SeparationRankConfig(width=width, depth=depth, tokens=tokens, residual=residual)
     split = config.split
     variables = np.array(network.inputs).reshape(tokens, width)
     p_vars = tuple(variables[list(split.p_positions)].ravel())
     q_vars = tuple(variables[list(split.q_positions)].ravel())
     expected = coefficient_separation_rank(network.output(0, 0), p_vars, q_vars)
     weights = _weights_from_sympy(bilinear, value_output, residual, DEFAULT_PRIME)
-    got = measure_rank(config, seed, weights=weights)
+    got = rank_from_grids(config, seed, weights=weights)
     assert got.rank == expected
 
 
 def test_numeric_equals_exact_at_depth_one():
-    for config in (SeprankConfig(width=3, depth=1, tokens=4), SeprankConfig(width=2, depth=1,
-                                                                             tokens=2)):
-        assert measure_rank(config, 0, "numeric").rank == measure_rank(config, 0).rank
+    for config in (SeparationRankConfig(width=3, depth=1, tokens=4),
+                   SeparationRankConfig(width=2, depth=1, tokens=2)):
+        assert rank_from_grids(config, 0, "numeric").rank == rank_from_grids(config, 0).rank
 
 
 def test_numeric_reports_gap_and_tolerance():
-    certificate = measure_rank(SeprankConfig(width=2, depth=2, tokens=2), 0, "numeric")
+    certificate = rank_from_grids(SeparationRankConfig(width=2, depth=2, tokens=2), 0, "numeric")
     assert certificate.tolerance > 0 and certificate.gap > 1e3
     assert certificate.failure_probability is None
 
 
 def test_rank_history_non_decreasing_as_grids_grow():
-    certificate = measure_rank(SeprankConfig(width=2, depth=3, tokens=2), 1)
+    certificate = rank_from_grids(SeparationRankConfig(width=2, depth=3, tokens=2), 1)
     sizes, ranks = zip(*certificate.history, strict=True)
     assert list(ranks) == sorted(ranks) and list(sizes) == sorted(sizes)
 
 
 def test_unsaturated_grids_are_reported_as_lower_bound():
-    certificate = measure_rank(SeprankConfig(width=2, depth=3, tokens=2), 0, max_points=40)
+    config = SeparationRankConfig(width=2, depth=3, tokens=2)
+    certificate = rank_from_grids(config, 0, max_points=40)
     assert not certificate.saturated and certificate.reason == "max-points"
     assert certificate.failure_probability is None and certificate.rank == 40
 
 
 def test_rank_cap_proves_equality():
-    certificate = measure_rank(SeprankConfig(width=2, depth=2, tokens=2), 0, rank_cap=15)
+    certificate = rank_from_grids(SeparationRankConfig(width=2, depth=2, tokens=2), 0, rank_cap=15)
     assert certificate.reason == "upper-bound" and certificate.failure_probability == 0.0
 
 
 def test_verify_reproduces_with_second_prime_and_seed():
-    verified = verify_rank(SeprankConfig(width=3, depth=2, tokens=2), seed=4)
+    verified = verify_rank(SeparationRankConfig(width=3, depth=2, tokens=2), seed=4)
     assert verified.agree and verified.second.prime == SECOND_PRIME
     with pytest.raises(ValueError, match="other_prime"):
-        verify_rank(SeprankConfig(width=2, depth=1), other_prime=DEFAULT_PRIME)
+        verify_rank(SeparationRankConfig(width=2, depth=1), other_prime=DEFAULT_PRIME)
 
 
 def test_schwartz_zippel_degree_matches_theory():
@@ -127,25 +128,25 @@ def test_schwartz_zippel_degree_matches_theory():
 ])
 def test_bad_configs(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        SeprankConfig(**kwargs)
+        SeparationRankConfig(**kwargs)
 
 
 def test_bad_measure_options():
-    config = SeprankConfig(width=2, depth=1)
+    config = SeparationRankConfig(width=2, depth=1)
     with pytest.raises(ValueError, match="prime"):
-        measure_rank(config, prime=2**31 - 3)
+        rank_from_grids(config, prime=2**31 - 3)
     with pytest.raises(ValueError, match="method"):
-        measure_rank(config, method="svd")
+        rank_from_grids(config, method="svd")
     with pytest.raises(ValueError, match="weights must match"):
-        measure_rank(config, weights=draw_linear_attention_weights(3, 1, prime=DEFAULT_PRIME))
+        rank_from_grids(config, weights=draw_linear_attention_weights(3, 1, prime=DEFAULT_PRIME))
 
 
 def test_a_known_cap_ends_the_measurement_in_one_step():
-    config = SeprankConfig(width=2, depth=2, tokens=4, heads=2)  # rank 17 < bound 18
-    capped = measure_rank(config, 0, rank_cap=18)
+    config = SeparationRankConfig(width=2, depth=2, tokens=4, heads=2)  # rank 17 < bound 18
+    capped = rank_from_grids(config, 0, rank_cap=18)
     assert len(capped.history) == 1 and capped.grid_p == 18 + DEFAULT_MARGIN
     assert (capped.rank, capped.reason) == (17, "margin")
-    grown = measure_rank(config, 0, rank_cap=18, max_points=20)  # cap + margin > max_points
+    grown = rank_from_grids(config, 0, rank_cap=18, max_points=20)  # cap + margin > max_points
     assert grown.history[0][0] == 16 and grown.rank == 17
 
 
@@ -153,8 +154,8 @@ def test_a_known_cap_ends_the_measurement_in_one_step():
 def test_recorded_ranks_are_what_the_measurement_gives(config, rank):
     # The ranks tests/test_theory_separation_rank.py compares with the bound, measured again.
     width, depth, p_size, q_size, residual = config
-    measured = certified_rank(SeprankConfig(width=width, depth=depth, tokens=p_size + q_size,
-                                            residual=residual), 0, rank)
+    measured = certified_rank(SeparationRankConfig(width=width, depth=depth, tokens=p_size + q_size,
+                                                   residual=residual), 0, rank)
     assert (measured.rank, measured.reason) == (rank, "upper-bound")
 
 
@@ -167,4 +168,4 @@ def test_numeric_overflow_is_one_error_naming_the_depth(depth):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no RuntimeWarning may escape on the way
         with pytest.raises(ValueError, match=f"overflowed float64 at depth {depth}"):
-            measure_rank(SeprankConfig(width=2, depth=depth), 0, "numeric", max_points=32)
+            rank_from_grids(SeparationRankConfig(width=2, depth=depth), 0, "numeric", max_points=32)

@@ -4,28 +4,27 @@ and the seprank sweep observable (partition "all" expands to one point per size)
 import pytest
 
 from attndepth import measure_rank
-from attndepth.separation import bounds_for, rank_with_bounds, tight_fields
-from attndepth.simulations.exact.seprank import SeprankConfig
-from attndepth.simulations.exact.seprank import measure_rank as measure_without_bounds
+from attndepth.separation_rank import bounds_for, rank_with_bounds, tight_fields
+from attndepth.simulations.exact.separation_rank import SeparationRankConfig, rank_from_grids
 from attndepth.simulations.sweeps.store import open_store
 from attndepth.simulations.sweeps.sweep import parse_spec, run_sweep
 
 
 def test_a_rank_that_meets_a_bound_is_proved_without_a_cap_from_the_caller():
-    config = SeprankConfig(width=2, depth=2, tokens=2)
+    config = SeparationRankConfig(width=2, depth=2, tokens=2)
     assert measure_rank(config, 0).reason == "upper-bound"
-    assert measure_without_bounds(config, 0).reason != "upper-bound"  # knows no bound
+    assert rank_from_grids(config, 0).reason != "upper-bound"  # knows no bound
     capped = measure_rank(config, 0, rank_cap=10**6)  # lowered to the best proved bound
     assert capped.reason == "upper-bound" and capped.rank == bounds_for(config).best
 
 
 def test_rank_with_bounds_fields():
-    below = rank_with_bounds(SeprankConfig(width=3, depth=2, tokens=3, partition="0/1,2"))
+    below = rank_with_bounds(SeparationRankConfig(width=3, depth=2, tokens=3, partition="0/1,2"))
     assert below["rank"] == 39 and below["bounds"]["bigraded"] == 41
     assert below["ratio"] == 39 / 41 and below["tight_family"] is False
     assert "conjecture" in below["conjecture"]
-    assert tight_fields(SeprankConfig(width=3, depth=2, tokens=4,
-                                      partition="sizes=3/1"))["tight_family"]
+    assert tight_fields(SeparationRankConfig(width=3, depth=2, tokens=4,
+                                             partition="sizes=3/1"))["tight_family"]
 
 
 def test_seprank_sweep_expands_partitions_and_records_bounds(tmp_path):
@@ -43,7 +42,7 @@ def test_seprank_sweep_expands_partitions_and_records_bounds(tmp_path):
 def test_residual_blocks_prove_the_rank_where_rho_zero_is_tight():
     """ρ = 1 through its top-degree blocks (the ρ = 0 network, same weights): proved when
     they meet bound (d), equal to the whole-matrix rank."""
-    config = SeprankConfig(width=2, depth=2, tokens=4, residual=1)
+    config = SeparationRankConfig(width=2, depth=2, tokens=4, residual=1)
     blocks = measure_rank(config, seed=3, method="blocks")
     whole = measure_rank(config, seed=3, method="exact")
     assert blocks.reason == "upper-bound" and blocks.saturated
@@ -52,7 +51,7 @@ def test_residual_blocks_prove_the_rank_where_rho_zero_is_tight():
 
 
 def test_residual_blocks_below_bound_are_a_lower_bound_only():
-    config = SeprankConfig(width=3, depth=2, tokens=3, partition="0/1,2", residual=1)
+    config = SeparationRankConfig(width=3, depth=2, tokens=3, partition="0/1,2", residual=1)
     blocks = measure_rank(config, seed=0, method="blocks")
     assert (blocks.rank, blocks.reason, blocks.saturated) == (39, "lower-bound", False)
     assert blocks.failure_probability is None
@@ -60,18 +59,18 @@ def test_residual_blocks_below_bound_are_a_lower_bound_only():
 
 
 def test_residual_blocks_above_a_bound_stop_and_take_rho_one_only(monkeypatch):
-    from attndepth import separation
+    from attndepth import separation_rank as separation
     from attndepth.simulations.exact.degree_blocks import BoundViolation
     from attndepth.theory.separation_rank import SeparationRankBounds
 
-    config = SeprankConfig(width=2, depth=2, tokens=4, residual=1)
+    config = SeparationRankConfig(width=2, depth=2, tokens=4, residual=1)
     monkeypatch.setattr(separation, "bounds_for",
                         lambda config: SeparationRankBounds(10**6, 10**6, 10**6, 5))
     with pytest.raises(BoundViolation, match="above the proved bound 5"):
         separation.residual_block_ranks(config)
     with pytest.raises(ValueError, match="residual = 1"):
-        separation.residual_block_ranks(SeprankConfig(width=2, depth=2, tokens=4))
-    with pytest.raises(TypeError, match="SeprankConfig"):
+        separation.residual_block_ranks(SeparationRankConfig(width=2, depth=2, tokens=4))
+    with pytest.raises(TypeError, match="SeparationRankConfig"):
         separation.residual_block_ranks({"width": 2})
 
 

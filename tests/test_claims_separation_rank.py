@@ -1,4 +1,4 @@
-from attndepth.claims.seprank import bounds_of, exact_rank, in_conjectured_family
+from attndepth.claims.separation_rank import bounds_of, exact_rank, in_conjectured_family
 from attndepth.framework.registry import run_claim
 
 
@@ -30,9 +30,9 @@ def test_threshold_claim_decides_knees_and_fails_for_long_sequences():
 
 def test_threshold_claim_can_hold(monkeypatch):
     """The check discriminates: a law one layer from every knee makes it hold."""
-    from attndepth.claims import seprank as seprank_claims
+    from attndepth.claims import separation_rank as separation_rank_claims
 
-    monkeypatch.setattr(seprank_claims, "threshold_depth", lambda width: 2.5)
+    monkeypatch.setattr(separation_rank_claims, "threshold_depth", lambda width: 2.5)
     # ... and a constant knee of 2 (a rival) agrees with it too: not holds, indistinguishable
     result = run_claim("levine.threshold", regimes=[[2, 1], [3, 3]])
     assert result.verdict == "indistinguishable"

@@ -68,11 +68,11 @@ DEFAULT_MARGIN = 8
 DEFAULT_MAX_POINTS = 6144
 #: Grid growth factor between rank checks.
 GROWTH = 1.3
-#: Worst-case evaluation work (pairs × depth × d⁴ multiply-adds) accepted by measure_rank,
+#: Worst-case evaluation work (pairs × depth × d⁴ multiply-adds) accepted by rank_from_grids,
 #: about ten minutes on this 2-core machine; lower max_points to measure larger networks.
 MAX_EVALUATION_WORK = 2e11
 @dataclass(frozen=True)
-class SeprankConfig:
+class SeparationRankConfig:
     """The network and the function f = y^{L,i}_p whose separation rank is measured."""
 
     width: int = setting(help="width d (integer >= 1)", metavar="D")
@@ -185,8 +185,8 @@ def _numeric_rank(F: np.ndarray, tolerance: float | None) -> tuple[int, float, f
     return rank, tolerance, gap
 
 
-def measure_rank(
-    config: SeprankConfig,
+def rank_from_grids(
+    config: SeparationRankConfig,
     seed: int = 0,
     method: str = "exact",
     prime: int = DEFAULT_PRIME,
@@ -200,6 +200,10 @@ def measure_rank(
     weights: LinearAttentionWeights | None = None,
 ) -> RankCertificate:
     """Grow evaluation grids until the rank of F stops growing; return a certificate.
+
+    This layer knows no theory: a proved bound enters only as ``rank_cap``.
+    :func:`attndepth.measure_rank` is the same measurement with every proved
+    bound of the theory supplied (and the per-degree blocks).
 
     Parameters
     ----------
@@ -217,8 +221,8 @@ def measure_rank(
     weights : a given network (its ``prime`` must match the method); default:
         drawn from ``seed``.
     """
-    if not isinstance(config, SeprankConfig):
-        raise InvalidType(f"config must be a SeprankConfig, got {type(config).__name__}")
+    if not isinstance(config, SeparationRankConfig):
+        raise InvalidType(f"config must be a SeparationRankConfig, got {type(config).__name__}")
     if method not in ("exact", "numeric"):
         raise InvalidParameter(f"method must be exact or numeric, got {method!r}")
     if weights is not None and not isinstance(weights, LinearAttentionWeights):
@@ -320,7 +324,7 @@ def measure_rank(
     )
 
 
-def certified_rank(config: SeprankConfig, seed: int, bound: int,
+def certified_rank(config: SeparationRankConfig, seed: int, bound: int,
                    prime: int = DEFAULT_PRIME) -> RankCertificate:
     """The exact rank measured against a proved upper bound, in one step when it is tight.
 
@@ -331,7 +335,7 @@ def certified_rank(config: SeprankConfig, seed: int, bound: int,
 
     Parameters
     ----------
-    config : SeprankConfig
+    config : SeparationRankConfig
     seed : int
         Seed of the weights and grid points.
     bound : int
@@ -342,8 +346,8 @@ def certified_rank(config: SeprankConfig, seed: int, bound: int,
     if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
         raise InvalidParameter(f"bound must be an integer >= 1, got {bound!r}")
     points = bound + DEFAULT_MARGIN
-    return measure_rank(config, seed, "exact", prime, rank_cap=bound, start_points=points,
-                        max_points=points)
+    return rank_from_grids(config, seed, "exact", prime, rank_cap=bound, start_points=points,
+                           max_points=points)
 
 
 @dataclass(frozen=True)
@@ -358,7 +362,7 @@ class VerifiedRank:
         return self.first.rank == self.second.rank
 
 
-def verify_rank(config: SeprankConfig, seed: int = 0, other_seed: int | None = None,
+def verify_rank(config: SeparationRankConfig, seed: int = 0, other_seed: int | None = None,
                 prime: int = DEFAULT_PRIME, other_prime: int = SECOND_PRIME,
                 **options) -> VerifiedRank:
     """Measure the exact rank twice: (seed, prime) and (other_seed, other_prime).
@@ -370,6 +374,6 @@ def verify_rank(config: SeprankConfig, seed: int = 0, other_seed: int | None = N
         raise InvalidParameter(f"other_prime must differ from prime={prime}")
     other_seed = seed + 1 if other_seed is None else other_seed
     return VerifiedRank(
-        first=measure_rank(config, seed, "exact", prime, **options),
-        second=measure_rank(config, other_seed, "exact", other_prime, **options),
+        first=rank_from_grids(config, seed, "exact", prime, **options),
+        second=rank_from_grids(config, other_seed, "exact", other_prime, **options),
     )

@@ -1,6 +1,6 @@
 """Separation ranks with their bounds: the theory and the measurement joined.
 
-:func:`attndepth.simulations.exact.seprank.measure_rank` measures; it knows no
+:func:`attndepth.simulations.exact.separation_rank.rank_from_grids` measures; it knows no
 bound unless given one. This module supplies the proved bounds of
 :mod:`attndepth.theory.separation_rank`, so that a rank meeting a bound is
 reported as proved (reason ``upper-bound``) whatever the caller passed, and
@@ -21,12 +21,12 @@ from attndepth.simulations.exact.degree_blocks import (
     measure_block_ranks,
 )
 from attndepth.simulations.exact.partitions import partitions
-from attndepth.simulations.exact.seprank import (
+from attndepth.simulations.exact.separation_rank import (
     DEFAULT_MAX_POINTS,
     RankCertificate,
-    SeprankConfig,
+    SeparationRankConfig,
+    rank_from_grids,
 )
-from attndepth.simulations.exact.seprank import measure_rank as _measure
 from attndepth.simulations.sweeps.observables import (
     Parameter,
     parameters_from,
@@ -41,7 +41,7 @@ from attndepth.theory.separation_rank import (
 )
 
 
-def bounds_for(config: SeprankConfig) -> SeparationRankBounds:
+def bounds_for(config: SeparationRankConfig) -> SeparationRankBounds:
     """Every proved upper bound of ``config``'s separation rank (its partition's sizes)."""
     split = config.split
     return separation_rank_bounds(config.width, config.depth, len(split.p_positions),
@@ -55,7 +55,7 @@ BLOCK_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "evaluat
                            "max_seconds"})
 
 
-def residual_block_ranks(config: SeprankConfig, seed: int = 0,
+def residual_block_ranks(config: SeparationRankConfig, seed: int = 0,
                          **options: Any) -> RankCertificate:
     """ρ = 1 from the degree blocks of ρ = 0: a proved lower bound, the rank when tight.
 
@@ -72,7 +72,7 @@ def residual_block_ranks(config: SeprankConfig, seed: int = 0,
 
     Parameters
     ----------
-    config : SeprankConfig with ``residual = 1``.
+    config : SeparationRankConfig with ``residual = 1``.
     seed : int
     **options : the keywords of :data:`BLOCK_OPTIONS`.
 
@@ -82,8 +82,8 @@ def residual_block_ranks(config: SeprankConfig, seed: int = 0,
         Method ``blocks``, config with ρ = 1, ``blocks`` the anti-diagonal
         blocks (each certified as a block of f⁰).
     """
-    if not isinstance(config, SeprankConfig):
-        raise InvalidType(f"config must be a SeprankConfig, got {type(config).__name__}")
+    if not isinstance(config, SeparationRankConfig):
+        raise InvalidType(f"config must be a SeparationRankConfig, got {type(config).__name__}")
     if config.residual != 1:
         raise InvalidParameter("residual_block_ranks takes a configuration with residual = 1")
     plain = replace(config, residual=0)
@@ -101,7 +101,7 @@ def residual_block_ranks(config: SeprankConfig, seed: int = 0,
                    failure_probability=0.0 if proved else None)
 
 
-def resolve_method(config: SeprankConfig, method: str) -> str:
+def resolve_method(config: SeparationRankConfig, method: str) -> str:
     """``auto`` → ``blocks`` (ρ = 0: per-degree blocks) or ``exact`` (ρ = 1); others as given."""
     if method not in METHODS:
         raise InvalidParameter(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -110,21 +110,21 @@ def resolve_method(config: SeprankConfig, method: str) -> str:
     return method
 
 
-def block_bounds_for(config: SeprankConfig) -> list[int]:
+def block_bounds_for(config: SeparationRankConfig) -> list[int]:
     """The proved bound of each homogeneous part f_a, a = 0 … K (ρ = 0)."""
     split = config.split
     return [block.bound for block in degree_block_bounds(
         config.width, config.depth, len(split.p_positions), len(split.q_positions))]
 
 
-def measure_rank(config: SeprankConfig, seed: int = 0, method: str = "exact",
+def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exact",
                  *args: Any, rank_cap: int | None = None, **kwargs: Any) -> RankCertificate:
     """The certified rank with the proved bounds supplied.
 
     Parameters
     ----------
     config, seed, *args, **kwargs
-        As for :func:`attndepth.simulations.exact.seprank.measure_rank` (methods
+        As for :func:`attndepth.simulations.exact.separation_rank.rank_from_grids` (methods
         ``exact`` and ``numeric``); for ``blocks`` only the keywords in
         :data:`BLOCK_OPTIONS`
         (:func:`attndepth.simulations.exact.degree_blocks.measure_block_ranks`).
@@ -156,10 +156,10 @@ def measure_rank(config: SeprankConfig, seed: int = 0, method: str = "exact",
                                    **kwargs).certificate(config)
     best = bounds_for(config).best
     cap = best if rank_cap is None else min(rank_cap, best)
-    return _measure(config, seed, method, *args, rank_cap=cap, **kwargs)
+    return rank_from_grids(config, seed, method, *args, rank_cap=cap, **kwargs)
 
 
-def tight_fields(config: SeprankConfig) -> dict[str, Any]:
+def tight_fields(config: SeparationRankConfig) -> dict[str, Any]:
     """``tight_family`` (bool) and ``conjecture`` (the statement) for a configuration."""
     split = config.split
     member = in_tight_family(config.width, config.depth, config.heads, config.residual,
@@ -167,7 +167,7 @@ def tight_fields(config: SeprankConfig) -> dict[str, Any]:
     return {"tight_family": member, "conjecture": TIGHT_FAMILY_STATEMENT}
 
 
-def rank_with_bounds(config: SeprankConfig, seed: int = 0, method: str = "exact",
+def rank_with_bounds(config: SeparationRankConfig, seed: int = 0, method: str = "exact",
                      **options: Any) -> dict[str, Any]:
     """The certificate as a dict with ``bounds``, ``ratio`` (rank / best bound) and the
     tight-family fields."""
@@ -182,8 +182,8 @@ def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, t
                             method: str = "exact",
                             max_points: int = DEFAULT_MAX_POINTS) -> dict[str, Any]:
     """Sweep observable ``seprank``: certified (or numeric) rank, every bound, the ratio."""
-    config = SeprankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
-                           residual=residual, partition=partition)
+    config = SeparationRankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
+                                  residual=residual, partition=partition)
     result = rank_with_bounds(config, seed, method, max_points=max_points)
     return {"rank": result["rank"], "saturated": result["saturated"],
             "reason": result["reason"], "grid": result["grid_p"],
@@ -200,7 +200,7 @@ def _expand_partitions(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 register_observable("seprank", observe_separation_rank, {
-    **parameters_from(SeprankConfig, ("width", "depth", "heads", "tokens", "partition")),
+    **parameters_from(SeparationRankConfig, ("width", "depth", "heads", "tokens", "partition")),
     "residual": Parameter(int, 0),
     "method": Parameter(str, "exact"), "max_points": Parameter(int, DEFAULT_MAX_POINTS),
 }, expand=_expand_partitions)

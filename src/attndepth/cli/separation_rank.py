@@ -9,7 +9,7 @@ import time
 from attndepth.cli.options import add_settings, configure_from
 from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
-from attndepth.separation import METHODS, measure_rank, rank_with_bounds, resolve_method
+from attndepth.separation_rank import METHODS, measure_rank, rank_with_bounds, resolve_method
 from attndepth.simulations.exact.degree_blocks import (
     BLOCK_PRIME,
     MAX_BLOCK_POINTS,
@@ -18,7 +18,11 @@ from attndepth.simulations.exact.degree_blocks import (
 )
 from attndepth.simulations.exact.modular import DEFAULT_PRIME, SECOND_PRIME
 from attndepth.simulations.exact.partitions import partitions
-from attndepth.simulations.exact.seprank import DEFAULT_MARGIN, DEFAULT_MAX_POINTS, SeprankConfig
+from attndepth.simulations.exact.separation_rank import (
+    DEFAULT_MARGIN,
+    DEFAULT_MAX_POINTS,
+    SeparationRankConfig,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "attndepth seprank --width 3 --depth 2 --tokens 3 --partition 0/1,2 "
                         "--json",
                         "attndepth seprank --width 3 --depth 3 --tokens 6 --verify"))
-    add_settings(parser, SeprankConfig, ("width", "depth", "heads", "tokens"))
+    add_settings(parser, SeparationRankConfig, ("width", "depth", "heads", "tokens"))
     parser.add_argument("--partition", default="balanced",
                         help="balanced | interleaved | sizes=A/B (A positions in P, B in Q) | "
                              "all (one partition per size: the rank depends only on the sizes) | "
@@ -101,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
-    config = configure_from(SeprankConfig, args, partition=partition,
+    config = configure_from(SeparationRankConfig, args, partition=partition,
                             residual=int(args.residual))
     method = resolve_method(config, args.method)
     blocks = method == "blocks"
