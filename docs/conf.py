@@ -51,7 +51,10 @@ warnings.filterwarnings("ignore", message="Unknown section Explanation", categor
 
 html_theme = "alabaster"
 html_title = f"attndepth {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["attndepth.css"]  # tables that scroll, figures at their printed size
+# the page is wide enough for the claims table and a double-column figure (6.75 in)
+html_theme_options = {"page_width": "1200px", "sidebar_width": "220px"}
 
 
 _LITERAL = re.compile(r"(``.*?``)")

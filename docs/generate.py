@@ -32,38 +32,73 @@ def claims_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+#: A directory of figures already drawn at the quick preset and seed 0 (the figure tests
+#: save theirs there when ``.ci/run`` sets it); the gallery copies them instead of drawing.
+DRAWN_FIGURES = "ATTNDEPTH_FIGURES_DIR"
+#: CSS pixels per inch: a figure is shown at its printed size (3.25 or 6.75 in wide).
+CSS_DPI = 96
+
+
+def _drawn(name: str, out: Path) -> bool:
+    """Copy figure ``name`` from :data:`DRAWN_FIGURES` into ``out``; whether it was there."""
+    import os
+    import shutil
+
+    source = os.environ.get(DRAWN_FIGURES)
+    if not source:
+        return False
+    paths = [Path(source) / f"{name}.{ext}" for ext in ("pdf", "png", "csv")]
+    if not all(path.is_file() for path in paths):
+        return False
+    out.mkdir(parents=True, exist_ok=True)
+    for path in paths:
+        shutil.copyfile(path, out / path.name)
+    return True
+
+
 def gallery(out: Path) -> str:
-    """Draw every registered figure (quick preset, seed 0) and a page showing them."""
+    """Every registered figure (quick preset, seed 0) at its printed size, with links to its
+    PDF and CSV; figures the tests drew (:data:`DRAWN_FIGURES`) are reused, the others drawn."""
+    import matplotlib.image
+
     from attndepth.figures.registry import all_figures, write_figure
+    from attndepth.figures.style import PNG_DPI
 
     lines = ["# Gallery", "",
              "Every figure of `attndepth figures` at the quick preset, seed 0, drawn when",
-             "this page was built. Each is also written as PDF and as the CSV of its data.",
-             "Apply the same style to your own figures with",
-             "`plt.style.use(\"attndepth.figures.paper\")`.", ""]
+             "this site was built, at its printed size (journal column widths). Each links",
+             "its PDF and the CSV of its data. Apply the same style to your own figures",
+             "with `plt.style.use(\"attndepth.figures.paper\")`.", ""]
     for name, module in all_figures().items():
-        write_figure(name, out, "quick", 0)
+        if not _drawn(name, out):
+            write_figure(name, out, "quick", 0)
+        height, width = matplotlib.image.imread(out / f"{name}.png").shape[:2]
+        inches = width / PNG_DPI
         lines += [f"## {name}", "", module.DESCRIPTION + ".", "",
-                  f"![{name}](figures/{name}.png)", ""]
+                  f"```{{image}} figures/{name}.png", f":alt: {name}",
+                  f":width: {round(inches * CSS_DPI)}px", "```", "",
+                  f"{{download}}`PDF <figures/{name}.pdf>` · "
+                  f"{{download}}`CSV <figures/{name}.csv>`", ""]
     return "\n".join(lines)
 
 
-#: Sections of the API page: package, title. Subpackages of a section are listed
-#: in it unless they have a section of their own.
+#: Sections of the API reference, in reading order: package, title. The front door comes
+#: first; subpackages of a section are listed in it unless they have a section of their own.
 API_SECTIONS = (
+    ("attndepth", "Front door: separation ranks with bounds, the errors, the pytest plugin"),
     ("attndepth.framework", "Claims framework: registry, families, search, report"),
     ("attndepth.claims", "The registered claims"),
-    ("attndepth.cli", "Command line"),
     ("attndepth.theory", "Theory (SymPy)"),
     ("attndepth.simulations", "Simulations (NumPy, python-flint)"),
     ("attndepth.figures", "Figures (matplotlib)"),
-    ("attndepth", "Front door: separation ranks with bounds, the pytest plugin"),
+    ("attndepth.cli", "Command line"),
 )
 
 
 def _modules(package: str) -> list[str]:
     """Every module below ``package`` (subpackages' modules too), except private ones
-    and those of packages that have a section of their own."""
+    and those of packages that have a section of their own; for ``attndepth`` itself,
+    its top-level modules only."""
     import importlib
     import pkgutil
 
@@ -78,17 +113,24 @@ def _modules(package: str) -> list[str]:
     return sorted(names)
 
 
-def api_page() -> str:
-    """An automodule entry for every module of every layer (nothing can go missing)."""
+def api_pages() -> dict[str, str]:
+    """The API reference: an index (``api/index.rst``) of sections, and one page per
+    module (``api/<module>.rst``) from its numpydoc docstrings; nothing can go missing."""
     lines = ["API reference", "=============", "",
-             "Every module, from its numpydoc docstrings. The names in ``attndepth.__all__``",
-             "are the stable public API; everything else may move between releases.", "",
+             "One page per module, from its numpydoc docstrings, the front door first. The",
+             "names in ``attndepth.__all__`` are the stable public API; everything else may",
+             "move between releases.", "",
              ".. automodule:: attndepth", "   :no-members:", ""]
+    pages = {}
     for package, title in API_SECTIONS:
-        lines += [title, "-" * len(title), ""]
-        for name in _modules(package):
-            lines += [f".. automodule:: {name}", ""]
-    return "\n".join(lines)
+        modules = _modules(package)
+        lines += [title, "-" * len(title), "", ".. toctree::", "   :maxdepth: 1", ""]
+        lines += [f"   {name}" for name in modules] + [""]
+        for name in modules:
+            pages[f"{name}.rst"] = "\n".join([name, "=" * len(name), "",
+                                              f".. automodule:: {name}", ""])
+    pages["index.rst"] = "\n".join(lines)
+    return pages
 
 
 def results_page() -> str:
@@ -106,12 +148,17 @@ def results_page() -> str:
 
 
 def write_generated(target: Path) -> None:
-    """Write ``claims.md``, ``results.md``, ``api.rst`` and ``gallery.md`` (with its
-    figures) under ``target``."""
+    """Write ``claims.md``, ``results.md``, ``api/`` (an index and a page per module) and
+    ``gallery.md`` (with its figures) under ``target``."""
+    import shutil
+
     target.mkdir(parents=True, exist_ok=True)
     (target / "claims.md").write_text(claims_table())
     (target / "results.md").write_text(results_page())
-    (target / "api.rst").write_text(api_page())
+    shutil.rmtree(target / "api", ignore_errors=True)  # no page of a module since removed
+    (target / "api").mkdir()
+    for name, text in api_pages().items():
+        (target / "api" / name).write_text(text)
     (target / "gallery.md").write_text(gallery(target / "figures"))
 
 

@@ -1,7 +1,10 @@
 """Hypothesis profiles: ``dev`` (default), ``ci`` (when CI is set), ``fuzz`` (many cases);
-the JAX ordering; a small training sweep shared by the figure tests."""
+the JAX ordering; a small training sweep shared by the figure tests; the figures' quick
+data, computed once and (with ATTNDEPTH_FIGURES_DIR set) saved for the docs build."""
 
+import copy
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -49,3 +52,28 @@ def training_store(tmp_path):
         return store
 
     return build
+
+
+@pytest.fixture(scope="session")
+def quick_data():
+    """``quick_data(module)``: a figure module's ``compute("quick", 0)``, once per session
+    (each call returns a fresh copy).
+
+    With the environment variable ``ATTNDEPTH_FIGURES_DIR`` set (``.ci/run`` sets it), the
+    figure is also drawn from that data and saved there as PDF, PNG and CSV; the docs
+    build (``docs/generate.py``) then shows these instead of computing them again.
+    """
+    from attndepth.figures.registry import save
+
+    cache: dict[str, dict] = {}
+
+    def get(module):
+        if module.NAME not in cache:
+            data = module.compute("quick", 0)
+            out = os.environ.get("ATTNDEPTH_FIGURES_DIR")
+            if out:
+                save(module.draw(copy.deepcopy(data)), data, module.NAME, Path(out))
+            cache[module.NAME] = data
+        return copy.deepcopy(cache[module.NAME])
+
+    return get

@@ -60,6 +60,10 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
 
     gallery = (tmp_path / "html" / "_generated" / "gallery.html").read_text()
     assert gallery.count("<img") == len(all_figures())
+    assert gallery.count(".pdf") >= len(all_figures()) and 'width: 648px' in gallery
+    # an API page per module, and the style sheet that lets wide tables scroll
+    assert (tmp_path / "html" / "_generated" / "api" / "attndepth.separation_rank.html").is_file()
+    assert "_static/attndepth.css" in theory
 
 
 def test_readme_is_a_short_guide_whose_links_exist():
@@ -72,3 +76,37 @@ def test_readme_is_a_short_guide_whose_links_exist():
     # its example is the file it names, line for line
     example = (ROOT / "examples" / "own_claim" / "postln_rate.py").read_text()
     assert example[example.index("import math"):].strip() in readme
+
+
+def test_the_gallery_reuses_figures_the_tests_drew(tmp_path, monkeypatch):
+    # with ATTNDEPTH_FIGURES_DIR holding a figure's PDF, PNG and CSV, the gallery copies
+    # them and shows the PNG at its printed width; it draws only the figures not there
+    sys.path.insert(0, str(ROOT / "docs"))
+    import generate
+    from matplotlib import pyplot as plt
+
+    from attndepth.figures import registry
+
+    drawn = tmp_path / "drawn"
+    drawn.mkdir()
+    figure = plt.figure(figsize=(6.75, 2.5))
+    for name in registry.all_figures():
+        figure.savefig(drawn / f"{name}.png", dpi=300)
+        (drawn / f"{name}.pdf").write_bytes(b"%PDF")
+        (drawn / f"{name}.csv").write_text("x\n1\n")
+    monkeypatch.setenv("ATTNDEPTH_FIGURES_DIR", str(drawn))
+    monkeypatch.setattr(registry, "write_figure", lambda *args: pytest.fail("drew again"))
+    page = generate.gallery(tmp_path / "site")
+    assert page.count(":width: 648px") == len(registry.all_figures())  # 6.75 in at 96 px/in
+    assert page.count("{download}`PDF <figures/") == len(registry.all_figures())
+    assert (tmp_path / "site" / "allocation.csv").read_text() == "x\n1\n"
+
+
+def test_the_api_reference_has_a_page_per_module_and_the_front_door_first():
+    sys.path.insert(0, str(ROOT / "docs"))
+    import generate
+
+    pages = generate.api_pages()
+    index = pages["index.rst"]
+    assert index.index("attndepth.separation_rank") < index.index("attndepth.framework.")
+    assert "attndepth.simulations.settings.rst" in pages and len(pages) > 100

@@ -3,8 +3,8 @@ import numpy as np
 from attndepth.figures import allocation
 
 
-def test_rule_curve_monotone_and_above_threshold():
-    data = allocation.compute("quick", 0)
+def test_rule_curve_monotone_and_above_threshold(quick_data):
+    data = quick_data(allocation)
     kind = np.array(data["kind"])
     depth = np.array(data["depth"])[kind == "rule"]
     threshold = np.array(data["threshold_depth"])[kind == "rule"]

@@ -14,8 +14,8 @@ from attndepth.theory.rank_collapse import convergence_order
 MEDIAN_SLOPE_SPREAD = 0.06
 
 
-def test_fixed_rate_dashed_slopes_match_the_curves():
-    data = {k: np.array(v) for k, v in fixed_rate.compute("quick", 0).items()}
+def test_fixed_rate_dashed_slopes_match_the_curves(quick_data):
+    data = {k: np.array(v) for k, v in quick_data(fixed_rate).items()}
     errors = []
     for k in np.unique(data["stack"]):
         rows = (data["stack"] == k) & (data["depth"] >= 5) \
@@ -28,8 +28,8 @@ def test_fixed_rate_dashed_slopes_match_the_curves():
 
 
 @pytest.mark.slow
-def test_postln_predicted_line_follows_the_median_in_the_window():
-    data = postln_rate.compute("quick", 0)
+def test_postln_predicted_line_follows_the_median_in_the_window(quick_data):
+    data = quick_data(postln_rate)
     curve = np.array(data["curve"])
     assert len(set(curve)) == 4
     rows = curve == "post-ln"
@@ -46,8 +46,8 @@ def test_postln_predicted_line_follows_the_median_in_the_window():
     assert np.isnan(np.array(data["predicted"])[curve == "pre-ln"]).all()  # no theory drawn
 
 
-def test_dong_points_have_the_predicted_order():
-    data = dong_collapse.compute("quick", 0)
+def test_dong_points_have_the_predicted_order(quick_data):
+    data = quick_data(dong_collapse)
     variant = np.array(data["variant"])
     assert set(variant) == {"pure", "residual"}
     before, after = np.array(data["before"]), np.array(data["after"])

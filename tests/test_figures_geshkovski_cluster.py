@@ -8,8 +8,8 @@ from attndepth.figures import geshkovski_cluster
 
 
 @pytest.mark.slow
-def test_drawn_prediction_agrees_with_the_drawn_data():
-    data = geshkovski_cluster.compute("quick", 0)
+def test_drawn_prediction_agrees_with_the_drawn_data(quick_data):
+    data = quick_data(geshkovski_cluster)
     panel, series = np.array(data["panel"]), np.array(data["series"])
     x, value = np.array(data["x"]), np.array(data["value"])
     low, high = np.array(data["low"]), np.array(data["high"])

@@ -6,8 +6,8 @@ from attndepth.claims.clustering import GAMMA_TOLERANCE
 from attndepth.figures import geshkovski_orthogonal
 
 
-def test_drawn_prediction_agrees_with_the_drawn_data():
-    data = {k: np.array(v) for k, v in geshkovski_orthogonal.compute("quick", 0).items()}
+def test_drawn_prediction_agrees_with_the_drawn_data(quick_data):
+    data = {k: np.array(v) for k, v in quick_data(geshkovski_orthogonal).items()}
     assert np.max(np.abs(data["measured"] - data["ode"])) <= GAMMA_TOLERANCE
     closed = np.isfinite(data["beta_zero"])
     assert closed.any()

@@ -6,8 +6,8 @@ import numpy as np
 from attndepth.figures import giorlandino_correlation_map
 
 
-def test_drawn_layers_follow_the_finite_T_curve_and_the_curves_their_limits():
-    data = giorlandino_correlation_map.compute("quick", 0)
+def test_drawn_layers_follow_the_finite_T_curve_and_the_curves_their_limits(quick_data):
+    data = quick_data(giorlandino_correlation_map)
     panel = np.array(data["panel"])
     layer, error, rem, limit = (np.array(data[k], dtype=float)
                                 for k in ("layer", "layer_error", "rem", "limit"))

@@ -5,8 +5,8 @@ import numpy as np
 from attndepth.figures import naderi_spectral_gap
 
 
-def test_drawn_edge_agrees_with_the_markov_markers_only():
-    data = naderi_spectral_gap.compute("quick", 0)
+def test_drawn_edge_agrees_with_the_markov_markers_only(quick_data):
+    data = quick_data(naderi_spectral_gap)
     ensemble, scale = np.array(data["ensemble"]), np.array(data["scale"])
     T, s2, edge = (np.array(data[k], dtype=float) for k in ("tokens", "s2", "edge"))
     markov = (ensemble == "markov") & (scale == 0.5) & (T >= 64)

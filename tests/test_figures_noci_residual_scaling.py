@@ -5,8 +5,8 @@ import numpy as np
 from attndepth.figures import noci_residual_scaling
 
 
-def test_drawn_growth_follows_the_prediction():
-    data = noci_residual_scaling.compute("quick", 0)
+def test_drawn_growth_follows_the_prediction(quick_data):
+    data = quick_data(noci_residual_scaling)
     panel, scaling = np.array(data["panel"]), np.array(data["scaling"])
     temperature = np.array(data["temperature"])
     measured, predicted = np.array(data["measured"]), np.array(data["predicted"])

@@ -22,7 +22,7 @@ def test_every_figure_module_is_registered():
     assert all(module.DESCRIPTION for module in all_figures().values())
 
 
-def test_a_written_figure_has_its_data_as_csv(tmp_path):
+def test_a_written_figure_has_its_data_as_csv(tmp_path, quick_data):
     pdf, png, table = write_figure("allocation", tmp_path)
     assert pdf.read_bytes().startswith(b"%PDF") and png.read_bytes()[1:4] == b"PNG"
     data = all_figures()["allocation"].compute("quick", 0)

@@ -3,8 +3,8 @@ import numpy as np
 from attndepth.figures import separation_rank
 
 
-def test_exact_points_lie_on_or_below_bound_lines():
-    data = separation_rank.compute("quick", 0)
+def test_exact_points_lie_on_or_below_bound_lines(quick_data):
+    data = quick_data(separation_rank)
     check_heads_panel_draws_divisors_only(data)
     panel, series = np.array(data["panel"]), np.array(data["series"])
     width, x, value = (np.array(data[k], dtype=float) for k in ("width", "x", "value"))

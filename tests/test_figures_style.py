@@ -23,10 +23,10 @@ def test_house_style_is_a_style_sheet_users_can_apply():
         assert plt.rcParams["pdf.fonttype"] == 42
 
 
-def test_separated_labels_do_not_overlap():
+def test_separated_labels_do_not_overlap(quick_data):
     from attndepth.figures import allocation
 
-    figure = allocation.draw(allocation.compute("quick", 0))
+    figure = allocation.draw(quick_data(allocation))
     renderer = figure.canvas.get_renderer()
     boxes = [text.get_window_extent(renderer) for text in figure.axes[0].texts]
     assert len(boxes) > 10
@@ -52,7 +52,7 @@ def test_legends_take_their_style_from_the_sheet_and_are_at_least_7_pt():
                 assert not keywords & {"fontsize", "frameon", "title_fontsize"}, path.name
 
 
-def test_every_variant_has_one_colour_used_by_every_figure_that_draws_it():
+def test_every_variant_has_one_colour_used_by_every_figure_that_draws_it(quick_data):
     from attndepth.figures import postln_rate, similarity_depth
     from attndepth.figures.style import VARIANT_COLOURS, variant_colour
     from attndepth.simulations.models.stacks import VARIANTS
@@ -63,7 +63,7 @@ def test_every_variant_has_one_colour_used_by_every_figure_that_draws_it():
     with pytest.raises(ValueError, match="no colour"):
         variant_colour("sandwich")
     for module in (similarity_depth, postln_rate):
-        figure = module.draw(module.compute("quick", 0))
+        figure = module.draw(quick_data(module))
         for line in figure.axes[0].get_lines():
             label = line.get_label()
             if not label.startswith("_"):

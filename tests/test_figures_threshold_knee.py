@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 def test_compute_has_decided_bound_and_closed_form_knees(monkeypatch):
     monkeypatch.setattr(threshold_knee, "THRESHOLD", {"quick": {"regimes": [[2, 1], [3, 1]]}})
     monkeypatch.setitem(threshold_knee.BOUND_WIDTHS, "quick", [2, 9, 60])
-    data = threshold_knee.compute("quick", 0)
+    data = threshold_knee.compute("quick", 0)  # on the patched sizes: not the drawn figure
     rows = list(zip(data["series"], data["q"], data["width"], data["knee"], strict=True))
     assert ("decided", 1, 2, 2) in rows and ("decided", 1, 3, 2) in rows
     closed = [(width, knee) for series, _, width, knee in rows if series == "closed"]

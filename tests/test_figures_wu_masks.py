@@ -5,8 +5,8 @@ import numpy as np
 from attndepth.figures import wu_masks
 
 
-def test_drawn_rates_fall_with_the_radius_within_each_kind():
-    data = wu_masks.compute("quick", 0)
+def test_drawn_rates_fall_with_the_radius_within_each_kind(quick_data):
+    data = quick_data(wu_masks)
     panel, causal = np.array(data["panel"]), np.array(data["causal"], dtype=bool)
     x, value = np.array(data["x"], dtype=float), np.array(data["value"], dtype=float)
     error = np.array(data["error"], dtype=float)
@@ -30,12 +30,12 @@ def test_the_figure_draws_the_claims_windows():
         assert set(WU_MASKS[preset]["windows"]) <= set(wu_masks.WINDOWS[preset])
 
 
-def test_one_colour_means_one_mask_kind_in_both_panels():
+def test_one_colour_means_one_mask_kind_in_both_panels(quick_data):
     from matplotlib.colors import to_hex
 
     from attndepth.figures.style import PALETTE
 
-    figure = wu_masks.draw(wu_masks.compute("quick", 0))
+    figure = wu_masks.draw(quick_data(wu_masks))
     left, right = figure.axes
     band = {to_hex(line.get_color()) for line in left.get_lines()
             if line.get_label().startswith("band")}

@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.figures.style import PNG_DPI
 
 FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.similarity_depth",
@@ -143,7 +144,7 @@ def save(figure, data: dict[str, list], name: str, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{name}.{ext}" for ext in ("pdf", "png", "csv")]
     figure.savefig(paths[0])
-    figure.savefig(paths[1], dpi=300)
+    figure.savefig(paths[1], dpi=PNG_DPI)
     plt.close(figure)
     write_csv(data, paths[2])
     return paths
