@@ -117,13 +117,13 @@ def block_bounds_for(config: SeparationRankConfig) -> list[int]:
         config.width, config.depth, len(split.p_positions), len(split.q_positions))]
 
 
-def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exact",
-                 *args: Any, rank_cap: int | None = None, **kwargs: Any) -> RankCertificate:
+def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exact", *,
+                 rank_cap: int | None = None, **kwargs: Any) -> RankCertificate:
     """The certified rank with the proved bounds supplied.
 
     Parameters
     ----------
-    config, seed, *args, **kwargs
+    config, seed, **kwargs
         As for :func:`attndepth.simulations.exact.separation_rank.rank_from_grids` (methods
         ``exact`` and ``numeric``); for ``blocks`` only the keywords in
         :data:`BLOCK_OPTIONS`
@@ -145,10 +145,10 @@ def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exa
     method = resolve_method(config, method)
     if method == "blocks":
         unknown = set(kwargs) - BLOCK_OPTIONS
-        if args or rank_cap is not None or unknown:
+        if rank_cap is not None or unknown:
             raise InvalidParameter(f"the blocks method takes only the keywords "
                                    f"{', '.join(sorted(BLOCK_OPTIONS))}, got "
-                                   f"{sorted(unknown) or 'positional options or rank_cap'}")
+                                   f"{sorted(unknown) or 'rank_cap'}")
         kwargs.setdefault("prime", BLOCK_PRIME)
         if config.residual:
             return residual_block_ranks(config, seed, **kwargs)
@@ -156,7 +156,7 @@ def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exa
                                    **kwargs).certificate(config)
     best = bounds_for(config).best
     cap = best if rank_cap is None else min(rank_cap, best)
-    return rank_from_grids(config, seed, method, *args, rank_cap=cap, **kwargs)
+    return rank_from_grids(config, seed, method, rank_cap=cap, **kwargs)
 
 
 def tight_fields(config: SeparationRankConfig) -> dict[str, Any]:

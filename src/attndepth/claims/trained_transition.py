@@ -150,7 +150,8 @@ def verify_trained_transition(seed: int, budgets: tuple[int, ...], depths: tuple
     runs = train_groups_once(groups)
     chance = math.log(task.values)
     corrected = corrected_knee_law(task.length // 2)
-    readings, rows = [], []
+    readings: list[dict] = []
+    rows: list[dict] = []
     for budget in budgets:
         picked = [k for k, shape in enumerate(shapes) if shape[0] == budget]
         losses = np.array([[run.validation_loss[-1] for run in runs[k]] for k in picked]).T

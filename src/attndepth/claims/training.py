@@ -117,7 +117,7 @@ def verify_deep_training(seed: int, depths: tuple[int, ...], width: int, heads: 
                                 f"{plain['t_sim']:.3f}")
     shown = "; ".join(f"{r['variant']} {r['loss']:.3f}±{r['spread']:.3f}"
                       for r in deepest if r["warmup"] == warmups[0])
-    deesc_rate = max(r["initial_rate"] for r in deepest if "deesc" in r["variant"])
+    deesc_rate = max(float(r["initial_rate"]) for r in deepest if "deesc" in r["variant"])
     return Outcome(
         predicted=(f"at L = {depths[-1]}: every de-escalated loss and t_sim below post-LN's "
                    f"(derived escalation rates at initialisation: post-LN "

@@ -124,17 +124,17 @@ def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
     result = rank_with_bounds(config, args.seed, method, prime=prime, **options)
     exit_code = 0
     if method == "numeric":
-        exact = measure_rank(config, args.seed, "exact", prime, **options)
+        exact = measure_rank(config, args.seed, "exact", prime=prime, **options)
         result["exact_rank"] = exact.rank
         result["agrees_with_exact"] = exact.rank == result["rank"]
     if args.verify:
         other_prime = second if prime != second else first
         verify_method = "blocks" if blocks else "exact"
-        second = measure_rank(config, args.seed + 1, verify_method, prime=other_prime,
+        repeat = measure_rank(config, args.seed + 1, verify_method, prime=other_prime,
                               **options)
-        result["verify"] = {"rank": second.rank, "prime": second.prime, "seed": second.seed,
-                            "agrees": second.rank == result["rank"]}
-        exit_code = 0 if second.rank == result["rank"] else 1
+        result["verify"] = {"rank": repeat.rank, "prime": repeat.prime, "seed": repeat.seed,
+                            "agrees": repeat.rank == result["rank"]}
+        exit_code = 0 if repeat.rank == result["rank"] else 1
     result["seconds"] = time.perf_counter() - start
     result["environment"] = environment()
     return result, exit_code

@@ -10,6 +10,8 @@ Draws the claim geshkovski.single-cluster.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy.stats import binomtest
 
@@ -28,7 +30,7 @@ DESCRIPTION = "P(one hemisphere): Wendel vs Monte Carlo; cluster diameter vs tim
 #: What the figure draws beyond the claim (``presets.GESHKOVSKI_CLUSTER``, one (n, d) and
 #: one β): every n up to max_tokens at several d, and several β. Fewer trials per point
 #: than the claim's (a point costs about 1 s per 1,000 trials here, and the figure draws 30).
-SIZES = {"quick": dict(trials=400, max_tokens=10, dimensions=(2, 3, 4),
+SIZES: dict[str, dict[str, Any]] = {"quick": dict(trials=400, max_tokens=10, dimensions=(2, 3, 4),
                        betas=(0.0, 1.0, 4.0, 9.0), flow_tokens=8, flow_dimension=4),
          "full": dict(trials=4000, max_tokens=16, dimensions=(2, 3, 4, 6),
                       betas=(0.0, 1.0, 4.0, 9.0), flow_tokens=8, flow_dimension=4)}

@@ -14,6 +14,7 @@ deficiencies. Mathtext renders formulas, so no TeX installation is needed.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -73,7 +74,7 @@ def separate_labels(figure, texts: list, step_points: float = 2.0, max_steps: in
     ``step_points`` until it is free. Call after the axes limits are final.
     """
     renderer = figure.canvas.get_renderer()
-    placed = []
+    placed: list[Any] = []
     for text in texts:
         x0, y0 = text.xyann
         for k in range(max_steps + 1):

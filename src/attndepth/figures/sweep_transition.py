@@ -48,12 +48,12 @@ def compute_from_store(path: str | Path) -> dict[str, list]:
     for budget, depth in sorted(losses):
         values = np.array(losses[budget, depth])
         tokens = RecallTask.standard(pairs[budget]).length
-        row = (budget, depth, widths[budget, depth], float(np.median(values)),
-               float(values.min()), float(values.max()), values.size,
-               transition_depth(budget, paper_knee),
-               transition_depth(budget, corrected_knee_law(tokens // 2)))
-        for key, item in zip(columns, row, strict=True):
-            columns[key].append(item)
+        entries = (budget, depth, widths[budget, depth], float(np.median(values)),
+                   float(values.min()), float(values.max()), values.size,
+                   transition_depth(budget, paper_knee),
+                   transition_depth(budget, corrected_knee_law(tokens // 2)))
+        for name, item in zip(columns, entries, strict=True):
+            columns[name].append(item)
     return columns
 
 

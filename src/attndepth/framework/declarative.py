@@ -188,8 +188,7 @@ def derived_claim(id: str, *, expression: Any, observable: str, source: str,
               family=family, conjecture=conjecture,
               estimate=Estimate("measured", "predicted", (-tolerance, tolerance),
                                 seeds=seeds, label=f"rel. error of {observable}"),
-              rivals=tuple(Rival(key, text, predicted=lambda values, params, key=key:
-                                 values[f"rival:{key}"])
+              rivals=tuple(Rival(key, text, predicted=_rival_value(key))
                            for key, (_, text) in rival_functions.items()),
               wrong_theory=({} if wrong_function is None else {name: wrong_function}),
               figure=id if figure else None)(verify)
@@ -199,6 +198,13 @@ def derived_claim(id: str, *, expression: Any, observable: str, source: str,
         return stack
 
     return register
+
+
+def _rival_value(key: str) -> Callable[[Mapping[str, Any], Any], Any]:
+    """Read rival ``key``'s prediction from an outcome's values."""
+    def read(values: Mapping[str, Any], params: Any) -> Any:
+        return values[f"rival:{key}"]
+    return read
 
 
 def _register_figure(id: str, observable: str, stack: Callable[..., StackConfig],

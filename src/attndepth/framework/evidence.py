@@ -337,8 +337,7 @@ def decide(verify: Callable[..., Any], params: Mapping[str, Any], base_seed: int
         for seed in seed_sample(base_seed, count)[len(outcomes):]:
             outcomes.append(verify(seed=seed, **params))
         usable = [o for o in outcomes if o.verdict in ("holds", "fails")]
-        intervals = [_pooled(e, usable, lambda o, e=e: o.values[e.predicted], level)
-                     for e in estimates]
+        intervals = [_pooled(e, usable, _value_of(e.predicted), level) for e in estimates]
         compared = [_rival_sample(by_key.get(rival.against or primary.measured, primary),
                                   rival, usable, params, level, verify, base_seed, count,
                                   module) for rival in rivals]
@@ -380,6 +379,13 @@ def decide(verify: Callable[..., Any], params: Mapping[str, Any], base_seed: int
     return evidence, outcomes
 
 
+def _value_of(name: str) -> Callable[[Any], Any]:
+    """The function reading value ``name`` of an outcome."""
+    def read(outcome: Any) -> Any:
+        return outcome.values[name]
+    return read
+
+
 def _pooled(estimate: Estimate, outcomes: list[Any], prediction: Callable[[Any], Any],
             level: float) -> Interval | None:
     if not outcomes:
@@ -406,9 +412,10 @@ def _rival_sample(estimate: Estimate, rival: Rival, usable: list[Any],
                   base_seed: int, count: int,
                   module: ModuleType | None) -> tuple[Interval | None, str]:
     """The rival's error interval on the same seeds, and its prediction as text."""
-    if rival.predicted is not None:
+    rival_prediction = rival.predicted
+    if rival_prediction is not None:
         def prediction(o: Any) -> Any:
-            return rival.predicted(o.values, params)
+            return rival_prediction(o.values, params)
         return (_pooled(estimate, usable, prediction, level),
                 _mean_prediction(usable, prediction))
     if module is None:

@@ -23,6 +23,7 @@ Claims are defined in the topic modules listed in :data:`CLAIM_MODULES`.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import time
@@ -500,7 +501,7 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
         def run_with(rival: Rival) -> str:
             with replaced(module, rival.replace):
                 return verify(seed=seed, **params).verdict
-        rivals = tuple(rival_by_verdict(rival, lambda rival=rival: run_with(rival))
+        rivals = tuple(rival_by_verdict(rival, functools.partial(run_with, rival))
                        for rival in found.rivals)
         # a consistency check reports its rivals; they cannot make a proof "indistinguishable"
         if outcome.verdict == "holds" and found.kind != "consistency" \

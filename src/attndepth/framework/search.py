@@ -217,7 +217,7 @@ def _random_phase(found: Claim, seed: int, draws: int, known: dict[str, MemberRe
     exhaustive = {_key(m) for m in family.exhaustive()}
     if not family.beyond:
         return [], 0  # nothing lies beyond the exhaustive part
-    strategy = st.fixed_dictionaries(
+    strategy: Any = st.fixed_dictionaries(
         {name: st.sampled_from(family.values(name)) for name in family.parameters}
     ).filter(lambda m: _key(m) not in exhaustive and family.contains(m))
     seen: dict[str, MemberResult] = {}

@@ -139,7 +139,7 @@ def closed_form_matches_sympy() -> bool:
 # ----------------------------------------------------------------- numeric side
 
 
-def parameter_count(depth: float, width: float, vocabulary: int = 0) -> float:
+def parameter_count(depth: float, width: float, vocabulary: float = 0) -> float:
     """Non-embedding ``12·L·d²`` plus ``V·d`` embeddings."""
     depth = positive_finite("depth", depth)
     width = positive_finite("width", width)

@@ -18,7 +18,9 @@ import itertools
 import math
 import numbers
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import sympy as sp
 from sympy import ZZ
@@ -82,7 +84,7 @@ class SymbolicNetwork:
 
     inputs: tuple[sp.Symbol, ...]
     outputs: DomainMatrix
-    ring: object
+    ring: Any
 
     def output(self, position: int, coordinate: int) -> sp.Poly:
         """f = y^{L,position}_coordinate as a SymPy ``Poly`` in the inputs."""
@@ -603,7 +605,8 @@ def threshold_depth(width: float) -> float:
     return math.log(float(width), 3)
 
 
-def regime_bounds(width: int, q_size: int) -> tuple:
+def regime_bounds(width: int, q_size: int) -> tuple[Callable[[int], int],
+                                                   Callable[[int], list[int]]]:
     """(depth ↦ bound (d), depth ↦ per-block bounds) of the regime |P| = |Q| = q, ρ = 0.
 
     The two callables :func:`attndepth.simulations.exact.knee.measure_knee` takes.

@@ -267,7 +267,10 @@ class BlockMeasurement:
         """Union bound over the blocks saturated by margin; None if one is unsaturated."""
         if self.reason == "max-points":
             return None
-        return min(1.0, sum(block.failure_probability for block in self.blocks))
+        probabilities = [block.failure_probability for block in self.blocks]
+        if any(p is None for p in probabilities):
+            return None
+        return min(1.0, sum(p for p in probabilities if p is not None))
 
     def certificate(self, config: SeparationRankConfig) -> RankCertificate:
         """The measurement as a :class:`RankCertificate` (method ``blocks``)."""

@@ -14,6 +14,7 @@ chunks of :data:`CHUNK_PAIRS` pairs on every core.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -304,7 +305,7 @@ def evaluate_structured_scales(weights: LinearAttentionWeights, partition: Parti
     def last_layer(T: np.ndarray, M: np.ndarray, v: np.ndarray) -> np.ndarray:
         """e_pᵀ T_L v_L of the last layer from its input T, M, v; (..., d, d) -> (...)."""
         v = arith.matmul(T, v)  # v' = T v, (..., d, 1)
-        value = v[..., coordinate, 0].copy() if weights.residual else 0
+        value: Any = v[..., coordinate, 0].copy() if weights.residual else 0
         for b, A in zip(b_rows, A_last, strict=True):
             y = arith.matmul(b, T)  # (Tᵀ b)ᵀ, (..., 1, d)
             q = arith.matmul(np.swapaxes(T, -1, -2), arith.matmul(A.T, v))  # Tᵀ Aᵀ v'

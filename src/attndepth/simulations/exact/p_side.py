@@ -61,7 +61,7 @@ def p_side_rank(degree: int, width: int, p_size: int, seed: int = 0,
         x = X[:, token]
         M = (M + x[:, :, None] * x[:, None, :] % prime) % prime
     values = np.stack([M[:, r, c] for r, c in entries], axis=1)  # (points, D)
-    columns = []
+    columns: list[np.ndarray] = []
     for monomial in itertools.combinations_with_replacement(range(len(entries)), degree):
         product = np.ones(points, dtype=np.int64)
         for index in monomial:

@@ -189,7 +189,7 @@ def rank_from_grids(
     config: SeparationRankConfig,
     seed: int = 0,
     method: str = "exact",
-    prime: int = DEFAULT_PRIME,
+    prime: int | None = DEFAULT_PRIME,
     margin: int = DEFAULT_MARGIN,
     max_points: int = DEFAULT_MAX_POINTS,
     rank_cap: int | None = None,

@@ -89,7 +89,8 @@ def _stable_rank(config: StackConfig, batch: int, seed: int) -> np.ndarray:
 def _attention_s2(config: StackConfig, batch: int, seed: int) -> np.ndarray:
     if config.depth < 1:
         raise InvalidParameter("attention_s2 needs a block: depth must be >= 1")
-    P = run_stack(config, batch, seed, keep_attention=True).attention[-1]  # (batch, heads, n, n)
+    trajectory = run_stack(config, batch, seed, keep_attention=True)
+    P = trajectory.kept_attention()[-1]  # (batch, heads, n, n)
     return attention_spectra(P)["sigma2"].mean(axis=-1)
 
 

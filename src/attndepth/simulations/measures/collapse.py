@@ -49,5 +49,6 @@ def collapse_sample(config: StackConfig, batch: int, seed: int, skip: int = 4) -
     trajectory = run_stack(config, batch, seed, keep_attention=True)
     rates = escalation_rates(log_odds(trajectory.states)[skip:], COLLAPSE_WINDOW)
     forbidden = attention_mask(config.tokens, config.causal, config.window)
-    allowed = trajectory.attention if forbidden is None else trajectory.attention[..., ~forbidden]
+    attention = trajectory.kept_attention()
+    allowed = attention if forbidden is None else attention[..., ~forbidden]
     return CollapseSample(rates=rates, epsilon=float(allowed.min()))

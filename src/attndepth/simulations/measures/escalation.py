@@ -50,7 +50,7 @@ def fixed_matrix_decay(tokens: int, width: int, depth: int, batch: int, seed: in
     """Draw one softmax P per stack (from random tokens) and iterate X ← P X."""
     config = StackConfig(variant="pure", depth=1, tokens=tokens, width=width,
                          temperature=temperature)
-    P = run_stack(config, batch, seed, keep_attention=True).attention[0, :, 0]
+    P = run_stack(config, batch, seed, keep_attention=True).kept_attention()[0, :, 0]
     X = gaussian_tokens(seed + 1, batch, tokens, width)
     diversity = [token_diversity(X)]
     for _ in range(depth):

@@ -105,5 +105,6 @@ def postln_rate_terms(config: StackConfig, batch: int, seed: int,
         parts["scaling"].append(log_odds(scaled) - log_odds(centred))
         odds.append(log_odds(record.outputs))
         parts["total"].append(odds[-1] - odds[-2])
-    return RateTerms(*(np.array(parts[k]) for k in ("mean", "diversity", "scaling", "total")),
-                     np.array(odds))
+    return RateTerms(mean=np.array(parts["mean"]), diversity=np.array(parts["diversity"]),
+                     scaling=np.array(parts["scaling"]), total=np.array(parts["total"]),
+                     log_odds=np.array(odds))

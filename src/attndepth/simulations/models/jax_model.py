@@ -97,7 +97,7 @@ def init_params(config: StackConfig, vocabulary: int, seed: int) -> dict[str, np
               "head": rng.standard_normal((d, vocabulary)) / math.sqrt(d),
               "projections": np.array(weights.projections[0]),
               "output": np.array(weights.output[0])}
-    if config.ffn:
+    if weights.ffn_in is not None and weights.ffn_out is not None:  # config.ffn
         params["ffn_in"] = np.array(weights.ffn_in[0])
         params["ffn_out"] = np.array(weights.ffn_out[0])
     params.update({name: np.array(array[0]) for name, array in weights.extra.items()})

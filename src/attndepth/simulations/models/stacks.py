@@ -279,7 +279,8 @@ class SoftmaxWeights:
 
         return SoftmaxWeights(cast(self.projections), cast(self.output), cast(self.ffn_in),
                               cast(self.ffn_out),
-                              {name: cast(array) for name, array in self.extra.items()})
+                              {name: array.astype(dtype, copy=False)
+                               for name, array in self.extra.items()})
 
     def layer(self, index: int) -> dict[str, np.ndarray]:
         """Block ``index``'s weights by name, each (batch, ...), for
@@ -536,6 +537,14 @@ class Trajectory:
     attention: np.ndarray | None
     config: StackConfig
     seed: int
+
+    def kept_attention(self) -> np.ndarray:
+        """The attention matrices, (depth, batch, heads, n, n), of a run with
+        ``keep_attention=True``."""
+        if self.attention is None:
+            raise InvalidParameter("this trajectory kept no attention matrices: run the "
+                                   "stack with keep_attention=True")
+        return self.attention
 
 
 def draw_stack(config: StackConfig, batch: int, seed: int,

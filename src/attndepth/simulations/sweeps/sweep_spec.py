@@ -164,7 +164,7 @@ def parse_spec(document: dict[str, Any]) -> SweepSpec:
         raise InvalidParameter(f"the spec has {size:.3g} points (grid × zip × seeds); a sweep "
                                "holds at "
                                f"most {MAX_POINTS} (split it into several specs)")
-    points = []
+    points: list[SweepPoint] = []
     for combination in itertools.product(*typed["grid"].values()):
         for zip_row in zip_rows:
             params = {**base, **dict(zip(typed["grid"], combination, strict=True)), **zip_row}
