@@ -3,7 +3,8 @@ from attndepth.framework.registry import run_claim
 
 
 def test_seprank_claims_hold_on_small_configs():
-    configs = [(2, 1, 1, 2, 0), (2, 2, 1, 4, 0), (2, 2, 1, 4, 1), (3, 1, 3, 3, 0)]
+    # (d, L, H, N, ρ, |P|) as plain tuples
+    configs = [(2, 1, 1, 2, 0, 1), (2, 2, 1, 4, 0, 2), (2, 2, 1, 4, 1, 2), (3, 1, 3, 3, 0, 2)]
     for claim_id in ("levine.upper-bound", "levine.generic-rank"):
         assert run_claim(claim_id, configs=configs).verdict == "consistent"
     # every member here meets bound (d), and so do the refuted first form's: that form
@@ -47,13 +48,22 @@ def test_knee_undecided_without_measurements_is_inconclusive(monkeypatch):
 
 
 def test_family_and_proof_reason():
-    # (d, L, H, N, ρ[, |P|]); balanced when |P| is left out
-    assert in_conjectured_family((3, 2, 1, 6, 0))                 # |P| = 3 ≥ d, |Q| = 3
+    # (d, L, H, N, ρ, |P|)
+    assert in_conjectured_family((3, 2, 1, 6, 0, 3))              # |P| = 3 ≥ d, |Q| = 3
     assert not in_conjectured_family((3, 2, 1, 3, 0, 1))          # |P| = 1, |Q| = 2, d = 3
     assert not in_conjectured_family((2, 3, 1, 3, 0, 2))          # |Q| = 1, L = 3
-    assert not in_conjectured_family((3, 2, 2, 6, 0))             # two heads: not asserted
+    assert not in_conjectured_family((3, 2, 2, 6, 0, 3))          # two heads: not asserted
     tight = exact_rank((3, 2, 1, 3, 0, 2), 0)                     # |P| = 2, |Q| = 1, L = 2
     assert tight.rank == bounds_of((3, 2, 1, 3, 0, 2)).bigraded and tight.reason == "upper-bound"
     below = exact_rank((3, 2, 1, 3, 0, 1), 0)
     assert below.rank == 39 and below.reason == "margin"
-    assert exact_rank((2, 2, 1, 2, 0), 0).reason == "upper-bound"
+    assert exact_rank((2, 2, 1, 2, 0, 1), 0).reason == "upper-bound"
+
+
+def test_a_configuration_of_another_length_is_refused_in_one_line():
+    import pytest
+
+    from attndepth.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter, match=r"six integers \(d, L, H, N, ρ, \|P\|\)"):
+        run_claim("levine.upper-bound", configs=[(2, 1, 1, 2, 0)])

@@ -11,8 +11,9 @@ in the conjectured tight family. The ``seprank`` sweep observable and the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.simulations.exact.degree_blocks import (
@@ -39,6 +40,60 @@ from attndepth.theory.separation_rank import (
     in_tight_family,
     separation_rank_bounds,
 )
+
+
+class RankCase(NamedTuple):
+    """A network and the size of P, as the separation-rank claims list them:
+    (d, L, H, N, ρ, |P|).
+
+    A tuple, so that a claim's preset stays a plain list in its JSON report and
+    ``run_claim(id, configs=[...])`` takes plain tuples; named, and of one length, so
+    that no entry's meaning depends on how many there are. The partition is P = the
+    output position 0 and the lowest other positions (by the partition symmetry, the
+    sizes determine the rank).
+    """
+
+    width: int
+    depth: int
+    heads: int
+    tokens: int
+    residual: int
+    p_size: int
+
+    @classmethod
+    def of(cls, values: Sequence[int]) -> RankCase:
+        """A RankCase from six integers (d, L, H, N, ρ, |P|), with a clear error otherwise."""
+        if isinstance(values, RankCase):
+            return values
+        if isinstance(values, str | bytes) or len(values) != 6:
+            raise InvalidParameter(f"a configuration is six integers (d, L, H, N, ρ, |P|), "
+                                   f"got {values!r}")
+        return cls(*(int(v) for v in values))
+
+    @classmethod
+    def balanced(cls, width: int, depth: int, heads: int, tokens: int,
+                 residual: int) -> RankCase:
+        """The balanced partition: |P| = ⌈N/2⌉."""
+        return cls(width, depth, heads, tokens, residual, (tokens + 1) // 2)
+
+    @property
+    def q_size(self) -> int:
+        """|Q| = N − |P|."""
+        return self.tokens - self.p_size
+
+    def network(self) -> SeparationRankConfig:
+        """The measured network and partition."""
+        return SeparationRankConfig(width=self.width, depth=self.depth, heads=self.heads,
+                                    tokens=self.tokens, residual=self.residual,
+                                    partition=f"sizes={self.p_size}/{self.q_size}")
+
+    def bounds(self) -> SeparationRankBounds:
+        """Every proved upper bound of the case's separation rank."""
+        return separation_rank_bounds(self.width, self.depth, self.p_size, self.q_size,
+                                      self.residual)
+
+    def __str__(self) -> str:
+        return str(tuple(self))
 
 
 def bounds_for(config: SeparationRankConfig) -> SeparationRankBounds:

@@ -18,6 +18,7 @@ from attndepth.claims.separation_rank import exact_rank
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.separation_rank import RankCase
 from attndepth.simulations.exact.degree_blocks import measure_block_ranks
 from attndepth.simulations.exact.knee import measure_knee
 from attndepth.theory.separation_rank import necessary_width, regime_bounds
@@ -39,7 +40,7 @@ def knee_of(width: int, seed: int) -> float | None:
 
 
 def _efficiency(seed: int, width: int, depth: int) -> dict:
-    certificate = exact_rank((width, depth, 1, 2, 0), seed)
+    certificate = exact_rank(RankCase(width, depth, 1, 2, 0, 1), seed)
     needed = necessary_width(certificate.rank, depth - 1, 1)
     knee = knee_of(width, seed)
     return {"width": width, "depth": depth, "rank": certificate.rank,

@@ -26,6 +26,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.separation_rank import RankCase
 from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block_ranks
 from attndepth.simulations.exact.separation_rank import certified_rank
 from attndepth.theory.residual_rank import (
@@ -36,7 +37,7 @@ from attndepth.theory.residual_rank import (
 from attndepth.theory.separation_rank import separation_rank_bounds
 
 TESTS = "tests/test_claims_residual.py"
-Config = tuple[int, ...]
+Config = RankCase
 
 #: Networks whose top-degree part is compared with the ρ = 0 network exactly (SymPy):
 #: (width, tokens, depth, heads, seed).
@@ -44,25 +45,29 @@ TOP_PART_CHECKS = ((2, 3, 2, 1, 0), (3, 2, 2, 1, 1), (2, 2, 3, 1, 2))
 
 
 def _without_residual(config: Config) -> Config:
-    width, depth, heads, tokens, _, p_size = config
-    return (width, depth, heads, tokens, 0, p_size)
+    return config._replace(residual=0)
 
 
 def _staircase_bound(config: Config, rank_without: int) -> int:
     """A rival's rank with ρ = 1: the staircase bound (d), as if it were tight."""
-    width, depth, _, tokens, _, p_size = config
-    return separation_rank_bounds(width, depth, p_size, tokens - p_size, 1).bigraded
+    return config._replace(residual=1).bounds().bigraded
+
+
+def _grouped(config: Config) -> int:
+    """The one-sided grouped bound with ρ = 1 of a configuration (a wrong rank)."""
+    return grouped_bound(config.width, config.depth, config.p_size, config.q_size)
 
 
 def _family_config(member: dict) -> Config:
-    return (member["width"], member["depth"], 1, member["tokens"], 1, member["p_size"])
+    return RankCase(member["width"], member["depth"], 1, member["tokens"], 1, member["p_size"])
 
 
 #: (d, L, H, N, ρ, |P|): below bound (d) with ρ = 0 (the first three) and meeting it.
-QUICK_CONFIGS: list[Config] = [(2, 3, 1, 3, 1, 2), (3, 2, 1, 3, 1, 1), (3, 3, 1, 4, 1, 1),
-                               (2, 3, 1, 4, 1, 2), (4, 2, 1, 4, 1, 2)]
-FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [(3, 3, 1, 6, 1, 3), (3, 3, 1, 4, 1, 3),
-                                              (4, 2, 1, 6, 1, 1), (4, 3, 1, 3, 1, 2)]
+QUICK_CONFIGS: list[Config] = [RankCase(*case) for case in (
+    (2, 3, 1, 3, 1, 2), (3, 2, 1, 3, 1, 1), (3, 3, 1, 4, 1, 1), (2, 3, 1, 4, 1, 2),
+    (4, 2, 1, 4, 1, 2))]
+FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [RankCase(*case) for case in (
+    (3, 3, 1, 6, 1, 3), (3, 3, 1, 4, 1, 3), (4, 2, 1, 6, 1, 1), (4, 3, 1, 3, 1, 2))]
 
 
 @claim(
@@ -79,15 +84,13 @@ FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [(3, 3, 1, 6, 1, 3), (3, 3, 1, 4, 1
     simulation=(measure_block_ranks, certified_rank),
     test=f"{TESTS}::test_residual_rank_holds_and_a_wrong_theory_fails",
     figure=None,  # pairs of equal integers: the note and theory §1 list them; no curve to draw
-    wrong_theory={"predicted_residual_rank": lambda config, rank: grouped_bound(
-        config[0], config[1], config[5], config[3] - config[5])},
+    wrong_theory={"predicted_residual_rank": lambda config, rank: _grouped(config)},
     rivals=(Rival("rank = bound (d) with ρ = 1", "the staircase bound taken as tight: the "
                   "residual's lower-degree parts would fill the ρ = 0 deficit",
                   replace={"predicted_residual_rank": _staircase_bound}),
             Rival("rank = the one-sided grouped bound", "this project's earlier bound (d) "
                   "with ρ = 1 (grouped_bound), read as the rank",
-                  replace={"predicted_residual_rank": lambda config, rank: grouped_bound(
-                      config[0], config[1], config[5], config[3] - config[5])})),
+                  replace={"predicted_residual_rank": lambda config, rank: _grouped(config)})),
     conjecture=True,
     family=Family(
         parameters=SIZE_CLASSES, beyond=SIZE_CLASSES_BEYOND,
@@ -100,8 +103,9 @@ def verify_residual_rank(seed: int, configs: list[Config]) -> Outcome:
     """Whole-matrix ranks with ρ = 1 against the degree-block ranks with ρ = 0."""
     top_parts = all(confirm_residual_top_part(*network) for network in TOP_PART_CHECKS)
     rows, unequal, below, bound_changes, proved = [], [], [], [], 0
-    for config in map(tuple, configs):
-        if len(config) != 6 or config[4] != 1:
+    configs = [RankCase.of(config) for config in configs]
+    for config in configs:
+        if config.residual != 1:
             raise InvalidParameter(f"configs are (d, L, H, N, ρ = 1, |P|), got {config}")
         without = exact_rank(_without_residual(config), seed)
         bound = bounds_of(config).best
@@ -111,8 +115,7 @@ def verify_residual_rank(seed: int, configs: list[Config]) -> Outcome:
             unequal.append(config)
         if with_residual.rank < without.rank:
             below.append(config)
-        if separation_rank_bounds(*config[:2], config[5], config[3] - config[5], 1).bigraded \
-                != bounds_of(_without_residual(config)).bigraded:
+        if config.bounds().bigraded != _without_residual(config).bounds().bigraded:
             bound_changes.append(config)
         rows.append(f"{config}: {with_residual.rank} / {without.rank} (bound {bound})")
     return Outcome(

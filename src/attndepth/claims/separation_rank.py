@@ -1,8 +1,8 @@
 """Separation-rank claims of Levine et al. 2020 (theory document §1): exact ranks vs bounds.
 
-Configurations are tuples ``(width, depth, heads, tokens, residual)`` with the
-balanced partition (P = first ⌈N/2⌉ positions, i = 0, coordinate 0), or
-``(width, depth, heads, tokens, residual, p_size)`` with |P| = p_size (by the
+Configurations are :class:`~attndepth.separation_rank.RankCase` tuples
+``(width, depth, heads, tokens, residual, p_size)``: P = the output position
+i = 0 and the lowest other positions, |P| = p_size, coordinate 0 (by the
 partition symmetry, the sizes determine the rank).
 """
 
@@ -14,6 +14,7 @@ from functools import lru_cache
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.separation_rank import RankCase
 from attndepth.simulations import presets
 from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block_ranks
 from attndepth.simulations.exact.knee import RegimeKnee, decide_knee, measure_knee
@@ -40,27 +41,12 @@ from attndepth.theory.separation_rank import (
 
 TESTS = "tests/test_claims_separation_rank.py"
 
-Config = tuple[int, ...]
+Config = RankCase
 
-
-
-def _p_size(config: Config) -> int:
-    """|P| of a configuration: its sixth entry, or the balanced ⌈N/2⌉."""
-    return config[5] if len(config) == 6 else (config[3] + 1) // 2
-
-
-def _separation_rank_config(config: Config) -> SeparationRankConfig:
-    width, depth, heads, tokens, residual = config[:5]
-    p_size = _p_size(config)
-    partition = "balanced" if len(config) == 5 else f"sizes={p_size}/{tokens - p_size}"
-    return SeparationRankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
-                                residual=residual, partition=partition)
 
 
 def _proved_bounds(config: Config) -> SeparationRankBounds:
-    width, depth, _, tokens, residual = config[:5]
-    p_size = _p_size(config)
-    return separation_rank_bounds(width, depth, p_size, tokens - p_size, residual)
+    return RankCase.of(config).bounds()
 
 
 def bounds_of(config: Config) -> SeparationRankBounds:
@@ -77,7 +63,7 @@ def exact_rank(config: Config, seed: int, prime: int | None = None) -> RankCerti
     (default ``DEFAULT_PRIME``). Both are certified lower bounds, proved equal when
     they meet the bound.
     """
-    network = _separation_rank_config(config)
+    network = RankCase.of(config).network()
     if prime is None and network.residual == 0:
         return measure_block_ranks(network, block_bounds(config), seed).certificate(network)
     return certified_rank(network, seed, _proved_bounds(config).best,
@@ -86,14 +72,14 @@ def exact_rank(config: Config, seed: int, prime: int | None = None) -> RankCerti
 
 def block_bounds(config: Config) -> list[int]:
     """The proved bound of each degree block (ρ = 0)."""
-    width, depth, _, tokens, _ = config[:5]
-    p_size = _p_size(config)
-    return [block.bound for block in degree_block_bounds(width, depth, p_size, tokens - p_size)]
+    case = RankCase.of(config)
+    return [block.bound for block in degree_block_bounds(case.width, case.depth, case.p_size,
+                                                         case.q_size)]
 
 
 def _config_of(member: dict) -> Config:
-    return (member["width"], member["depth"], member["heads"], member["tokens"],
-            member["residual"])
+    return RankCase.balanced(member["width"], member["depth"], member["heads"],
+                             member["tokens"], member["residual"])
 
 
 #: Small networks, balanced partitions: the family of the bound and genericity claims.
@@ -115,15 +101,16 @@ def _halved(config: Config) -> SeparationRankBounds:
                                 bounds.bigraded // 2)
 
 
-QUICK_CONFIGS: list[Config] = [
+#: Networks (d, L, H, N, ρ) with the balanced partition |P| = ⌈N/2⌉.
+QUICK_CONFIGS: list[Config] = [RankCase.balanced(*network) for network in (
     (2, 1, 1, 2, 0), (2, 2, 1, 2, 0), (2, 3, 1, 2, 0), (3, 2, 1, 2, 0),
     (2, 2, 1, 4, 0), (2, 2, 1, 4, 1), (2, 2, 2, 4, 0), (3, 1, 3, 3, 1),
     (3, 2, 1, 6, 0), (3, 2, 1, 4, 0), (4, 2, 2, 4, 0),
-]
-FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [
+)]
+FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [RankCase.balanced(*network) for network in (
     (3, 3, 1, 2, 0), (2, 4, 1, 2, 0), (2, 3, 1, 4, 0), (2, 3, 1, 4, 1), (4, 2, 1, 4, 0),
     (4, 2, 1, 8, 0), (3, 3, 1, 4, 0), (3, 3, 1, 6, 0), (3, 2, 3, 6, 1), (4, 2, 4, 4, 0),
-]
+)]
 
 
 def _table(rows: list[str]) -> str:
@@ -147,10 +134,11 @@ def _table(rows: list[str]) -> str:
 def verify_upper_bound(seed: int, configs: list[Config]) -> Outcome:
     """Every certified rank ≤ every bound."""
     violations, rows, slack, proved = [], [], [], 0
+    configs = [RankCase.of(config) for config in configs]
     for config in configs:
-        certificate = exact_rank(tuple(config), seed)
+        certificate = exact_rank(config, seed)
         proved += certificate.reason == "upper-bound"
-        bounds = bounds_of(tuple(config)).as_dict()
+        bounds = bounds_of(config).as_dict()
         if any(certificate.rank > value for value in bounds.values()):
             violations.append(config)
         slack.append(bounds["best"] - certificate.rank)
@@ -189,9 +177,10 @@ def verify_upper_bound(seed: int, configs: list[Config]) -> Outcome:
 def verify_generic_rank(seed: int, configs: list[Config]) -> Outcome:
     """Another seed and another prime give the same rank."""
     rows, disagreements = [], []
+    configs = [RankCase.of(config) for config in configs]
     for config in configs:
-        first = exact_rank(tuple(config), seed)  # degree blocks when ρ = 0
-        second = exact_rank(tuple(config), seed + 1, SECOND_PRIME)
+        first = exact_rank(config, seed)  # degree blocks when ρ = 0
+        second = exact_rank(config, seed + 1, SECOND_PRIME)
         if first.rank != second.rank:
             disagreements.append(config)
         rows.append(f"{tuple(config)}: {first.rank} / {second.rank}")
@@ -207,9 +196,9 @@ def verify_generic_rank(seed: int, configs: list[Config]) -> Outcome:
 
 def in_conjectured_family(config: Config) -> bool:
     """Whether a configuration is in the restated tight family (:func:`in_tight_family`)."""
-    width, depth, heads, tokens, residual = config[:5]
-    p_size = _p_size(config)
-    return in_tight_family(width, depth, heads, residual, p_size, tokens - p_size)
+    case = RankCase.of(config)
+    return in_tight_family(case.width, case.depth, case.heads, case.residual, case.p_size,
+                           case.q_size)
 
 
 def conjectured_rank(config: Config) -> int:
@@ -219,9 +208,9 @@ def conjectured_rank(config: Config) -> int:
 
 def _in_first_form(config: Config) -> bool:
     """The refuted first form's family (:data:`REFUTED_STATEMENT`): a rival."""
-    width, _, heads, _, residual = config[:5]
-    p_size = _p_size(config)
-    return heads == 1 and residual == 0 and (p_size == 1 or p_size >= width)
+    case = RankCase.of(config)
+    return case.heads == 1 and case.residual == 0 and (case.p_size == 1
+                                                       or case.p_size >= case.width)
 
 
 def _ungraded_bound(config: Config) -> int:
@@ -241,9 +230,10 @@ REFUTED_BY = ((2, 3, 1, 3, 0, 2), (3, 2, 1, 3, 0, 1))
 SEARCH_BOUND_LIMIT = 6000
 #: Configurations (d, L, H, N, ρ, |P|) for the presets: every size (|P|, |Q|) of small
 #: networks, inside and outside the tight family (the claim checks those inside).
-TIGHTNESS_QUICK = [(d, L, 1, N, 0, p) for d, L, N in ((2, 3, 4), (3, 2, 4), (4, 2, 5))
+TIGHTNESS_QUICK = [RankCase(d, L, 1, N, 0, p) for d, L, N in ((2, 3, 4), (3, 2, 4), (4, 2, 5))
                    for p in range(1, N)]
-TIGHTNESS_FULL = TIGHTNESS_QUICK + [(3, 3, 1, N, 0, p) for N in (4, 5) for p in range(1, N)]
+TIGHTNESS_FULL = TIGHTNESS_QUICK + [RankCase(3, 3, 1, N, 0, p) for N in (4, 5)
+                                    for p in range(1, N)]
 
 
 #: The size classes (d, L, N, |P|) the conjectures are searched over, and the draws beyond.
@@ -284,8 +274,8 @@ PROPER_SPLIT = ("|P| < N", lambda m: m["p_size"] < m["tokens"])
 def verify_bound_tightness(seed: int, configs: list[Config]) -> Outcome:
     """rank = bound (d) on the tight family; deficits (bound − rank) outside it, reported."""
     rows, failures, outside = [], [], []
+    configs = [RankCase.of(config) for config in configs]
     for config in configs:
-        config = tuple(config)
         certificate = exact_rank(config, seed)
         bound = conjectured_rank(config)
         member = in_conjectured_family(config)
@@ -294,7 +284,7 @@ def verify_bound_tightness(seed: int, configs: list[Config]) -> Outcome:
         if not member:
             outside.append(bound - certificate.rank)
         rows.append(f"{config}: {certificate.rank}/{bound}" + (" *" if member else ""))
-    members = sum(in_conjectured_family(tuple(c)) for c in configs)
+    members = sum(in_conjectured_family(c) for c in configs)
     return Outcome(
         predicted=f"rank = bound (d) on the {members} configurations of the tight family",
         measured=(f"{members - len(failures)}/{members} equal; outside the family "
@@ -311,7 +301,7 @@ def verify_bound_tightness(seed: int, configs: list[Config]) -> Outcome:
 
 
 def _tight_config(member: dict) -> Config:
-    return (member["width"], member["depth"], 1, member["tokens"], 0, member["p_size"])
+    return RankCase(member["width"], member["depth"], 1, member["tokens"], 0, member["p_size"])
 
 
 @claim(
@@ -336,8 +326,9 @@ def _tight_config(member: dict) -> Config:
 def verify_heads(seed: int, width: int, depth: int, tokens: int,
                   heads: list[int]) -> Outcome:
     """Rank against the number of heads at fixed width and depth."""
-    bound = bounds_of((width, depth, 1, tokens, 0)).best  # bounds do not depend on H
-    ranks = {h: exact_rank((width, depth, h, tokens, 0), seed).rank for h in heads}
+    bound = bounds_of(RankCase.balanced(width, depth, 1, tokens, 0)).best  # not of H
+    ranks = {h: exact_rank(RankCase.balanced(width, depth, h, tokens, 0), seed).rank
+             for h in heads}
     within = all(rank <= bound for rank in ranks.values())
     trend = ("non-increasing" if all(ranks[a] >= ranks[b] for a, b in zip(heads, heads[1:],
                                                                            strict=False))
