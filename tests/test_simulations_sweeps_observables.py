@@ -75,3 +75,20 @@ def test_parameter_schemas_come_from_the_configuration_dataclasses():
                           "evaluation_size"}
     assert train["learning_rate"] == Parameter(float, TrainingSettings().learning_rate)
     assert train["heads"].default == 2 and train["width"].default == 0
+
+
+def test_a_direct_training_call_takes_the_sweeps_defaults(monkeypatch):
+    # a sweep fills every default into a point; a direct call must mean the same run
+    from attndepth.simulations.models import jax_model
+    from attndepth.simulations.sweeps import observables as module
+
+    seen = {}
+
+    def fake_train(config, task, settings, seed, checkpoint=None):
+        seen.update(config=config, settings=settings)
+        raise RuntimeError("stop")
+
+    monkeypatch.setattr(jax_model, "train", fake_train)
+    with pytest.raises(RuntimeError, match="stop"):
+        module.observe_training(seed=0, variant="post-ln", depth=2, width=8)
+    assert seen["config"].heads == 2 and seen["settings"].learning_rate == 3e-3

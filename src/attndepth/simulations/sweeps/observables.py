@@ -184,12 +184,16 @@ def observe_training(seed: int, budget: int = 0, pairs: int = 4,
     from attndepth.simulations.models.tasks import RecallTask
     from attndepth.simulations.models.training_settings import TrainingSettings
 
-    width = settings.get("width", 0)
+    # the schema's defaults (heads 2, width 0), as a sweep fills them in, for direct calls too
+    settings = {**{name: parameter.default for name, parameter in TRAINING_PARAMETERS.items()
+                   if parameter.default is not None and name not in ("budget", "pairs")},
+                **settings}
+    width = settings["width"]
     if (width > 0) == (budget > 0):
         raise InvalidParameter(f"give exactly one of width and budget (> 0), got width={width}, "
                                f"budget={budget}")
     if budget > 0:
-        width = budget_width(budget, settings["depth"], settings.get("heads", 2))
+        width = budget_width(budget, settings["depth"], settings["heads"])
     task = RecallTask.standard(pairs)
     config = configure(StackConfig, settings, tokens=task.length, width=width)
     run = train(config, task, configure(TrainingSettings, settings), seed,
@@ -213,4 +217,6 @@ def _training_parameters() -> dict[str, Parameter]:
             **parameters_from(TrainingSettings, TRAIN_SETTINGS)}
 
 
-register_observable("train", observe_training, _training_parameters(), checkpointed=True)
+#: The ``train`` observable's parameters (observe_training applies their defaults).
+TRAINING_PARAMETERS = _training_parameters()
+register_observable("train", observe_training, TRAINING_PARAMETERS, checkpointed=True)
