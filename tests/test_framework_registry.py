@@ -45,6 +45,9 @@ KNOWN_VERDICTS = {
     "naderi.spectral-gap": ("inconclusive", "at T ≤ 512 the slope of log s₂ is −0.43 ± 0.04 "
                             "and √T s₂ 1.22× 2κ: both straddle their tolerance's edge (the "
                             "prediction is asymptotic in T)"),
+    "levine.softmax-epsilon-rank": ("inconclusive", "pure softmax at d = 2: the growth of "
+                                    "ln r_ε per layer slows by about 0.2 after the first "
+                                    "layer, at the band's edge (±0.25) over 16 seeds"),
     "noci.residual-scaling": ("indistinguishable", "at d = 64 the finite-width growth (**) "
                               "holds within 1 %, rejects the infinite-width L ln(1 + α²) "
                               "(2.3 % off), but not the (1 − 1/d) and single-matrix variants of "

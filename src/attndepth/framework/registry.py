@@ -69,6 +69,7 @@ CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.claims.separation_rank",
     "attndepth.claims.residual",
     "attndepth.claims.efficiency",
+    "attndepth.claims.softmax_rank",
     "attndepth.claims.allocation",
     "attndepth.claims.similarity",
     "attndepth.claims.clustering",
