@@ -83,6 +83,7 @@ def _oracle(seed: int) -> list[str]:
              "full": dict(variant="pure", width=3, depths=(1, 2, 3, 4, 5), epsilon=1e-2,
                           max_points=1024)},
     theory=(threshold_depth, exponential_growth, doubly_exponential_growth),
+    figure="softmax_epsilon_rank",
     simulation=(softmax_epsilon_ranks, linear_epsilon_ranks, epsilon_ranks),
     test=f"{TESTS}::test_the_growth_is_read_above_the_threshold_only",
     # wrong: ln r_ε quadratic in L, the growth rising by 1 per layer (faster than exponential)
