@@ -29,3 +29,20 @@ def test_import_loads_no_layer():
     code = "import sys, attndepth; print(any(m.startswith('attndepth.') for m in sys.modules))"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.stdout.strip() == "False", run.stderr
+
+
+def test_all_is_a_literal_that_static_tools_can_read():
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(attndepth.__file__).read_text())
+    [literal] = [node.value for node in tree.body if isinstance(node, ast.Assign)
+                 and any(getattr(t, "id", "") == "__all__" for t in node.targets)]
+    assert isinstance(literal, ast.List)
+    assert [element.value for element in literal.elts] == sorted(attndepth._PUBLIC)
+    # and every public name is imported under TYPE_CHECKING from the module _PUBLIC names
+    [guarded] = [node for node in tree.body if isinstance(node, ast.If)
+                 and getattr(node.test, "id", "") == "TYPE_CHECKING"]
+    imported = {alias.name: statement.module for statement in guarded.body
+                for alias in statement.names}
+    assert imported == attndepth._PUBLIC

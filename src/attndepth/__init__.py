@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("attndepth")
@@ -60,7 +60,63 @@ _PUBLIC: dict[str, str] = {
     "plan_for_budget": "attndepth.theory.depth_width",
 }
 
-__all__ = sorted(_PUBLIC)
+#: A literal list, so that static tools read it; a test keeps it equal to _PUBLIC.
+__all__ = [
+    "Claim", "ClaimResult", "Estimate", "Family", "Outcome", "Rival", "SeparationRankConfig",
+    "StackConfig", "all_claims", "certified_rank", "claim", "derived_claim", "escalation_rate",
+    "explain", "figure", "first_crossing", "load_claims", "measure_rank", "monotone_margin",
+    "plan_for_budget", "postln_rate", "rank_with_bounds", "register", "run_claim", "run_claims",
+    "run_stack", "scaling_exponent", "search_claim", "separation_rank_bounds", "subsets",
+    "threshold_depth", "verdict_from",
+]
+
+if TYPE_CHECKING:  # static tools (mypy, pyright, jedi) see every public name
+    from attndepth.figures.registry import figure
+    from attndepth.framework.declarative import derived_claim
+    from attndepth.framework.evidence import (
+        Estimate,
+        Rival,
+    )
+    from attndepth.framework.families import Family
+    from attndepth.framework.registry import (
+        Claim,
+        ClaimResult,
+        Outcome,
+        all_claims,
+        claim,
+        explain,
+        load_claims,
+        register,
+        run_claim,
+        run_claims,
+        verdict_from,
+    )
+    from attndepth.framework.relations import (
+        first_crossing,
+        monotone_margin,
+        scaling_exponent,
+        subsets,
+    )
+    from attndepth.framework.search import search_claim
+    from attndepth.separation_rank import (
+        measure_rank,
+        rank_with_bounds,
+    )
+    from attndepth.simulations.exact.separation_rank import (
+        SeparationRankConfig,
+        certified_rank,
+    )
+    from attndepth.simulations.measures.fitting import escalation_rate
+    from attndepth.simulations.models.stacks import (
+        StackConfig,
+        run_stack,
+    )
+    from attndepth.theory.depth_width import plan_for_budget
+    from attndepth.theory.separation_rank import (
+        separation_rank_bounds,
+        threshold_depth,
+    )
+    from attndepth.theory.similarity import postln_rate
 
 
 def __getattr__(name: str) -> Any:
