@@ -80,3 +80,20 @@ def test_the_seprank_observable_takes_its_schema_from_the_config():
     seprank = observables()["seprank"].parameters
     assert seprank["width"].default is None and seprank["depth"].default is None  # required
     assert seprank["heads"].default == 1 and seprank["partition"].default == "balanced"
+
+
+def test_rank_options_travel_whole_with_each_methods_defaults():
+    from attndepth.separation_rank import RankOptions
+    from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, MAX_BLOCK_POINTS
+    from attndepth.simulations.exact.modular import DEFAULT_PRIME
+
+    options = RankOptions(margin=4)
+    assert options.keywords("blocks")["prime"] == BLOCK_PRIME
+    assert options.keywords("blocks")["max_points"] == MAX_BLOCK_POINTS
+    assert options.keywords("exact")["prime"] == DEFAULT_PRIME
+    config = SeparationRankConfig(width=2, depth=2, tokens=2)
+    assert measure_rank(config, 0, "exact", options=options).rank == 15
+    with pytest.raises(ValueError, match="max_seconds"):
+        RankOptions(max_seconds=5.0).keywords("exact")
+    with pytest.raises(TypeError, match="RankOptions"):
+        measure_rank(config, 0, options={"margin": 4})

@@ -12,22 +12,27 @@ in the conjectured tight family. The ``seprank`` sweep observable and the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.simulations.exact.degree_blocks import (
     BLOCK_PRIME,
+    MAX_BLOCK_POINTS,
+    MAX_BLOCK_SECONDS,
     BoundViolation,
     measure_block_ranks,
 )
+from attndepth.simulations.exact.modular import DEFAULT_PRIME
 from attndepth.simulations.exact.partitions import partitions
 from attndepth.simulations.exact.separation_rank import (
+    DEFAULT_MARGIN,
     DEFAULT_MAX_POINTS,
     RankCertificate,
     SeparationRankConfig,
     rank_from_grids,
 )
+from attndepth.simulations.settings import setting
 from attndepth.simulations.sweeps.observables import (
     Parameter,
     parameters_from,
@@ -156,6 +161,60 @@ def residual_block_ranks(config: SeparationRankConfig, seed: int = 0,
                    failure_probability=0.0 if proved else None)
 
 
+@dataclass(frozen=True)
+class RankOptions:
+    """How a rank is measured, passed whole: the field, the saturation margin, the limits.
+
+    ``None`` is the method's default. The command ``attndepth seprank`` takes its
+    options from these fields (:mod:`attndepth.simulations.settings`); the values
+    are checked where they are used (:func:`rank_from_grids`,
+    :func:`~attndepth.simulations.exact.degree_blocks.measure_block_ranks`).
+
+    Attributes
+    ----------
+    prime : the field GF(p); default BLOCK_PRIME for blocks, DEFAULT_PRIME for exact
+        (unused by numeric).
+    margin : saturation needs rank ≤ grid size − margin.
+    max_points : largest grid per side (per block for blocks); beyond it the rank is a
+        lower bound. Default MAX_BLOCK_POINTS for blocks, DEFAULT_MAX_POINTS otherwise.
+    max_seconds : blocks only: refuse up front when the estimated time exceeds it
+        (default MAX_BLOCK_SECONDS).
+    progress : show progress bars.
+    """
+
+    prime: int | None = setting(
+        None, metavar="P", help=f"prime of the field (default: {BLOCK_PRIME}, the largest "
+                                f"below 2^26, for blocks; {DEFAULT_PRIME} for exact)")
+    margin: int = setting(DEFAULT_MARGIN, metavar="M",
+                          help="saturation: rank <= grid size - margin (integer >= 1)")
+    max_points: int | None = setting(
+        None, metavar="G", help=f"largest grid per side (per block for blocks); beyond it the "
+                                f"rank is a lower bound (default: {MAX_BLOCK_POINTS} for "
+                                f"blocks, {DEFAULT_MAX_POINTS} otherwise)")
+    max_seconds: float | None = setting(
+        None, metavar="T", help=f"blocks: refuse up front when the estimated time exceeds T "
+                                f"seconds (default: {MAX_BLOCK_SECONDS:.0f}, about ten "
+                                f"measured minutes; inf: no limit)")
+    progress: bool = False
+
+    def keywords(self, method: str) -> dict[str, Any]:
+        """The keyword arguments of :func:`measure_rank` for a resolved ``method``."""
+        blocks = method == "blocks"
+        default_prime, default_points = ((BLOCK_PRIME, MAX_BLOCK_POINTS) if blocks
+                                         else (DEFAULT_PRIME, DEFAULT_MAX_POINTS))
+        keywords: dict[str, Any] = {
+            "margin": self.margin, "progress": self.progress,
+            "prime": default_prime if self.prime is None else self.prime,
+            "max_points": default_points if self.max_points is None else self.max_points}
+        if self.max_seconds is not None:
+            if not blocks:
+                raise InvalidParameter("max_seconds (--max-seconds) limits the blocks "
+                                       "method; the exact method is limited by max_points "
+                                       "(--max-points)")
+            keywords["max_seconds"] = self.max_seconds
+        return keywords
+
+
 def resolve_method(config: SeparationRankConfig, method: str) -> str:
     """``auto`` → ``blocks`` (ρ = 0: per-degree blocks) or ``exact`` (ρ = 1); others as given."""
     if method not in METHODS:
@@ -173,7 +232,8 @@ def block_bounds_for(config: SeparationRankConfig) -> list[int]:
 
 
 def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exact", *,
-                 rank_cap: int | None = None, **kwargs: Any) -> RankCertificate:
+                 rank_cap: int | None = None, options: RankOptions | None = None,
+                 **kwargs: Any) -> RankCertificate:
     """The certified rank with the proved bounds supplied.
 
     Parameters
@@ -192,12 +252,19 @@ def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exa
         Whole-matrix methods: an upper bound known to the caller; default: the
         best proved bound (:func:`bounds_for`), so a rank that meets it is
         reported as proved. A cap above the best bound is lowered to it.
+    options : RankOptions, optional
+        The options whole, with the method's defaults filled in; keywords given
+        as well override them.
 
     Returns
     -------
     RankCertificate
     """
     method = resolve_method(config, method)
+    if options is not None:
+        if not isinstance(options, RankOptions):
+            raise InvalidType(f"options must be RankOptions, got {type(options).__name__}")
+        kwargs = {**options.keywords(method), **kwargs}
     if method == "blocks":
         unknown = set(kwargs) - BLOCK_OPTIONS
         if rank_cap is not None or unknown:

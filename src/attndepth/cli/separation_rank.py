@@ -5,22 +5,25 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 
 from attndepth.cli.options import add_settings, configure_from
 from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
-from attndepth.separation_rank import METHODS, measure_rank, rank_with_bounds, resolve_method
+from attndepth.separation_rank import (
+    METHODS,
+    RankOptions,
+    measure_rank,
+    rank_with_bounds,
+    resolve_method,
+)
 from attndepth.simulations.exact.degree_blocks import (
     BLOCK_PRIME,
-    MAX_BLOCK_POINTS,
-    MAX_BLOCK_SECONDS,
     SECOND_BLOCK_PRIME,
 )
 from attndepth.simulations.exact.modular import DEFAULT_PRIME, SECOND_PRIME
 from attndepth.simulations.exact.partitions import partitions
 from attndepth.simulations.exact.separation_rank import (
-    DEFAULT_MARGIN,
-    DEFAULT_MAX_POINTS,
     SeparationRankConfig,
 )
 
@@ -58,19 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "rho = 1 (default: auto)")
     parser.add_argument("--seed", type=integer, default=0, metavar="S",
                         help="seed (integer >= 0) of the weights and grid points")
-    parser.add_argument("--prime", type=integer, default=None, metavar="P",
-                        help=f"prime of the field (default: {BLOCK_PRIME}, the largest below "
-                             f"2^26, for blocks; {DEFAULT_PRIME} for exact)")
-    parser.add_argument("--margin", type=integer, default=DEFAULT_MARGIN,
-                        help="saturation: rank <= grid size - margin (integer >= 1)")
-    parser.add_argument("--max-points", type=integer, default=None,
-                        help=f"largest grid per side (per block for blocks); beyond it the "
-                             f"rank is a lower bound (default: {MAX_BLOCK_POINTS} for blocks, "
-                             f"{DEFAULT_MAX_POINTS} otherwise)")
-    parser.add_argument("--max-seconds", type=float, default=None, metavar="T",
-                        help=f"blocks: refuse up front when the estimated time exceeds T "
-                             f"seconds (default: {MAX_BLOCK_SECONDS:.0f}, about ten measured "
-                             f"minutes; inf: no limit)")
+    add_settings(parser, RankOptions, ("prime", "margin", "max_points", "max_seconds"))
     parser.add_argument("--verify", action="store_true",
                         help=f"repeat with another prime ({SECOND_BLOCK_PRIME} for blocks, "
                              f"{SECOND_PRIME} for exact) and the next seed; exit 1 if the two "
@@ -111,27 +102,20 @@ def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
     blocks = method == "blocks"
     first, second = (BLOCK_PRIME, SECOND_BLOCK_PRIME) if blocks else (DEFAULT_PRIME,
                                                                        SECOND_PRIME)
-    prime = first if args.prime is None else args.prime
-    default_points = MAX_BLOCK_POINTS if blocks else DEFAULT_MAX_POINTS
-    options = dict(margin=args.margin, progress=sys.stderr.isatty(),
-                   max_points=default_points if args.max_points is None else args.max_points)
-    if args.max_seconds is not None:
-        if not blocks:
-            raise InvalidParameter("--max-seconds limits the blocks method; the exact method "
-                                   "is limited by --max-points")
-        options["max_seconds"] = args.max_seconds
+    options = configure_from(RankOptions, args, progress=sys.stderr.isatty())
+    prime = options.keywords(method)["prime"]
     start = time.perf_counter()
-    result = rank_with_bounds(config, args.seed, method, prime=prime, **options)
+    result = rank_with_bounds(config, args.seed, method, options=options)
     exit_code = 0
     if method == "numeric":
-        exact = measure_rank(config, args.seed, "exact", prime=prime, **options)
+        exact = measure_rank(config, args.seed, "exact", options=options)
         result["exact_rank"] = exact.rank
         result["agrees_with_exact"] = exact.rank == result["rank"]
     if args.verify:
         other_prime = second if prime != second else first
         verify_method = "blocks" if blocks else "exact"
-        repeat = measure_rank(config, args.seed + 1, verify_method, prime=other_prime,
-                              **options)
+        repeat = measure_rank(config, args.seed + 1, verify_method,
+                              options=replace(options, prime=other_prime))
         result["verify"] = {"rank": repeat.rank, "prime": repeat.prime, "seed": repeat.seed,
                             "agrees": repeat.rank == result["rank"]}
         exit_code = 0 if repeat.rank == result["rank"] else 1
