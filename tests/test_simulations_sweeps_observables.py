@@ -92,3 +92,12 @@ def test_a_direct_training_call_takes_the_sweeps_defaults(monkeypatch):
     with pytest.raises(RuntimeError, match="stop"):
         module.observe_training(seed=0, variant="post-ln", depth=2, width=8)
     assert seen["config"].heads == 2 and seen["settings"].learning_rate == 3e-3
+
+
+def test_a_misspelt_parameter_is_refused_not_defaulted():
+    from attndepth.simulations.sweeps.observables import observe_similarity, observe_training
+
+    with pytest.raises(ValueError, match="no parameter.*widht"):
+        observe_similarity(seed=0, variant="post-ln", depth=2, tokens=4, widht=8)
+    with pytest.raises(ValueError, match="no parameter.*learning_rat"):
+        observe_training(seed=0, variant="post-ln", depth=2, width=8, learning_rat=1e-3)

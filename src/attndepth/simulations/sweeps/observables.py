@@ -108,6 +108,14 @@ def parameters_from(cls: type, names: Sequence[str], *, required: Sequence[str] 
     return parameters
 
 
+def _known(observable: str, settings: Mapping[str, Any], allowed: Sequence[str]) -> None:
+    """Refuse keyword arguments an observable does not take (a typo is not a default)."""
+    unknown = sorted(set(settings) - set(allowed))
+    if unknown:
+        raise InvalidParameter(f"{observable} takes no parameter(s) {', '.join(unknown)} "
+                               f"(known: {', '.join(allowed)})")
+
+
 #: The StackConfig settings of the ``similarity`` observable.
 SIMILARITY_SETTINGS: tuple[str, ...] = ("variant", "depth", "tokens", "width", "heads", "tau",
                                         "temperature", "dtype")
@@ -132,6 +140,7 @@ def observe_similarity(seed: int, batch: int = 4, **settings: Any) -> dict[str, 
     from attndepth.simulations.measures.similarity import log_odds, token_similarity
     from attndepth.simulations.models.stacks import StackConfig, run_stack
 
+    _known("similarity", settings, SIMILARITY_SETTINGS)
     states = run_stack(configure(StackConfig, settings), batch, seed).states
     similarity = np.median(token_similarity(states), axis=1)
     odds = np.median(log_odds(states), axis=1)
@@ -184,6 +193,7 @@ def observe_training(seed: int, budget: int = 0, pairs: int = 4,
     from attndepth.simulations.models.tasks import RecallTask
     from attndepth.simulations.models.training_settings import TrainingSettings
 
+    _known("train", settings, (*TRAIN_STACK_SETTINGS, *TRAIN_SETTINGS))
     # the schema's defaults (heads 2, width 0), as a sweep fills them in, for direct calls too
     settings = {**{name: parameter.default for name, parameter in TRAINING_PARAMETERS.items()
                    if parameter.default is not None and name not in ("budget", "pairs")},
