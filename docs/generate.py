@@ -23,13 +23,15 @@ def claims_table() -> str:
              "Run them with `attndepth verify`; see where one lives with",
              "`attndepth verify --explain ID`.",
              "The [theory](../theory.md) states and discusses each one.", "",
+             # the style sheet gives this table's statement and tolerance room to read
+             '<div class="claims-table">', "",
              "| claim | statement | source | tolerance | figure |",
              "|---|---|---|---|---|"]
     for claim_id, claim in all_claims().items():
         statement = claim.statement + (" *(conjecture)*" if claim.conjecture else "")
         lines.append(f"| `{claim_id}` | {_cell(statement)} | {_cell(claim.source)} | "
                      f"{_cell(claim.tolerance)} | {_cell(claim.figure or '')} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\n</div>\n"
 
 
 #: A directory of figures already drawn at the quick preset and seed 0 (the figure tests
