@@ -77,3 +77,16 @@ def test_tolerances_outside_zero_one_are_refused(epsilons):
     with pytest.raises(InvalidParameter, match="epsilons"):
         epsilon_rank_curve(lambda XP, XQ, dtype: np.ones((len(XP), len(XQ))), (1, 1), 2, 0,
                            epsilons)
+
+
+@pytest.mark.parametrize("matrix, epsilons, match", [
+    (np.ones(3), (0.1,), "matrix"), (np.full((2, 2), np.nan), (0.1,), "matrix"),
+    (np.eye(2), (2.0,), "epsilons"), (np.eye(2), ("a",), "epsilons")])
+def test_epsilon_ranks_refuse_bad_input_in_one_line(matrix, epsilons, match):
+    with pytest.raises(InvalidParameter, match=match):
+        epsilon_ranks(matrix, epsilons)
+
+
+def test_the_softmax_measurement_names_a_config_of_the_wrong_type():
+    with pytest.raises(TypeError, match="StackConfig"):
+        softmax_epsilon_ranks("post-ln", 0, (0.1,))

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import DTypeLike
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.simulations.exact.grid_evaluation import evaluate_plain
 from attndepth.simulations.exact.partitions import Partition, make_partition
 from attndepth.simulations.models.blocks import NUMPY, block_forward
@@ -51,7 +51,12 @@ from attndepth.simulations.models.stacks import (
     draw_softmax_weights,
 )
 from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
-from attndepth.simulations.validation import check_int, check_seed, check_size
+from attndepth.simulations.validation import (
+    check_finite_array,
+    check_int,
+    check_seed,
+    check_size,
+)
 
 #: Grid points are uniform in [−CUBE, CUBE]^d: unit variance per coordinate, as the
 #: stacks' Gaussian tokens, on a bounded full-dimensional domain (heavy Gaussian tails
@@ -113,11 +118,24 @@ def epsilon_ranks(matrix: np.ndarray, epsilons: Sequence[float]) -> list[int]:
     -------
     list of int, one per ε.
     """
-    singular = np.linalg.svd(np.asarray(matrix, dtype=np.float64), compute_uv=False)
+    matrix = check_finite_array("matrix", matrix, ndim=2).astype(np.float64, copy=False)
+    epsilons = _tolerances(epsilons)
+    singular = np.linalg.svd(matrix, compute_uv=False)
     if singular.size == 0 or singular[0] == 0:
         return [0 for _ in epsilons]
     ratios = singular / singular[0]
     return [int(np.count_nonzero(ratios > epsilon)) for epsilon in epsilons]
+
+
+def _tolerances(epsilons: Sequence[float]) -> tuple[float, ...]:
+    """The tolerances in decreasing order, each a real number in (0, 1)."""
+    try:
+        values = tuple(sorted((float(e) for e in epsilons), reverse=True))
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"epsilons must be numbers in (0, 1), got {epsilons!r}") from None
+    if not values or not all(0 < e < 1 for e in values):
+        raise InvalidParameter(f"epsilons must lie in (0, 1), got {values}")
+    return values
 
 
 def softmax_output_grid(config: StackConfig, seed: int, partition: Partition,
@@ -218,9 +236,7 @@ def epsilon_rank_curve(evaluate: Evaluator, sides: tuple[int, int], width: int, 
     -------
     EpsilonRankCurve
     """
-    epsilons = tuple(sorted((float(e) for e in epsilons), reverse=True))
-    if not epsilons or not all(0 < e < 1 for e in epsilons):
-        raise InvalidParameter(f"epsilons must lie in (0, 1), got {epsilons}")
+    epsilons = _tolerances(epsilons)
     start = check_int("start", start, minimum=MARGIN + 1)
     max_points = check_int("max_points", max_points, minimum=start)
     generator = spawn_generators(check_seed("seed", seed), 1, GRID_STREAM)[0]
@@ -272,6 +288,8 @@ def softmax_epsilon_ranks(config: StackConfig, seed: int, epsilons: Sequence[flo
     -------
     EpsilonRankCurve
     """
+    if not isinstance(config, StackConfig):
+        raise InvalidType(f"config must be a StackConfig, got {type(config).__name__}")
     split = make_partition(partition, config.tokens)
 
     def evaluate(XP: np.ndarray, XQ: np.ndarray, dtype: DTypeLike) -> np.ndarray:
