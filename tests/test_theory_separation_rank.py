@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from sympy.utilities.iterables import partitions
 
 from attndepth.theory.separation_rank import (
+    bounded_partitions,
     coefficient_separation_rank,
     confirm_structural_lemma,
     corrected_knee,
@@ -87,6 +88,49 @@ def test_schur_dimensions_hand_values():
     assert schur_module_dimension((), 5) == 1
     with pytest.raises(ValueError, match="decreasing"):
         schur_module_dimension((1, 2), 3)
+
+
+def _hook_content_dimension(parts: tuple[int, ...], n: int) -> int:
+    """dim S_λ(ℂ^n) by the hook-content formula (Stanley, EC2, Cor. 7.21.4): the oracle."""
+    conjugate = [sum(1 for p in parts if p > j) for j in range(parts[0])] if parts else []
+    numerator, denominator = 1, 1
+    for i, row in enumerate(parts):
+        for j in range(row):
+            numerator *= n + j - i
+            denominator *= (row - j - 1) + (conjugate[j] - i - 1) + 1
+    return numerator // denominator
+
+
+def test_bounded_partitions_match_sympy():
+    for size in range(0, 13):
+        for parts in range(0, 6):
+            ours = list(bounded_partitions(size, parts))
+            theirs = [tuple(sorted((p for p, c in m.items() for _ in range(c)), reverse=True))
+                      for m in partitions(size, m=parts)] if parts or not size else []
+            assert len(ours) == len(set(ours)) and set(ours) == set(theirs)
+
+
+def test_p_side_count_equals_filtered_partition_sum():
+    # the count's definition: Σ dim S_μ over μ ⊢ 2b + 1, one odd part, ℓ(μ) ≤ min(m, d)
+    for width in (1, 2, 3, 4, 5):
+        for p_size in range(1, width + 2):
+            for degree in range(0, 7):
+                expected = 0
+                for m in partitions(2 * degree + 1, m=min(p_size, width)):
+                    parts = tuple(sorted((p for p, c in m.items() for _ in range(c)),
+                                         reverse=True))
+                    if sum(part % 2 for part in parts) == 1:
+                        expected += _hook_content_dimension(parts, width)
+                assert p_side_dimension(degree, width, p_size) == expected
+
+
+def test_weyl_dimension_equals_hook_content():
+    for size in range(0, 11):
+        for multiplicities in partitions(size):
+            parts = tuple(sorted((p for p, c in multiplicities.items() for _ in range(c)),
+                                 reverse=True))
+            for n in range(1, 7):
+                assert schur_module_dimension(parts, n) == _hook_content_dimension(parts, n)
 
 
 @pytest.mark.parametrize("width", [1, 2, 3, 4])

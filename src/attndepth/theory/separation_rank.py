@@ -14,18 +14,18 @@ and the depth threshold. Everything here uses SymPy / the standard library.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
 from sympy import ZZ
 from sympy.polys.matrices import DomainMatrix
-from sympy.utilities.iterables import partitions
 
 from attndepth.errors import InvalidParameter
 
@@ -208,24 +208,54 @@ def _check_count(name: str, value: object, minimum: int = 0) -> int:
     return value
 
 
-def schur_module_dimension(partition: tuple[int, ...], n: int) -> int:
-    """dim S_λ(ℂ^n) by the hook-content formula: Π_{(i,j)∈λ} (n + j − i) / hook(i, j).
+def bounded_partitions(size: int, parts: int, largest: int | None = None
+                       ) -> Iterator[tuple[int, ...]]:
+    """The partitions of ``size`` into at most ``parts`` parts, each ≤ ``largest``.
 
-    partition : weakly decreasing positive parts λ₁ ≥ λ₂ ≥ … (Stanley, EC2, Cor. 7.21.4).
+    Yields weakly decreasing tuples of positive integers (the empty tuple for
+    size 0), each once, in reverse lexicographic order.
+    """
+    largest = size if largest is None else min(largest, size)
+    if size == 0:
+        yield ()
+        return
+    if parts == 0:
+        return
+    for first in range(largest, (size + parts - 1) // parts - 1, -1):
+        for rest in bounded_partitions(size - first, parts - 1, first):
+            yield (first, *rest)
+
+
+def schur_module_dimension(partition: tuple[int, ...], n: int) -> int:
+    """dim S_λ(ℂ^n) by Weyl's formula: Π_{1≤i<j≤n} (λ_i − λ_j + j − i) / (j − i).
+
+    Parameters
+    ----------
+    partition : weakly decreasing positive parts λ₁ ≥ λ₂ ≥ … (zeros ignored).
+    n : the dimension of ℂ^n (integer ≥ 1).
+
+    Returns
+    -------
+    int, 0 when λ has more than n parts (Fulton–Harris, Representation Theory,
+    Thm. 6.3(1)). Pairs i < j with λ_i = λ_j = 0 contribute 1, so the product
+    runs over i ≤ ℓ(λ): O(ℓ·n) exact integer operations, whatever |λ|.
     """
     n = _check_count("n", n, 1)
     parts = [p for p in partition if p]
     if any(a < b for a, b in zip(parts, parts[1:], strict=False)):
         raise InvalidParameter(f"partition must be weakly decreasing, got {partition}")
-    conjugate = [sum(1 for p in parts if p > j) for j in range(parts[0])] if parts else []
+    if len(parts) > n:
+        return 0
+    padded = parts + [0] * (n - len(parts))
     numerator, denominator = 1, 1
-    for i, row in enumerate(parts):
-        for j in range(row):
-            numerator *= n + j - i
-            denominator *= (row - j - 1) + (conjugate[j] - i - 1) + 1
+    for i in range(len(parts)):
+        for j in range(i + 1, n):
+            numerator *= padded[i] - padded[j] + j - i
+            denominator *= j - i
     return numerator // denominator
 
 
+@functools.lru_cache(maxsize=None, typed=True)
 def symmetric_rank_hilbert(degree: int, width: int, rank: int) -> int:
     """h(a): dim of degree-a polynomials on symmetric d×d matrices of rank ≤ q.
 
@@ -248,12 +278,8 @@ def symmetric_rank_hilbert(degree: int, width: int, rank: int) -> int:
         return math.comb(width * (width + 1) // 2 + degree - 1, degree)
     if degree == 0:
         return 1
-    total = 0
-    for multiplicities in partitions(degree, m=rank):
-        parts = sorted((part for part, count in multiplicities.items() for _ in range(count)),
-                       reverse=True)
-        total += schur_module_dimension(tuple(2 * p for p in parts), width)
-    return total
+    return sum(schur_module_dimension(tuple(2 * part for part in parts), width)
+               for parts in bounded_partitions(degree, rank))
 
 
 def q_side_dimension(degree: int, width: int, q_size: int) -> int:
@@ -261,6 +287,7 @@ def q_side_dimension(degree: int, width: int, q_size: int) -> int:
     return symmetric_rank_hilbert(degree, width, q_size)
 
 
+@functools.lru_cache(maxsize=None, typed=True)
 def p_side_dimension(degree: int, width: int, p_size: int) -> int:
     """h_P(b) = dim span{ν(M_P)·x^i_c : deg ν = b, c ≤ d} (functions of x_P), |P| = m.
 
@@ -293,12 +320,14 @@ def p_side_dimension(degree: int, width: int, p_size: int) -> int:
     degree = _check_count("degree", degree)
     width = _check_count("width", width, 1)
     p_size = _check_count("p_size", p_size, 1)
+    rows = min(p_size, width)
     total = 0
-    for multiplicities in partitions(2 * degree + 1, m=min(p_size, width)):
-        parts = sorted((part for part, count in multiplicities.items() for _ in range(count)),
-                       reverse=True)
-        if sum(part % 2 for part in parts) == 1:
-            total += schur_module_dimension(tuple(parts), width)
+    for half in bounded_partitions(degree, rows):  # μ = 2λ + e_r, λ ⊢ b: the count's μ
+        padded = half + (0,) * (rows - len(half))
+        for r in range(rows):
+            if r == 0 or padded[r] < padded[r - 1]:
+                odd = tuple(2 * part + (k == r) for k, part in enumerate(padded))
+                total += schur_module_dimension(odd, width)
     return total
 
 
