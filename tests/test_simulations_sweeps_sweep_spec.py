@@ -84,12 +84,18 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 #: Runs per example spec (as their comments and the README say).
 EXAMPLE_RUNS = {"experiment_a/pilot_plain.toml": 18, "experiment_a/pilot_deesc.toml": 36,
                 "experiment_a/plain.toml": 60, "experiment_a/deesc.toml": 120,
-                "experiment_b/quick.toml": 36, "experiment_b/full.toml": 99}
+                "experiment_b/quick.toml": 36, "experiment_b/full.toml": 99,
+                "atlas/atlas.toml": 3228}
+#: The observable of each example spec (training runs, except the separation-rank atlas).
+EXAMPLE_MEASUREMENT = {"atlas/atlas.toml": "seprank"}
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.rglob("*.toml")),
                          ids=lambda p: p.relative_to(EXAMPLES).as_posix())
 def test_the_example_specs_parse(path):
+    import attndepth.separation_rank  # noqa: F401  registers the seprank observable
+
     spec = load_spec(path)
     name = path.relative_to(EXAMPLES).as_posix()
-    assert spec.measurement == "train" and len(spec.points) == EXAMPLE_RUNS[name]
+    assert spec.measurement == EXAMPLE_MEASUREMENT.get(name, "train")
+    assert len(spec.points) == EXAMPLE_RUNS[name]

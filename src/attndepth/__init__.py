@@ -51,6 +51,7 @@ _PUBLIC: dict[str, str] = {
     "run_stack": "attndepth.simulations.models.stacks",
     "SeparationRankConfig": "attndepth.simulations.exact.separation_rank",
     "measure_rank": "attndepth.separation_rank",
+    "atlas": "attndepth.simulations.exact.atlas_table",
     "rank_with_bounds": "attndepth.separation_rank",
     "certified_rank": "attndepth.simulations.exact.separation_rank",
     "escalation_rate": "attndepth.simulations.measures.fitting",
@@ -63,11 +64,11 @@ _PUBLIC: dict[str, str] = {
 #: A literal list, so that static tools read it; a test keeps it equal to _PUBLIC.
 __all__ = [
     "Claim", "ClaimResult", "Estimate", "Family", "Outcome", "Rival", "SeparationRankConfig",
-    "StackConfig", "all_claims", "certified_rank", "claim", "derived_claim", "escalation_rate",
-    "explain", "figure", "first_crossing", "load_claims", "measure_rank", "monotone_margin",
-    "plan_for_budget", "postln_rate", "rank_with_bounds", "register", "run_claim", "run_claims",
-    "run_stack", "scaling_exponent", "search_claim", "separation_rank_bounds", "subsets",
-    "threshold_depth", "verdict_from",
+    "StackConfig", "all_claims", "atlas", "certified_rank", "claim", "derived_claim",
+    "escalation_rate", "explain", "figure", "first_crossing", "load_claims", "measure_rank",
+    "monotone_margin", "plan_for_budget", "postln_rate", "rank_with_bounds", "register",
+    "run_claim", "run_claims", "run_stack", "scaling_exponent", "search_claim",
+    "separation_rank_bounds", "subsets", "threshold_depth", "verdict_from",
 ]
 
 if TYPE_CHECKING:  # static tools (mypy, pyright, jedi) see every public name
@@ -102,6 +103,7 @@ if TYPE_CHECKING:  # static tools (mypy, pyright, jedi) see every public name
         measure_rank,
         rank_with_bounds,
     )
+    from attndepth.simulations.exact.atlas_table import atlas
     from attndepth.simulations.exact.separation_rank import (
         SeparationRankConfig,
         certified_rank,

@@ -303,7 +303,15 @@ def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, t
                             residual: int = 0, partition: str = "balanced",
                             method: str = "exact",
                             max_points: int = DEFAULT_MAX_POINTS) -> dict[str, Any]:
-    """Sweep observable ``seprank``: certified (or numeric) rank, every bound, the ratio."""
+    """Sweep observable ``seprank``: certified (or numeric) rank, every bound, the ratio.
+
+    Besides the rank and its certificate (``reason``: ``upper-bound`` proved,
+    ``margin`` saturated with ``failure_probability``, else a lower bound) the
+    point records the method and prime that certified it, the seconds it took,
+    and for the blocks method every block short of its bound as
+    ``[a, rank, bound]`` in ``short_blocks`` (empty when every block meets its
+    bound). ``method`` ``auto`` is recorded resolved.
+    """
     config = SeparationRankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
                                   residual=residual, partition=partition)
     result = rank_with_bounds(config, seed, method, max_points=max_points)
@@ -311,7 +319,11 @@ def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, t
             "reason": result["reason"], "grid": result["grid_p"],
             "failure_probability": result["failure_probability"],
             **{f"bound_{name}": value for name, value in result["bounds"].items()},
-            "ratio": result["ratio"], "tight_family": result["tight_family"]}
+            "ratio": result["ratio"], "tight_family": result["tight_family"],
+            "method": result["method"], "prime": result["prime"],
+            "seconds": result["eval_seconds"] + result["rank_seconds"],
+            "short_blocks": [[block["degree"], block["rank"], block["bound"]]
+                             for block in result["blocks"] if block["rank"] < block["bound"]]}
 
 
 def _expand_partitions(params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -400,6 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Modules adding further subcommands with ``register(subparsers)``.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "attndepth.cli.atlas",
     "attndepth.cli.map",
     "attndepth.cli.plan",
     "attndepth.cli.separation_rank",

@@ -1,0 +1,311 @@
+"""The separation-rank atlas as a table: its rows, the shipped data file and its loader.
+
+One row per size class (d, L, H, ρ, |P|, |Q|) of the analysed linear-attention
+network: the certified rank of f = y^{L,i}_p, every proved upper bound, the
+certificate, and what reproduces it (method, prime, seed, grid cap, command,
+toolkit version). The certificate is
+
+* ``proved`` — the rank met a proved upper bound (every block its own, for the
+  blocks method): rank = generic separation rank;
+* ``saturated`` — the grids stopped the rank from growing; rank = generic
+  separation rank except with probability ≤ ``failure_probability``
+  (Schwartz–Zippel; :mod:`attndepth.simulations.exact.separation_rank`);
+* ``lower-bound`` — a certified lower bound only (a grid cap was reached, or
+  ρ = 1 measured through the blocks of ρ = 0 below its bound).
+
+Rows at |P| = d + 1 and |Q| = d stand for every larger size
+(:mod:`attndepth.atlas_classes`); :meth:`Atlas.find` applies that.
+The file is CSV with the header :data:`ATLAS_COLUMNS`; ``short_blocks`` is JSON,
+a list of ``[a, rank, bound]`` per degree block below its bound.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from attndepth.errors import InvalidParameter, InvalidType, MissingExtra
+
+#: The shipped atlas, inside the package.
+ATLAS_RESOURCE = ("attndepth.simulations", "data/atlas.csv")
+#: Certificates, strongest first.
+CERTIFICATES = ("proved", "saturated", "lower-bound")
+#: The certificate of each measurement reason.
+CERTIFICATE_OF_REASON = {"upper-bound": "proved", "margin": "saturated",
+                         "max-points": "lower-bound", "lower-bound": "lower-bound"}
+
+
+def seprank_command(width: int, depth: int, heads: int, residual: int, p_size: int,
+                    q_size: int, method: str, max_points: int, seed: int) -> str:
+    """The ``attndepth seprank`` command that measures one class alone (same draws)."""
+    heads_option = f" --heads {heads}" if heads != 1 else ""
+    residual_option = " --residual" if residual else ""
+    return (f"attndepth seprank --width {width} --depth {depth}{heads_option} "
+            f"--tokens {p_size + q_size} --partition sizes={p_size}/{q_size}"
+            f"{residual_option} --method {method} --max-points {max_points} --seed {seed}")
+
+
+@dataclass(frozen=True)
+class AtlasRow:
+    """One size class and its certified rank (module docstring for the certificate)."""
+
+    width: int
+    depth: int
+    heads: int
+    residual: int
+    p_size: int
+    q_size: int
+    rank: int
+    certificate: str
+    failure_probability: float | None
+    bound_monomials: int
+    bound_q_side: int
+    bound_p_side: int
+    bound_bigraded: int
+    bound_best: int
+    short_blocks: tuple[tuple[int, int, int], ...]
+    method: str
+    prime: int
+    seed: int
+    max_points: int
+    grid: int
+    seconds: float
+    version: str
+
+    @property
+    def key(self) -> tuple[int, int, int, int, int, int]:
+        """(d, L, H, ρ, |P|, |Q|)."""
+        return (self.width, self.depth, self.heads, self.residual, self.p_size, self.q_size)
+
+    @property
+    def deficit(self) -> int:
+        """bound (d) − rank (≥ 0; exact when ``certificate`` is ``proved``/``saturated``)."""
+        return self.bound_bigraded - self.rank
+
+    @property
+    def decided(self) -> bool:
+        """Whether the rank is the generic rank (proved, or saturated up to its probability)."""
+        return self.certificate != "lower-bound"
+
+    @property
+    def command(self) -> str:
+        return seprank_command(self.width, self.depth, self.heads, self.residual,
+                               self.p_size, self.q_size, self.method, self.max_points,
+                               self.seed)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "command": self.command}
+
+
+#: The data file's header: the fields of :class:`AtlasRow`, then the command.
+ATLAS_COLUMNS = tuple(f.name for f in fields(AtlasRow)) + ("command",)
+_INTEGERS = {"width", "depth", "heads", "residual", "p_size", "q_size", "rank",
+             "bound_monomials", "bound_q_side", "bound_p_side", "bound_bigraded", "bound_best",
+             "prime", "seed", "max_points", "grid"}
+
+
+def _parse(record: dict[str, str], where: str) -> AtlasRow:
+    values: dict[str, Any] = {}
+    try:
+        for name in ATLAS_COLUMNS[:-1]:
+            text = record[name]
+            if name in _INTEGERS:
+                values[name] = int(text)
+            elif name == "failure_probability":
+                values[name] = None if text == "" else float(text)
+            elif name == "seconds":
+                values[name] = float(text)
+            elif name == "short_blocks":
+                values[name] = tuple(tuple(int(v) for v in block) for block in json.loads(text))
+            else:
+                values[name] = text
+    except (KeyError, ValueError, TypeError) as error:
+        raise InvalidParameter(f"{where}: not an atlas row ({error})") from None
+    row = AtlasRow(**values)
+    if row.certificate not in CERTIFICATES or not 0 <= row.rank <= row.bound_best:
+        raise InvalidParameter(f"{where}: not an atlas row (certificate "
+                               f"{row.certificate!r}, rank {row.rank} of bound {row.bound_best})")
+    return row
+
+
+class Atlas(Sequence[AtlasRow]):
+    """The atlas' rows, sorted by (d, L, H, ρ, |P|, |Q|); a read-only sequence.
+
+    ``atlas.where(width=4, heads=1)`` selects, ``atlas.find(d, L, H, ρ, |P|, |Q|)``
+    looks one class up (any sizes; saturated ones map to their row),
+    ``atlas.column("rank")`` gives one column, ``atlas.to_pandas()`` a DataFrame
+    (pandas is optional and not a dependency).
+    """
+
+    def __init__(self, rows: Iterable[AtlasRow]):
+        self._rows = tuple(sorted(rows, key=lambda row: row.key))
+        self._index = {row.key: row for row in self._rows}
+        if len(self._index) != len(self._rows):
+            raise InvalidParameter("the atlas lists a size class twice")
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return Atlas(self._rows[index])
+        return self._rows[index]
+
+    def __iter__(self) -> Iterator[AtlasRow]:
+        return iter(self._rows)
+
+    def __repr__(self) -> str:
+        return f"<Atlas: {len(self)} size classes>"
+
+    def where(self, **equal: Any) -> Atlas:
+        """The rows whose fields equal the given values (``width=4, residual=0``)."""
+        unknown = set(equal) - set(ATLAS_COLUMNS)
+        if unknown:
+            raise InvalidParameter(f"no atlas column {', '.join(sorted(unknown))}; columns: "
+                                   f"{', '.join(ATLAS_COLUMNS)}")
+        return Atlas(row for row in self._rows
+                     if all(getattr(row, name) == value for name, value in equal.items()))
+
+    def find(self, width: int, depth: int, heads: int, residual: int, p_size: int,
+             q_size: int) -> AtlasRow | None:
+        """The row of a class, |P| and |Q| first reduced to min(|P|, d + 1), min(|Q|, d)
+        (the saturation lemma); None when the atlas does not hold it."""
+        key = (width, depth, heads, residual, min(p_size, width + 1), min(q_size, width))
+        return self._index.get(key)
+
+    def column(self, name: str) -> list[Any]:
+        """One column, in row order."""
+        if name not in ATLAS_COLUMNS:
+            raise InvalidParameter(f"no atlas column {name!r}; columns: "
+                                   f"{', '.join(ATLAS_COLUMNS)}")
+        return [getattr(row, name) for row in self._rows]
+
+    def to_pandas(self):
+        """A pandas DataFrame with the columns :data:`ATLAS_COLUMNS` (pandas optional)."""
+        try:
+            import pandas  # type: ignore[import-untyped]
+        except ImportError:
+            raise MissingExtra("Atlas.to_pandas needs pandas (pip install pandas); "
+                                    "without it, iterate the rows or use column()") from None
+        return pandas.DataFrame([row.as_dict() for row in self._rows], columns=ATLAS_COLUMNS)
+
+
+def atlas(path: str | Path | None = None) -> Atlas:
+    """The atlas from a CSV file; default: the one shipped in the package.
+
+    Parameters
+    ----------
+    path : a file written by :func:`write_atlas` (``attndepth atlas export``).
+
+    Examples
+    --------
+    >>> import attndepth
+    >>> table = attndepth.atlas()
+    >>> row = table.find(2, 3, 1, 0, 9, 9)      # d=2, L=3, H=1, ρ=0, |P|=|Q|=9
+    >>> row.key, row.rank == row.bound_bigraded
+    ((2, 3, 1, 0, 3, 2), True)
+
+    Returns
+    -------
+    Atlas
+    """
+    if path is None:
+        text = resources.files(ATLAS_RESOURCE[0]).joinpath(ATLAS_RESOURCE[1]).read_text()
+        where = "the shipped atlas"
+    else:
+        if not isinstance(path, (str, Path)):
+            raise InvalidType(f"path must be a str or Path, got {type(path).__name__}")
+        try:
+            text = Path(path).read_text()
+        except (OSError, UnicodeDecodeError) as error:
+            raise InvalidParameter(f"cannot read the atlas {path}: {error}") from None
+        where = str(path)
+    reader = csv.DictReader(text.splitlines())
+    if tuple(reader.fieldnames or ()) != ATLAS_COLUMNS:
+        raise InvalidParameter(f"{where}: not an atlas file (its header is not "
+                               f"{','.join(ATLAS_COLUMNS)})")
+    return Atlas(_parse(record, f"{where}, line {number}")
+                 for number, record in enumerate(reader, start=2))
+
+
+def write_atlas(atlas: Atlas, path: str | Path) -> None:
+    """Write the atlas as CSV (the header :data:`ATLAS_COLUMNS`), replacing ``path``
+    atomically (a kill leaves the old file or the new, never half of one)."""
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise InvalidParameter(f"cannot write the atlas {target}: no directory "
+                               f"{target.parent} (from a clone, run at its root)")
+    partial = target.with_name(target.name + ".partial")
+    with partial.open("w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(ATLAS_COLUMNS)
+        for row in atlas:
+            record = row.as_dict()
+            record["short_blocks"] = json.dumps([list(b) for b in row.short_blocks],
+                                                separators=(",", ":"))
+            record["failure_probability"] = ("" if row.failure_probability is None
+                                             else repr(row.failure_probability))
+            record["seconds"] = f"{row.seconds:.3f}"
+            writer.writerow([record[name] for name in ATLAS_COLUMNS])
+    partial.replace(target)
+
+
+def row_from_point(config: dict[str, Any], metrics: dict[str, Any], seed: int,
+                   version: str) -> AtlasRow:
+    """An atlas row from one finished ``seprank`` sweep point (config and metrics)."""
+    split = config["partition"].removeprefix("sizes=").split("/")
+    p_size, q_size = int(split[0]), int(split[1])
+    probability = metrics["failure_probability"]
+    return AtlasRow(
+        width=config["width"], depth=config["depth"], heads=config["heads"],
+        residual=config["residual"], p_size=p_size, q_size=q_size, rank=metrics["rank"],
+        certificate=CERTIFICATE_OF_REASON[metrics["reason"]],
+        failure_probability=None if probability is None or math.isnan(probability)
+        else float(probability),
+        bound_monomials=metrics["bound_monomials"], bound_q_side=metrics["bound_q_side"],
+        bound_p_side=metrics["bound_p_side"], bound_bigraded=metrics["bound_bigraded"],
+        bound_best=metrics["bound_best"],
+        short_blocks=tuple(tuple(block) for block in metrics["short_blocks"]),
+        method=metrics["method"], prime=metrics["prime"], seed=seed,
+        max_points=config["max_points"], grid=metrics["grid"], seconds=metrics["seconds"],
+        version=version)
+
+
+def atlas_from_store(path: str | Path) -> tuple[Atlas, list[dict[str, Any]]]:
+    """The atlas of a sweep store's finished ``seprank`` points, and its failed points.
+
+    Parameters
+    ----------
+    path : the SQLite store of ``attndepth sweep examples/atlas/atlas.toml``.
+
+    Returns
+    -------
+    (Atlas, list of dict)
+        The rows of the points that finished (status ok; a size class measured
+        at several seeds keeps its lowest seed's row), and the failed points'
+        ``config`` and ``error``.
+    """
+    from attndepth.simulations.sweeps.store import open_store
+
+    if not Path(path).is_file():
+        raise InvalidParameter(f"store {path} does not exist or is not a file")
+    with open_store(path, readonly=True) as store:
+        points = store.rows("seprank")
+    chosen: dict[tuple, AtlasRow] = {}
+    failed = []
+    for point in sorted(points, key=lambda p: p["seed"]):
+        if point["status"] != "ok":
+            failed.append({"config": point["config"], "error": point["error"]})
+            continue
+        if not point["config"]["partition"].startswith("sizes="):
+            continue  # not an atlas point: the atlas' spec names sizes
+        row = row_from_point(point["config"], point["metrics"], point["seed"],
+                             point["version"])
+        chosen.setdefault(row.key, row)
+    return Atlas(chosen.values()), failed

@@ -1,0 +1,85 @@
+"""The atlas' size classes: the scope, the saturation in |P| and |Q|, the method and cost
+of each class, and the sweep spec that measures them."""
+
+import math
+from pathlib import Path
+
+import pytest
+
+from attndepth.atlas_classes import (
+    AtlasClass,
+    atlas_class,
+    atlas_classes,
+    atlas_spec,
+    divisors,
+)
+from attndepth.separation_rank import rank_with_bounds
+from attndepth.simulations.exact.atlas_table import seprank_command
+from attndepth.simulations.exact.separation_rank import SeparationRankConfig
+from attndepth.simulations.sweeps.sweep_spec import load_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_small_scope_lists_every_size_head_and_residual():
+    classes = atlas_classes(max_bound=60, max_width=2, max_depth=2)
+    keys = {c.key for c in classes}
+    assert (1, 1, 1, 0, 2, 1) in keys and (1, 1, 1, 0, 3, 1) not in keys  # |P| ≤ d + 1
+    assert (2, 1, 2, 1, 3, 2) in keys and (2, 1, 1, 0, 1, 3) not in keys  # |Q| ≤ d
+    assert all(c.bounds.bigraded <= 60 or c.residual for c in classes)
+    assert {c.heads for c in classes if c.width == 2} == {1, 2}
+    order = [(math.ceil(c.estimated_seconds), c.key) for c in classes]
+    assert order == sorted(order)  # cheapest first: a stopped sweep has the cheap classes
+    assert len(keys) == len(classes)
+
+
+def test_divisors_and_bad_classes():
+    assert divisors(6) == [1, 2, 3, 6]
+    with pytest.raises(ValueError, match="heads must divide"):
+        atlas_class(4, 2, 3, 0, 1, 1)
+    with pytest.raises(ValueError, match="max_bound"):
+        atlas_classes(max_bound=0)
+
+
+@pytest.mark.parametrize("small, large", [((2, 2, 1, 0, 3, 2), (2, 2, 1, 0, 5, 4)),
+                                          ((3, 1, 3, 1, 4, 3), (3, 1, 3, 1, 6, 5))])
+def test_ranks_do_not_grow_past_the_saturated_sizes(small, large):
+    """The saturation lemma of attndepth.atlas_classes, measured: |P| > d + 1, |Q| > d add
+    nothing."""
+    ranks = []
+    for d, L, H, rho, p, q in (small, large):
+        config = SeparationRankConfig(width=d, depth=L, heads=H, residual=rho, tokens=p + q,
+                                      partition=f"sizes={p}/{q}")
+        ranks.append(rank_with_bounds(config, 0, "exact")["rank"])
+    assert ranks[0] == ranks[1]
+
+
+def test_method_and_cost_of_a_class():
+    plain = atlas_class(3, 2, 1, 0, 2, 2)
+    assert plain.method == "blocks" and plain.reachable and plain.grid < 100
+    residual = atlas_class(3, 2, 1, 1, 2, 2)
+    assert residual.method == "exact" and residual.max_points == residual.bounds.best + 8
+    large = atlas_class(6, 3, 1, 1, 2, 2)  # too large for one whole matrix: blocks
+    assert large.method == "blocks" and not large.reachable
+    assert large.memory_bytes > 2 * 2**30
+    assert isinstance(plain, AtlasClass) and plain.partition == "sizes=2/2"
+    assert plain.command() == seprank_command(3, 2, 1, 0, 2, 2, "blocks", plain.max_points, 0)
+
+
+def test_the_spec_parses_into_one_point_per_reachable_class(tmp_path):
+    classes = atlas_classes(max_bound=60, max_width=2, max_depth=2)
+    path = tmp_path / "atlas.toml"
+    path.write_text(atlas_spec(classes))
+    import attndepth.separation_rank  # noqa: F401  registers the seprank observable
+
+    points = load_spec(path).points
+    assert len(points) == len(classes)
+    first = points[0].params
+    assert first["partition"].startswith("sizes=") and first["method"] in ("blocks", "exact")
+    with pytest.raises(ValueError, match="no reachable class"):
+        atlas_spec([atlas_class(6, 3, 1, 0, 1, 2)])
+
+
+@pytest.mark.slow
+def test_the_shipped_spec_is_the_one_atlas_spec_writes():
+    assert (ROOT / "examples/atlas/atlas.toml").read_text() == atlas_spec()

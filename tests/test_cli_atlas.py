@@ -1,0 +1,40 @@
+"""``attndepth atlas``: spec and export from the command line, errors in one line."""
+
+import subprocess
+import sys
+
+from attndepth.cli import atlas as atlas_cli
+from attndepth.cli.main import main
+from attndepth.simulations.exact.atlas_table import atlas
+
+
+def test_export_writes_the_atlas_of_a_store(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text('measurement = "seprank"\nseeds = [0]\n[zip]\nwidth = [2, 2]\n'
+                    'depth = [1, 2]\ntokens = [2, 3]\npartition = ["sizes=1/1", "sizes=2/1"]\n'
+                    'method = ["blocks", "blocks"]\nmax_points = [64, 64]\n')
+    store = tmp_path / "s.sqlite"
+    assert main(["sweep", str(spec), "--store", str(store), "--workers", "1", "--quiet"]) == 0
+    out = tmp_path / "atlas.csv"
+    assert main(["atlas", "export", "--store", str(store), "--out", str(out)]) == 0
+    assert f"{out}: 2 size classes" in capsys.readouterr().out
+    assert [row.key for row in atlas(out)] == [(2, 1, 1, 0, 1, 1), (2, 2, 1, 0, 2, 1)]
+
+
+def test_spec_writes_the_reachable_classes(tmp_path, monkeypatch, capsys):
+    from attndepth import atlas_classes
+
+    small = atlas_classes.atlas_classes(max_bound=40, max_width=2, max_depth=1)
+    monkeypatch.setattr(atlas_cli, "atlas_classes", lambda: small)
+    out = tmp_path / "a" / "atlas.toml"
+    assert main(["atlas", "spec", "--out", str(out)]) == 0
+    assert f"{len(small)} classes of {len(small)} in scope" in capsys.readouterr().out
+    assert out.read_text().startswith("# The separation-rank atlas")
+
+
+def test_a_missing_store_exits_2_with_one_line(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "attndepth.cli.main", "atlas", "export",
+                          "--store", str(tmp_path / "none.sqlite"), "--out",
+                          str(tmp_path / "x.csv")], capture_output=True, text=True)
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
+    assert "does not exist" in run.stderr and not (tmp_path / "x.csv").exists()
