@@ -35,6 +35,9 @@ CLAIMS = all_claims()
 DEFAULT = [claim_id for claim_id, found in CLAIMS.items() if found.by_default]
 #: Claims whose quick verdict is not ``holds``, with the reason (data, not skips).
 KNOWN_VERDICTS = {
+    "levine.bound-tightness": ("fails", "the atlas refutes the tight family at d = 6, L = 2, "
+                               "|P| = 2, |Q| = 1 (rank 275 < 280) and at d = 2, L = 4, "
+                               "|P| = 1, |Q| = 2 (1,168 < 1,212)"),
     "levine.threshold": ("fails", "the knee, decided from certified ranks and proved "
                          "bounds, lies 1.4–2 layers beyond log_3 d for |Q| ≥ 2 (and at d = 2); "
                          "test_threshold_claim_can_hold shows the check can pass"),

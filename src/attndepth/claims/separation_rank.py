@@ -27,11 +27,9 @@ from attndepth.simulations.exact.separation_rank import (
     certified_rank,
 )
 from attndepth.theory.separation_rank import (
-    TIGHT_FAMILY_STATEMENT,
     SeparationRankBounds,
     corrected_knee,
     degree_block_bounds,
-    in_tight_family,
     partition_invariant,
     q_matrix_dimension,
     regime_bounds,
@@ -194,46 +192,9 @@ def verify_generic_rank(seed: int, configs: list[Config]) -> Outcome:
     )
 
 
-def in_conjectured_family(config: Config) -> bool:
-    """Whether a configuration is in the restated tight family (:func:`in_tight_family`)."""
-    case = RankCase.of(config)
-    return in_tight_family(case.width, case.depth, case.heads, case.residual, case.p_size,
-                           case.q_size)
-
-
-def conjectured_rank(config: Config) -> int:
-    """The rank the conjecture predicts on its family: bound (d), the bigraded bound."""
-    return bounds_of(config).bigraded
-
-
-def _in_first_form(config: Config) -> bool:
-    """The refuted first form's family (:data:`REFUTED_STATEMENT`): a rival."""
-    case = RankCase.of(config)
-    return case.heads == 1 and case.residual == 0 and (case.p_size == 1
-                                                       or case.p_size >= case.width)
-
-
-def _ungraded_bound(config: Config) -> int:
-    """min of bounds (a)–(c), the bounds without the bigrading: a rival's rank."""
-    bounds = bounds_of(config)
-    return min(bounds.monomials, bounds.q_side, bounds.p_side)
-
-
-#: The first form of the conjecture, refuted by the exhaustive search.
-REFUTED_STATEMENT = "rank = bound (d) when H = 1, ρ = 0 and |P| = 1 or |P| ≥ d"
-#: Its smallest counterexamples (d, L, H, N, ρ, |P|), found by the exhaustive search: first
-#: in the search order (d, L, N, |P|) — rank 137 < 140 — and the one of smallest bound —
-#: rank 39 < 41.
-REFUTED_BY = ((2, 3, 1, 3, 0, 2), (3, 2, 1, 3, 0, 1))
 #: Largest best bound searched (cost: the 174 classes below it take 110 s in degree blocks;
 #: the six beyond it, 20,940-30,910, about ten minutes each).
 SEARCH_BOUND_LIMIT = 6000
-#: Configurations (d, L, H, N, ρ, |P|) for the presets: every size (|P|, |Q|) of small
-#: networks, inside and outside the tight family (the claim checks those inside).
-TIGHTNESS_QUICK = [RankCase(d, L, 1, N, 0, p) for d, L, N in ((2, 3, 4), (3, 2, 4), (4, 2, 5))
-                   for p in range(1, N)]
-TIGHTNESS_FULL = TIGHTNESS_QUICK + [RankCase(3, 3, 1, N, 0, p) for N in (4, 5)
-                                    for p in range(1, N)]
 
 
 #: The size classes (d, L, N, |P|) the conjectures are searched over, and the draws beyond.
@@ -242,66 +203,6 @@ SIZE_CLASSES = {"width": (1, 2, 3, 4), "depth": (1, 2, 3), "tokens": (2, 3, 4, 5
 SIZE_CLASSES_BEYOND = {"width": (5, 6), "tokens": (7, 8), "p_size": (6, 7)}
 #: Both sides of the partition nonempty.
 PROPER_SPLIT = ("|P| < N", lambda m: m["p_size"] < m["tokens"])
-
-
-@claim(
-    "levine.bound-tightness",
-    source="[derived]; conjecture of this project",
-    statement="With one head and no residual the separation rank equals bound (d) exactly on "
-              "the tight family (see in_tight_family).",
-    tolerance="exact equality inside the family; deficits reported outside it",
-    presets={"quick": dict(configs=TIGHTNESS_QUICK), "full": dict(configs=TIGHTNESS_FULL)},
-    theory=(in_tight_family, separation_rank_bounds),
-    simulation=(measure_block_ranks, certified_rank),
-    test=f"{TESTS}::test_family_and_proof_reason",
-    wrong_theory={"in_conjectured_family": lambda config: True},
-    rivals=(Rival("first form: |P| = 1 or |P| ≥ d", "this project's conjecture before the "
-                  "exhaustive search refuted it (REFUTED_STATEMENT; theory document §1)",
-                  replace={"in_conjectured_family": _in_first_form}),
-            Rival("rank = min of bounds (a)–(c)", "the bounds before the bigrading (monomial "
-                  "count, Q side, P side; Levine et al. 2020, §4): tight without bound (d)",
-                  replace={"conjectured_rank": _ungraded_bound})),
-    conjecture=True,
-    family=Family(
-        parameters=SIZE_CLASSES, beyond=SIZE_CLASSES_BEYOND,
-        constraints=(PROPER_SPLIT,
-                     ("in the tight family", lambda m: in_tight_family(
-                         m["width"], m["depth"], 1, 0, m["p_size"], m["tokens"] - m["p_size"])),
-                     (f"best bound ≤ {SEARCH_BOUND_LIMIT} (cost)", lambda m: _proved_bounds(
-                         _tight_config(m)).best <= SEARCH_BOUND_LIMIT)),
-        adapt=lambda m: {"configs": [_tight_config(m)]}),
-)
-def verify_bound_tightness(seed: int, configs: list[Config]) -> Outcome:
-    """rank = bound (d) on the tight family; deficits (bound − rank) outside it, reported."""
-    rows, failures, outside = [], [], []
-    configs = [RankCase.of(config) for config in configs]
-    for config in configs:
-        certificate = exact_rank(config, seed)
-        bound = conjectured_rank(config)
-        member = in_conjectured_family(config)
-        if member and certificate.rank != bound:
-            failures.append(config)
-        if not member:
-            outside.append(bound - certificate.rank)
-        rows.append(f"{config}: {certificate.rank}/{bound}" + (" *" if member else ""))
-    members = sum(in_conjectured_family(c) for c in configs)
-    return Outcome(
-        predicted=f"rank = bound (d) on the {members} configurations of the tight family",
-        measured=(f"{members - len(failures)}/{members} equal; outside the family "
-                  f"{sum(d > 0 for d in outside)}/{len(outside)} below bound (d)"),
-        verdict=verdict_from(not failures),
-        note=(f"{TIGHT_FAMILY_STATEMENT}. (d, L, H, N, ρ, |P|): rank/bound (d), * = in the "
-              f"family — " + _table(rows) + f". The first form, {REFUTED_STATEMENT}, is "
-              f"refuted: smallest counterexamples (d, L, H, N, ρ, |P|) {REFUTED_BY[0]}, rank "
-              f"137 < bound 140 (attndepth seprank --width 2 --depth 3 --tokens 3 --partition "
-              f"0,1/2), and {REFUTED_BY[1]}, rank 39 < bound 41 (attndepth seprank --width 3 "
-              f"--depth 2 --tokens 3 --partition 0/1,2)"),
-        values={"failures": failures, "outside_deficits": outside},
-    )
-
-
-def _tight_config(member: dict) -> Config:
-    return RankCase(member["width"], member["depth"], 1, member["tokens"], 0, member["p_size"])
 
 
 @claim(

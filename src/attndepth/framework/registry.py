@@ -67,6 +67,7 @@ PRESETS: tuple[str, ...] = ("quick", "full")
 CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.claims.expressivity",
     "attndepth.claims.separation_rank",
+    "attndepth.claims.rank_conjectures",
     "attndepth.claims.residual",
     "attndepth.claims.efficiency",
     "attndepth.claims.softmax_rank",

@@ -534,36 +534,13 @@ def in_tight_family(width: int, depth: int, heads: int, residual: int, p_size: i
                     q_size: int) -> bool:
     """Whether a configuration lies where the rank is conjectured to equal bound (d).
 
-    [conjecture] Stated from an exhaustive search of certified ranks (this
-    project's ``attndepth verify --search``): for H = 1, ρ = 0, every
-    d ≤ 4, L ≤ 3, N ≤ 6 and every partition size (|P|, |Q|) whose bound (d) is
-    at most 6,000 — 174 classes — the rank equals bound (d) on the whole set
-    below (143 classes) and on three classes outside it, and is smaller on the
-    other 28. Its first form (|P| = 1 or |P| ≥ d) was refuted by the same
-    search: d = 3, L = 2, |P| = 1, |Q| = 2 has rank 39 against bound 41.
-
-    The three classes outside the set that meet bound (d): d = 3, L = 3,
-    |P| = 2, |Q| ∈ {2, 3, 4} (2,640, 2,850, 2,850). They fell 168 short of a
-    bound (d) built on the old, loose P-side count and meet the exact count
-    (:func:`p_side_dimension`). The set is not widened to |P| ≥ 2 because the
-    next such class, d = 4, L = 3, |P| = |Q| = 2, falls 4 short (20,936 of
-    20,940: one block, a = 7, at 7,256 of 7,260, saturated by margin with
-    failure probability ≤ 0.009; the same 7,256 with another prime and seed).
-
-    Its second form (|P| ≥ d and |Q| ≥ 2 for every d) was refuted at the first
-    member tested beyond the search: d = 4, L = 3, |P| = |Q| = 4 (bound 31,460,
-    degree blocks in 9 min) reaches 31,456 — block a = 7 at 11,436 of 11,440,
-    saturated by margin (failure probability ≤ 0.013), and 11,436 with a
-    second prime and seed — the same deficit, in the same block, as
-    |P| = |Q| = 2. So that case keeps d ≤ 3, where it was measured.
-
-    The cases: d = 1 (scalars); L = 1 (one layer, degree 3); |P| = |Q| = 1;
-    d ≤ 3, |P| ≥ d and |Q| ≥ 2; d ≤ 2 and |P| = 1; L = 2 and |P| ≥ 2. The measured
-    deficits (bound − rank) below bound (d): |P| = 1, |Q| ≥ 2, d ≥ 3: 2 (d = 3,
-    L = 2), 10 (d = 4, L = 2), 18 (d = 3, L = 3), 307–333 (d = 4, L = 3);
-    |Q| = 1, |P| ≥ 2, L = 3: 3 (d = 2), 67–85 (d = 3), 774–957 (d = 4);
-    1 < |P| < d, |Q| ≥ 2, L = 3: 4 (d = 4, |P| = |Q| = 2); |P| ≥ d, |Q| ≥ 2,
-    L = 3: 4 (d = 4, |P| = |Q| = 4).
+    [conjecture, refuted] The set: d = 1, or L = 1, or |P| = |Q| = 1, or d ≤ 3,
+    |P| ≥ d and |Q| ≥ 2, or d ≤ 2 and |P| = 1, or L = 2 and |P| ≥ 2 (H = 1,
+    ρ = 0). It was stated from certified ranks at d ≤ 4, L ≤ 3; the atlas
+    (``attndepth.atlas()``) refutes two of its cases: d = 6, L = 2, |P| = 2,
+    |Q| = 1 has rank 275 < 280, and d = 2, L = 4, |P| = 1, |Q| = 2 has rank
+    1,168 < 1,212. It is kept as stated, so that ``levine.bound-tightness``
+    reports those refutations reproducibly; its history is in the theory document §1.
 
     Parameters
     ----------
