@@ -35,6 +35,8 @@ CLAIMS = all_claims()
 DEFAULT = [claim_id for claim_id, found in CLAIMS.items() if found.by_default]
 #: Claims whose quick verdict is not ``holds``, with the reason (data, not skips).
 KNOWN_VERDICTS = {
+    "levine.one-position-rank": ("proved", "a proof for every d and L, each checkable step "
+                                 "confirmed in SymPy, and every atlas class agrees"),
     "levine.bound-tightness": ("fails", "the atlas refutes the tight family at d = 6, L = 2, "
                                "|P| = 2, |Q| = 1 (rank 275 < 280) and at d = 2, L = 4, "
                                "|P| = 1, |Q| = 2 (1,168 < 1,212)"),

@@ -68,6 +68,7 @@ CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.claims.expressivity",
     "attndepth.claims.separation_rank",
     "attndepth.claims.rank_conjectures",
+    "attndepth.claims.closed_forms",
     "attndepth.claims.residual",
     "attndepth.claims.efficiency",
     "attndepth.claims.softmax_rank",

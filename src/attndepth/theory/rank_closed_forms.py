@@ -11,11 +11,10 @@ What is proved here, for the network of Levine et al. 2020 (§3) with one head:
   the weights A = B = I reach it at small sizes (:func:`gram_witness_rank`),
   which proves the rank there over ℚ, independently of any prime.
 
-Where certified ranks reach (d ≤ 12 at L = 2, d ≤ 6 at L = 3, d ≤ 3 at
-L = 4, d ≤ 2 at L = 5) the rank with |P| = |Q| = 1 equals C(K + d, d); that it
-does for every d and L is the tight-family conjecture
-(:func:`attndepth.theory.separation_rank.in_tight_family`), not a theorem, so
-the knee beyond those sizes is the knee of a proved upper bound.
+That the rank with |P| = |Q| = 1 equals C(K + d, d) for every d and L is
+proved in :mod:`attndepth.theory.single_position_rank` (the Gram witness reaches
+the bound block by block), so the one-position knee of
+:func:`single_position_knee` is the knee of the rank itself at every width.
 """
 
 from __future__ import annotations
@@ -100,10 +99,8 @@ def single_position_bound(width: int, depth: int) -> int:
     :func:`attndepth.theory.separation_rank.separation_rank_bounds` on every
     size computed (tested: d ≤ 12, L ≤ 5).
 
-    Certified ranks meet it wherever they reach: d ≤ 12 at L = 2, d ≤ 6 at
-    L = 3, d ≤ 3 at L = 4, d ≤ 2 at L = 5 (docs/theory.md §1); that they do
-    for every d and L is the case |P| = |Q| = 1 of the tight-family
-    conjecture.
+    It is the rank for every d and L
+    (:func:`attndepth.theory.single_position_rank.single_position_rank`, proved).
     """
     width = _positive("width", width)
     depth = _positive("depth", depth)
@@ -136,9 +133,9 @@ def single_position_knee(width: int) -> int:
 
     The knee of ``levine.threshold`` (the first depth whose next layer no
     longer squares the separation rank) for one Q position, computed on the
-    proved upper bound: it is the knee of the rank itself where the rank meets
-    the bound (certified up to d = 12 at L = 2 and d = 6 at L = 3), and for
-    every d under the tight-family conjecture. Width ≤ 10^6.
+    proved upper bound, which is the rank for every d and L
+    (:func:`attndepth.theory.single_position_rank.single_position_rank`): the
+    knee of the rank itself. Width ≤ 10^6.
     """
     width = _positive("width", width)
     if width > 10**6:
@@ -196,10 +193,8 @@ def gram_witness_rank(width: int, depth: int) -> int:
     (3, 2), (4, 2), (2, 3) (tests, under a second) and (3, 3) (224 s, once);
     the same weights over GF(p) meet it at (5, 2) too. Wherever it does, the
     generic rank is *proved* to be C(K + d, d) (a witness at the bound). That it
-    does for every d and L would prove the closed form for one position each
-    side — a statement about one explicit polynomial; the y-slices of f are
-    ⟨x,y⟩^j|y|^{2k} and y_0⟨x,y⟩^j|y|^{2k}, so the harmonic decomposition of
-    polynomials under O(d) is the natural way in (not done here).
+    does for every d and L is proved by the harmonic decomposition of its
+    y-slices (:func:`attndepth.theory.single_position_rank.single_position_rank`).
     """
     poly, x, y = gram_witness(width, depth)
     return coefficient_separation_rank(poly, x, y)

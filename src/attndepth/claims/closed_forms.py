@@ -1,0 +1,87 @@
+"""Proved closed forms of the separation rank (theory document §1, "Closed forms").
+
+``levine.one-position-rank``: sep = C(K + d, d) for |P| = |Q| = 1, every d and L
+(:func:`attndepth.theory.single_position_rank.single_position_rank`). Its verdict
+is ``proved`` when every checkable step of the proof confirms at the preset's
+sizes (SymPy, exact) and every atlas class with one position each side has the
+closed form as its certified rank; a step that does not confirm, or an atlas
+rank that differs, makes it ``fails`` with the step or the class named.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from attndepth.claims.rank_conjectures import shipped_atlas
+from attndepth.framework.evidence import Rival
+from attndepth.framework.families import Family
+from attndepth.framework.registry import Outcome, claim
+from attndepth.simulations.exact.atlas_table import atlas
+from attndepth.theory.separation_rank import structural_degree
+from attndepth.theory.single_position_rank import (
+    confirm_single_position_proof,
+    single_position_rank,
+)
+
+TESTS = "tests/test_claims_closed_forms.py"
+
+
+def one_position_rank(width: int, depth: int) -> int:
+    """The theorem's rank: C(K + d, d), K = (3^L − 1)/2."""
+    return single_position_rank(width, depth)
+
+
+@claim(
+    "levine.one-position-rank",
+    source="[derived]: this project's proof (theory document §1, Closed forms)",
+    statement="With one head and one position on each side the separation rank is "
+              "C(K + d, d), K = (3^L − 1)/2, for every width d and depth L.",
+    tolerance="exact: every checkable proof step confirms (SymPy) and every atlas class "
+              "with |P| = |Q| = 1 has this certified rank",
+    presets={"quick": dict(sizes=[[2, 2], [3, 2]]),
+             "full": dict(sizes=[[1, 3], [2, 2], [3, 2], [4, 2], [2, 3]])},
+    theory=(single_position_rank, confirm_single_position_proof),
+    simulation=(atlas,),
+    test=f"{TESTS}::test_the_closed_form_is_proved_and_matches_the_atlas",
+    wrong_theory={"one_position_rank": lambda width, depth: math.comb(
+        structural_degree(depth) + width - 1, width)},
+    rivals=(Rival("C(K + d − 1, d)", "the neighbouring count: monomials of degree ≤ K in d "
+                  "variables but one degree short",
+                  replace={"one_position_rank": lambda width, depth: math.comb(
+                      structural_degree(depth) + width - 1, width)}),
+            Rival("monomials of degree ≤ 3^L in y", "bound (a), the monomial count of the "
+                  "Q side (Levine et al. 2020, §4)",
+                  replace={"one_position_rank": lambda width, depth: math.comb(
+                      3**depth + width, width)})),
+    family=Family(parameters={"width": (1, 2, 3, 4), "depth": (1, 2)},
+                  beyond={"width": (5,)},
+                  adapt=lambda m: {"sizes": [[m["width"], m["depth"]]]}),
+)
+def verify_one_position_rank(seed: int, sizes: Sequence[Sequence[int]]) -> Outcome:
+    """The proof's steps at each size, then the theorem against every atlas class."""
+    unconfirmed = []
+    for width, depth in sizes:
+        steps = confirm_single_position_proof(width, depth, seed=seed)
+        unconfirmed += [f"(d={width}, L={depth}) {step}" for step, ok in steps.items()
+                        if not ok]
+    rows = [row for row in shipped_atlas().where(heads=1, residual=0, p_size=1, q_size=1)]
+    differing = [row for row in rows if row.rank != one_position_rank(row.width, row.depth)]
+    proved = not unconfirmed and not differing
+    note = (f"proof steps checked at (d, L) = {', '.join(str(tuple(s)) for s in sizes)}; "
+            f"the atlas' {len(rows)} classes with |P| = |Q| = 1 (d ≤ "
+            f"{max((r.width for r in rows), default=0)}, L ≤ "
+            f"{max((r.depth for r in rows), default=0)}) compared")
+    if unconfirmed:
+        note += f". Not confirmed: {'; '.join(unconfirmed)}"
+    for row in differing[:3]:
+        note += (f". Atlas class {row.key}: rank {row.rank:,}, the closed form "
+                 f"{one_position_rank(row.width, row.depth):,}; reproduce: {row.command}")
+    return Outcome(
+        predicted="sep = C(K + d, d) (proved for every d, L; single_position_rank)",
+        measured=(f"{len(rows) - len(differing)}/{len(rows)} atlas classes equal it; "
+                  f"{'every' if not unconfirmed else 'not every'} proof step confirmed"),
+        verdict="proved" if proved else "fails",
+        note=note,
+        values={"unconfirmed": unconfirmed, "atlas_classes": len(rows),
+                "differing": [list(row.key) for row in differing]})
