@@ -149,9 +149,94 @@ def results_page() -> str:
                       render_markdown(results), ""])
 
 
+def _conjecture_rows() -> list[str]:
+    """One table row per atlas conjecture: support, refutations, the smallest refutation."""
+    from attndepth.claims.rank_conjectures import CONJECTURES
+    from attndepth.framework.registry import run_claim
+
+    rows = ["| conjecture | verdict | supporting classes | refuting classes | smallest "
+            "refutation (d, L, H, ρ, \\|P\\|, \\|Q\\|) |", "|---|---|---|---|---|"]
+    for claim_id in CONJECTURES:
+        result = run_claim(claim_id, "quick")
+        values = result.outcome.values
+        smallest = values["smallest_refutation"]
+        rows.append(f"| `{claim_id}` | {result.verdict} | {values['support']} | "
+                    f"{values['refutations']} | {tuple(smallest) if smallest else '—'} |")
+    return rows
+
+
+def atlas_page(target: Path) -> str:
+    """The atlas: coverage, the figure, the conjectures against it, and every row by width
+    (from :func:`attndepth.atlas`; the CSV is copied next to the page for download)."""
+    import collections
+    import shutil
+    from importlib import resources
+
+    from attndepth.atlas_classes import ATLAS_MAX_BOUND, atlas_classes
+    from attndepth.simulations.exact.atlas_table import ATLAS_RESOURCE, atlas
+
+    table = atlas()
+    source = resources.files(ATLAS_RESOURCE[0]).joinpath(ATLAS_RESOURCE[1])
+    with resources.as_file(source) as path:
+        shutil.copyfile(path, target / "atlas.csv")
+    certificates = collections.Counter(row.certificate for row in table)
+    scope = atlas_classes()  # about 20 s: every class in scope, with its cost
+    reachable = sum(c.reachable for c in scope)
+    lines = [
+        "# The separation-rank atlas", "",
+        "One certified separation rank per size class (d, L, H, ρ, \\|P\\|, \\|Q\\|) of the "
+        "analysed linear-attention network (Levine et al. 2020), with every proved bound and "
+        "its certificate: **proved** (the rank met a proved upper bound), **saturated** (the "
+        "grids stopped the rank from growing; equal to the generic rank except with the "
+        "stated failure probability) or **lower bound**. Rows at \\|P\\| = d + 1 and "
+        "\\|Q\\| = d stand for every larger size (the saturation lemma in "
+        "`attndepth.atlas_classes`).", "",
+        "```python",
+        "import attndepth",
+        "table = attndepth.atlas()               # every row; table.to_pandas() with pandas",
+        "table.find(4, 3, 1, 0, 2, 2)            # d, L, H, rho, |P|, |Q|",
+        "```", "",
+        "Regenerate it (resumable; a killed sweep keeps every finished class):", "",
+        "```bash",
+        "attndepth atlas spec                                   # examples/atlas/atlas.toml",
+        "attndepth sweep examples/atlas/atlas.toml --store atlas.sqlite --workers 2",
+        "attndepth atlas export --store atlas.sqlite             # the shipped CSV",
+        "```", "",
+        f"**Coverage.** {len(table):,} classes of the {reachable:,} the machine reaches "
+        f"(the {len(scope):,} in scope — bound (d) ≤ {ATLAS_MAX_BOUND:,}, d ≤ 8, L ≤ 5 — "
+        f"less {len(scope) - reachable} beyond the 2 GiB guard or the ten-minute estimate); "
+        f"{certificates['proved']:,} proved, {certificates['saturated']:,} "
+        f"saturated, {certificates['lower-bound']:,} lower bounds; largest rank "
+        f"{max(row.rank for row in table):,}; "
+        f"{sum(row.seconds for row in table) / 3600:.1f} hours of measurement. "
+        f"{{download}}`The whole atlas as CSV <atlas.csv>` (with each row's command).", "",
+        "```{image} figures/atlas.png", ":alt: rank / bound (d) of every atlas class",
+        ":width: 648px", "```", "",
+        "## Conjectures against the whole atlas", "",
+        "Each is a registered claim (`attndepth verify --claim ID`); its note names the "
+        "smallest refutation with the command that measures it again, and "
+        "`attndepth verify --search --claim ID` visits every atlas row of its domain.", "",
+        *_conjecture_rows(), ""]
+    for width in sorted({row.width for row in table}):
+        lines += [f"## d = {width}", "", '<div class="atlas-table">', "",
+                  "| L | H | ρ | \\|P\\| | \\|Q\\| | rank | bound (d) | deficit | "
+                  "certificate | failure prob. | short blocks [a, rank, bound] |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for row in table.where(width=width):
+            probability = ("" if row.failure_probability is None
+                           else f"{row.failure_probability:.1e}" if row.failure_probability
+                           else "0")
+            blocks = " ".join(f"[{a}, {r:,}, {b:,}]" for a, r, b in row.short_blocks)
+            lines.append(f"| {row.depth} | {row.heads} | {row.residual} | {row.p_size} | "
+                         f"{row.q_size} | {row.rank:,} | {row.bound_bigraded:,} | "
+                         f"{row.deficit:,} | {row.certificate} | {probability} | {blocks} |")
+        lines += ["", "</div>", ""]
+    return "\n".join(lines)
+
+
 def write_generated(target: Path) -> None:
-    """Write ``claims.md``, ``results.md``, ``api/`` (an index and a page per module) and
-    ``gallery.md`` (with its figures) under ``target``."""
+    """Write ``claims.md``, ``results.md``, ``api/`` (an index and a page per module),
+    ``gallery.md`` (with its figures) and ``atlas.md`` (with its CSV) under ``target``."""
     import shutil
 
     target.mkdir(parents=True, exist_ok=True)
@@ -162,6 +247,7 @@ def write_generated(target: Path) -> None:
     for name, text in api_pages().items():
         (target / "api" / name).write_text(text)
     (target / "gallery.md").write_text(gallery(target / "figures"))
+    (target / "atlas.md").write_text(atlas_page(target))
 
 
 if __name__ == "__main__":

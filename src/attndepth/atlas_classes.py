@@ -91,7 +91,7 @@ class AtlasClass:
 
     @property
     def key(self) -> tuple[int, int, int, int, int, int]:
-        """(d, L, H, ρ, |P|, |Q|)."""
+        """The class as ``(d, L, H, ρ, |P|, |Q|)``."""
         return (self.width, self.depth, self.heads, self.residual, self.p_size, self.q_size)
 
     @property

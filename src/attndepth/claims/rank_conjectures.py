@@ -29,7 +29,7 @@ from attndepth.theory.rank_deficits import one_position_deficit, two_head_defici
 from attndepth.theory.separation_rank import TIGHT_FAMILY_STATEMENT, in_tight_family
 
 TESTS = "tests/test_claims_rank_conjectures.py"
-#: Size classes (d, L, H, ρ, |P|, |Q|); "atlas" in a preset means every row.
+# a size class (d, L, H, ρ, |P|, |Q|); "atlas" in a preset means every row
 Key = tuple[int, int, int, int, int, int]
 #: Refuting classes named after the smallest in a verdict's note (the rest are counted).
 SHOWN = 8

@@ -20,8 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     parser = sub.add_parser(
         "atlas", help="the separation-rank atlas: its sweep spec, or export a sweep",
-        description="The atlas holds one certified separation rank per size class "
-                    "(d, L, H, rho, |P|, |Q|) of the analysed network; attndepth.atlas() "
+        description="The atlas holds one certified separation rank per size class of the "
+                    "analysed network (width d, depth L, heads H, residual rho and the "
+                    "sizes of P and Q); attndepth.atlas() "
                     "loads it. `spec` writes the sweep spec of every class in scope; "
                     "`attndepth sweep examples/atlas/atlas.toml --store atlas.sqlite` runs it "
                     "(resumable); `export` turns the store into the atlas file.",
@@ -32,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     spec = actions.add_parser(
         "spec", help="write the sweep spec of the atlas' classes",
         description=f"Enumerate every class with bound (d) <= {ATLAS_MAX_BOUND} at d <= 8, "
-                    f"L <= 5 (|P| <= d + 1, |Q| <= d: larger sizes have the same rank), keep "
+                    f"L <= 5 (at most d + 1 positions in P and d in Q: larger sizes have the "
+                    f"same rank), keep "
                     f"those within the 2 GiB guard and the ten-minute estimate, and write "
                     f"them cheapest first as one seprank sweep (about 20 s).",
         epilog=examples("attndepth atlas spec", "attndepth atlas spec --out my_atlas.toml"))

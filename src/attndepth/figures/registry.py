@@ -22,6 +22,7 @@ FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.allocation",
     "attndepth.figures.separation_rank",
     "attndepth.figures.threshold_knee",
+    "attndepth.figures.atlas",
     "attndepth.figures.softmax_epsilon_rank",
     "attndepth.figures.fixed_rate",
     "attndepth.figures.postln_rate",

@@ -1,0 +1,63 @@
+"""The atlas at a glance: rank / bound (d) over every size class (theory document §1).
+
+One marker per atlas class (d, L, H, ρ, |P|, |Q|) at its bound (d) (log scale)
+and its rank / bound (d); colour is the depth L, filled markers one head,
+hollow markers H > 1. Left: ρ = 0, right: ρ = 1 (its bound (d) is the
+staircase bound). Rows that are only lower bounds are drawn as small grey
+crosses. Points at 1 meet bound (d); every point below is a deficit the
+conjectures of :mod:`attndepth.claims.rank_conjectures` must account for.
+The data are the shipped atlas (:func:`attndepth.atlas`): the figure computes
+nothing, so both presets draw the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.simulations.exact.atlas_table import atlas
+
+NAME = "atlas"
+DESCRIPTION = "rank / bound (d) of every atlas class, by depth, heads and residual"
+DEPTHS = (1, 2, 3, 4, 5)
+COLUMNS = ("width", "depth", "heads", "residual", "rank", "bound", "decided")
+
+
+def compute(preset: str, seed: int) -> dict[str, list]:
+    """Columns :data:`COLUMNS`, one entry per atlas row (preset and seed unused: the
+    atlas is data)."""
+    rows = list(atlas())
+    return {"width": [r.width for r in rows], "depth": [r.depth for r in rows],
+            "heads": [r.heads for r in rows], "residual": [r.residual for r in rows],
+            "rank": [r.rank for r in rows], "bound": [r.bound_bigraded for r in rows],
+            "decided": [r.decided for r in rows]}
+
+
+def draw(data: dict[str, list]):
+    figure, axes = new_figure(columns=2, aspect=0.42, ncols=2)
+    depth, heads = np.array(data["depth"]), np.array(data["heads"])
+    residual, decided = np.array(data["residual"]), np.array(data["decided"], dtype=bool)
+    bound = np.array(data["bound"], dtype=float)
+    ratio = np.array(data["rank"], dtype=float) / bound
+    with styled():
+        for axis, rho in zip(axes, (0, 1), strict=True):
+            here = residual == rho
+            for colour, L in zip(PALETTE, DEPTHS, strict=False):
+                for one_head in (True, False):
+                    rows = here & decided & (depth == L) & ((heads == 1) == one_head)
+                    axis.scatter(bound[rows], ratio[rows], s=9, linewidths=0.7,
+                                 edgecolors=colour,
+                                 facecolors=colour if one_head else "none",
+                                 label=f"$L = {L}$" if one_head else None)
+            lower = here & ~decided
+            axis.scatter(bound[lower], ratio[lower], s=8, marker="x", color="0.6",
+                         linewidths=0.6, label="lower bound only" if lower.any() else None)
+            short = here & decided & (ratio < 1)
+            axis.set_title(f"$\\rho = {rho}$: {here.sum()} classes, {short.sum()} below "
+                           f"bound (d)", fontsize=6.5)
+            axis.set_xscale("log")
+            axis.axhline(1.0, color="0.5", linewidth=0.6, linestyle=":")
+            axis.set_xlabel("bound (d)")
+        axes[0].set_ylabel("rank / bound (d)")
+        axes[0].legend(loc="lower left", title="filled: $H = 1$, hollow: $H > 1$")
+    return figure
