@@ -58,3 +58,16 @@ def test_a_configuration_of_another_length_is_refused_in_one_line():
 
     with pytest.raises(InvalidParameter, match=r"six integers \(d, L, H, N, ρ, \|P\|\)"):
         run_claim("levine.upper-bound", configs=[(2, 1, 1, 2, 0)])
+
+
+def test_a_bounded_knee_counts_as_a_miss_only_beyond_the_tolerance():
+    result = run_claim("levine.threshold", regimes=[[7, 1, 100]])
+    assert result.verdict == "inconclusive"  # κ ≥ 2 is within a layer of log_3 7 = 1.77
+    assert result.outcome.values["knees_at_least"] == {"7,1": 2}
+
+
+def test_a_malformed_regime_is_refused_in_one_line():
+    import pytest
+
+    with pytest.raises(ValueError, match=r"a regime is \[d, q\]"):
+        run_claim("levine.threshold", regimes=[[5]])

@@ -78,3 +78,11 @@ def test_an_unreachable_certificate_is_not_attempted():
 def test_grid_cap_refuses_bad_input(bounds, needed):
     with pytest.raises(ValueError):
         grid_cap(bounds, needed, 8)
+
+
+def test_a_knee_out_of_reach_is_still_bounded_below():
+    """d = 7, one Q position: κ = 2 needs rank ≥ 279 at L = 2, beyond 100-point grids; the
+    weaker target hi(1)² = 64 fits, proves that layer 1 → 2 squares, so κ ≥ 2."""
+    regime = measure_knee(7, 1, *regime_bounds(7, 1), max_points=100)
+    assert not regime.decision.decided and regime.decision.earliest == 2
+    assert 64 <= regime.lower[1] < 279 and regime.grids[2] <= 100

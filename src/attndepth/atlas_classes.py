@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from attndepth.errors import InvalidParameter
+from attndepth.simulations.exact.atlas_table import seprank_command
 from attndepth.simulations.exact.degree_blocks import (
     MAX_BLOCK_POINTS,
     MAX_BLOCK_SECONDS,
@@ -106,11 +107,8 @@ class AtlasClass:
 
     def command(self, seed: int = 0) -> str:
         """The ``attndepth seprank`` command that measures this class alone."""
-        heads = f" --heads {self.heads}" if self.heads != 1 else ""
-        residual = " --residual" if self.residual else ""
-        return (f"attndepth seprank --width {self.width} --depth {self.depth}{heads} "
-                f"--tokens {self.tokens} --partition {self.partition}{residual} "
-                f"--method {self.method} --max-points {self.max_points} --seed {seed}")
+        return seprank_command(self.width, self.depth, self.heads, self.residual, self.p_size,
+                               self.q_size, self.method, self.max_points, seed)
 
 
 def divisors(width: int) -> list[int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
@@ -288,9 +289,24 @@ def _knee_row(regime: RegimeKnee) -> str:
                   adapt=lambda m: {"regimes": [[m["width"], m["q_size"]]]}),
 )
 def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
-    """Decide the knee of each regime from certified ranks and proved bounds; compare."""
-    measured = [measure_knee(width, q, *regime_bounds(width, q), seed) for width, q in regimes]
+    """Decide the knee of each regime from certified ranks and proved bounds; compare.
+
+    A regime is ``[d, q]`` or ``[d, q, max_points]`` (the largest block grid its
+    certificates may use; default that of :func:`measure_knee`). An undecided
+    knee known to be at least ``earliest`` (κ ≥ earliest, certified) is a miss of
+    log_3 d too when earliest − log_3 d exceeds the tolerance.
+    """
+    for regime in regimes:
+        if not isinstance(regime, (list, tuple)) or len(regime) not in (2, 3) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in regime):
+            raise InvalidParameter(f"a regime is [d, q] or [d, q, max_points] (integers), "
+                                   f"got {regime!r}")
+    measured = [measure_knee(regime[0], regime[1], *regime_bounds(regime[0], regime[1]),
+                             seed, **({"max_points": regime[2]} if len(regime) > 2 else {}))
+                for regime in regimes]
     decided = [r for r in measured if r.decision.decided]
+    bounded = [r for r in measured if not r.decision.decided
+               and r.decision.earliest - threshold_depth(r.width) > KNEE_TOLERANCE]
     paper_misses = [(r.width, r.q_size, r.decision.knee - threshold_depth(r.width))
                     for r in decided
                     if abs(r.decision.knee - threshold_depth(r.width)) > KNEE_TOLERANCE]
@@ -311,13 +327,17 @@ def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
             f"log_3 d" + (f" (misses at (d, q) = {where} by "
                           + (f"{min(gaps):+.2f}" if min(gaps) == max(gaps) else
                              f"{min(gaps):+.2f} … {max(gaps):+.2f}") + ")" if missed else ""))
+    if bounded:
+        regime_text.append("knees bounded below, beyond one layer of log_3 d: " + ", ".join(
+            f"(d, q) = ({r.width}, {r.q_size}): κ ≥ {r.decision.earliest} "
+            f"(≥ {r.decision.earliest - threshold_depth(r.width):+.2f})" for r in bounded))
     return Outcome(
         predicted="decided knees within one layer of log_3 d",
         measured=("; ".join(regime_text) + f"; log_3(2D + 1) [conjecture]: "
                   f"{len(decided) - len(corrected_misses)}/{len(decided)}; "
                   f"{len(decided)}/{len(measured)} knees decided"),
-        verdict=verdict_from(bool(decided) and not paper_misses,
-                             inconclusive=not decided),
+        verdict=verdict_from(bool(decided) and not paper_misses and not bounded,
+                             inconclusive=not decided and not bounded),
         note=("; ".join(_knee_row(r) for r in measured)
               + ". Misses of log_3 d (d, q, κ − log_3 d): "
               + (", ".join(f"({d}, {q}, {gap:+.2f})" for d, q, gap in paper_misses) or "none")
@@ -333,6 +353,8 @@ def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
                 "offset": (decided[0].decision.knee - threshold_depth(decided[0].width)
                            if decided else math.nan),
                 "paper_misses": [[d, q, gap] for d, q, gap in paper_misses],
+                "knees_at_least": {f"{r.width},{r.q_size}": r.decision.earliest
+                                   for r in measured if not r.decision.decided},
                 "corrected_misses": [list(m) for m in corrected_misses],
                 "regimes": regime_text,
                 "certified": {f"{r.width},{r.q_size}": list(r.lower) for r in measured},

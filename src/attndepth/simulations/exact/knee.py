@@ -173,9 +173,12 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
     The candidate knee is the one bound (d) would have if it were the rank; the
     ranks that would decide it (:func:`required_lower`) are then measured by
     the degree-block method on grids capped at :func:`grid_cap` (a capped
-    block's rank is still a certified lower bound), never above ``max_points``; a
-    depth whose needed rank no grid within ``max_points`` could certify is not
-    measured at all, and the knee is then reported undecided.
+    block's rank is still a certified lower bound), never above ``max_points``.
+    Where no grid within ``max_points`` can certify the rank that decides the
+    knee, depth L is measured for the weaker target hi(L − 1)² instead when
+    that fits: meeting it proves that layer L − 1 → L still squares, so κ ≥ L
+    (the decision's ``earliest``) although κ stays undecided. A depth that fits
+    neither is not measured, and the knee is reported undecided.
     Whether the measured ranks decide the knee is then checked by
     :func:`decide_knee` on the measured numbers alone.
 
@@ -201,9 +204,13 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
             if needed[depth - 1] <= 2:  # nothing to certify at this depth
                 continue
             bounds = block_bounds(depth)
-            cap = grid_cap(bounds, needed[depth - 1], DEFAULT_MARGIN)
-            if sum(min(b, max_points - DEFAULT_MARGIN) for b in bounds) < needed[depth - 1]:
+            reachable = sum(min(b, max_points - DEFAULT_MARGIN) for b in bounds)
+            target = needed[depth - 1]
+            if reachable < target and depth >= 2 and reachable >= upper[depth - 2] ** 2:
+                target = upper[depth - 2] ** 2  # enough for κ ≥ depth, not for κ itself
+            if reachable < target:
                 break  # no grid within max_points can certify it: undecided, unmeasured
+            cap = grid_cap(bounds, target, DEFAULT_MARGIN)
             config = SeparationRankConfig(width=width, depth=depth, tokens=2 * q_size,
                                           partition=f"sizes={q_size}/{q_size}")
             measured = measure_block_ranks(config, bounds, seed,
