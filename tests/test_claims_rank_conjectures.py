@@ -65,6 +65,7 @@ def test_tight_family_against_the_atlas():
 def test_two_head_deficit_against_the_atlas():
     result = run_claim("levine.two-head-deficit", "quick")
     assert result.verdict == "holds" and result.outcome.values["support"] >= 30
+    assert [4, 2, 2, 0, 2, 2] in result.outcome.values["supporting_classes"]
     assert {row.width for row in shipped_atlas().where(heads=2, depth=2)} >= {2, 4, 6}
     assert all(rival.rejected for rival in result.rivals)
     assert two_head_deficit(3) == 6

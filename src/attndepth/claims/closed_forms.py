@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from attndepth.claims.rank_conjectures import shipped_atlas
 from attndepth.framework.evidence import Rival
@@ -30,6 +31,14 @@ TESTS = "tests/test_claims_closed_forms.py"
 def one_position_rank(width: int, depth: int) -> int:
     """The theorem's rank: C(K + d, d), K = (3^L − 1)/2."""
     return single_position_rank(width, depth)
+
+
+@lru_cache(maxsize=64)
+def _unconfirmed_steps(width: int, depth: int, seed: int) -> tuple[str, ...]:
+    """The proof steps that do not confirm at (d, L) with this seed's random forms (cached:
+    a rival's run replaces the closed form, not the proof)."""
+    steps = confirm_single_position_proof(width, depth, seed=seed)
+    return tuple(f"(d={width}, L={depth}) {step}" for step, ok in steps.items() if not ok)
 
 
 @claim(
@@ -60,11 +69,8 @@ def one_position_rank(width: int, depth: int) -> int:
 )
 def verify_one_position_rank(seed: int, sizes: Sequence[Sequence[int]]) -> Outcome:
     """The proof's steps at each size, then the theorem against every atlas class."""
-    unconfirmed = []
-    for width, depth in sizes:
-        steps = confirm_single_position_proof(width, depth, seed=seed)
-        unconfirmed += [f"(d={width}, L={depth}) {step}" for step, ok in steps.items()
-                        if not ok]
+    unconfirmed = [step for width, depth in sizes
+                   for step in _unconfirmed_steps(int(width), int(depth), seed)]
     rows = [row for row in shipped_atlas().where(heads=1, residual=0, p_size=1, q_size=1)]
     differing = [row for row in rows if row.rank != one_position_rank(row.width, row.depth)]
     proved = not unconfirmed and not differing

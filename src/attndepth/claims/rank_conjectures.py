@@ -130,7 +130,8 @@ def _outcome(found: AtlasTest, predicted: str, describe: Callable[[AtlasRow], st
         values={"support": len(found.support), "refutations": len(found.refutations),
                 "undecided": len(found.undecided), "absent": len(found.absent),
                 "smallest_refutation": list(smallest) if smallest else None,
-                "refuting_classes": [list(row.key) for row in found.refutations]})
+                "refuting_classes": [list(row.key) for row in found.refutations],
+                "supporting_classes": [list(row.key) for row in found.support]})
 
 
 #: The atlas' scope as a family: one member per class (d, L, |P|, |Q|).
