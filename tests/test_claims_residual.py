@@ -5,6 +5,7 @@ from attndepth.framework.registry import run_claim
 from attndepth.theory.residual_rank import grouped_bound
 
 
+@pytest.mark.slow  # 9 s: two whole-matrix ranks with rho = 1 and their degree blocks
 def test_residual_rank_holds_and_a_wrong_theory_fails(monkeypatch):
     """Equal ranks with and without the residual, including where ρ = 0 is below bound (d)
     (137 < 140); the grouped bound, a plausible wrong theory, fails there."""

@@ -90,7 +90,8 @@ def test_the_verdict_is_the_same_at_five_base_seeds(claim_id):
     assert set(verdicts) == {_expected(claim_id)}, verdicts
 
 
-@pytest.mark.parametrize("claim_id", DEFAULT)
+@pytest.mark.parametrize("claim_id", [pytest.param(c, marks=pytest.mark.slow)
+                                      if c in SLOW_QUICK else c for c in DEFAULT])
 def test_wrong_theory_makes_the_claim_fail(claim_id, monkeypatch):
     found = CLAIMS[claim_id]
     assert found.wrong_theory, f"{claim_id} declares no wrong theory: it cannot be shown to fail"
