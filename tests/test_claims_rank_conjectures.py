@@ -97,3 +97,8 @@ def test_the_tight_family_search_visits_every_plain_atlas_row():
                for m in found.family.exhaustive()}
     rows = shipped_atlas().where(heads=1, residual=0)
     assert {(r.width, r.depth, r.p_size, r.q_size) for r in rows} <= members
+
+
+def test_malformed_keys_are_refused_in_one_line():
+    with pytest.raises(ValueError, match='keys must be "atlas"'):
+        run_claim("levine.two-head-deficit", keys=[(1, 2)])

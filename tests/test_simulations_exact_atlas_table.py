@@ -148,3 +148,9 @@ def test_a_sweep_of_atlas_points_exports_rows_with_their_certificates(tmp_path):
     assert table.find(2, 1, 2, 1, 1, 1).method == "exact"
     with pytest.raises(ValueError, match="does not exist"):
         atlas_from_store(tmp_path / "none.sqlite")
+
+
+@pytest.mark.parametrize("key", [("x", 2, 1, 0, 1, 1), (2, 2, 1, 2, 1, 1), (2, 0, 1, 0, 1, 1)])
+def test_find_refuses_a_malformed_class(key):
+    with pytest.raises(ValueError, match="must be"):
+        SHIPPED.find(*key)

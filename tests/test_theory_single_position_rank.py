@@ -46,3 +46,8 @@ def test_a_wrong_laplacian_is_caught(monkeypatch):
 def test_sizes_out_of_range_are_refused():
     with pytest.raises(ValueError, match="width 1 … 5"):
         confirm_single_position_proof(6, 2)
+
+
+def test_non_integer_sizes_are_refused():
+    with pytest.raises(ValueError, match="integers"):
+        confirm_single_position_proof("a", 2)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
@@ -99,7 +100,11 @@ def against_atlas(keys: Sequence[Key] | str, in_domain: Callable[[AtlasRow], boo
     if keys == "atlas":
         rows, absent = list(table), []
     else:
-        found = [(key, table.find(*key)) for key in keys]
+        if isinstance(keys, str) or not all(isinstance(key, (list, tuple)) and len(key) == 6
+                                            for key in keys):
+            raise InvalidParameter(f'keys must be "atlas" or a list of classes '
+                                   f'(d, L, H, rho, |P|, |Q|), got {keys!r}')
+        found = [(tuple(key), table.find(*key)) for key in keys]
         rows = [row for _, row in found if row is not None]
         absent = [key for key, row in found if row is None]
     rows = [row for row in rows if in_domain(row)]
@@ -194,6 +199,7 @@ def _tight_agrees(row: AtlasRow) -> bool:
     theory=(in_tight_family,),
     simulation=(atlas,),
     test=f"{TESTS}::test_tight_family_against_the_atlas",
+    figure="atlas",
     wrong_theory={"in_conjectured_family": lambda row: not in_tight_family(
         row.width, row.depth, 1, 0, row.p_size, row.q_size)},
     rivals=(Rival("rank = bound (d) always", "the naive reading of the bigraded bound",
@@ -244,6 +250,7 @@ TWO_HEAD_STATEMENT = ("conjecture (a user's, docs/tutorial.md): with H = 2, L = 
     theory=(two_head_deficit,),
     simulation=(atlas,),
     test=f"{TESTS}::test_two_head_deficit_against_the_atlas",
+    figure="atlas",
     wrong_theory={"two_head_deficit": lambda head_width: head_width},
     rivals=(Rival("no deficit", "rank = bound (d), as for one head in the tight family",
                   replace={"two_head_deficit": lambda head_width: 0}),
@@ -294,6 +301,7 @@ ONE_POSITION_STATEMENT = ("conjecture (read off the atlas at d = 3 … 7, stated
     theory=(one_position_deficit,),
     simulation=(atlas,),
     test=f"{TESTS}::test_one_position_deficit_against_the_atlas",
+    figure="atlas",
     wrong_theory={"one_position_deficit": lambda width: math.comb(width + 1, 4)},
     rivals=(Rival("no deficit", "the tight family's first form (|P| = 1 is tight)",
                   replace={"one_position_deficit": lambda width: 0}),

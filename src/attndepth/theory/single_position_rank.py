@@ -15,7 +15,7 @@ import random
 
 import sympy as sp
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import CheckFailed, InvalidParameter
 from attndepth.theory.rank_closed_forms import gram_witness, single_position_bound
 from attndepth.theory.separation_rank import structural_degree
 
@@ -126,11 +126,13 @@ def walk_counts(depth: int) -> tuple[dict[tuple[int, int], int], dict[tuple[int,
     counts: dict[tuple[int, int], int] = {}
     primes: dict[tuple[int, int], int] = {}
     for (i, k, l), coefficient in first.terms():  # u^i t^k v^l, k = 2j, a = j + l
+        if k % 2 or i != K - (k // 2 + l) - k // 2:
+            raise CheckFailed(f"(G^K)11 has the term u^{i} t^{k} v^{l}: not a walk's")
         counts[(k // 2 + l, k // 2)] = int(coefficient)
-        assert k % 2 == 0 and i == K - (k // 2 + l) - k // 2
     for (i, k, l), coefficient in second.terms():  # k = 2j + 1, a = j + l + 1
+        if k % 2 != 1 or i != K - (k // 2 + l + 1) - k // 2:
+            raise CheckFailed(f"(G^K)21 has the term u^{i} t^{k} v^{l}: not a walk's")
         primes[(k // 2 + l + 1, k // 2)] = int(coefficient)
-        assert k % 2 == 1 and i == K - (k // 2 + l + 1) - k // 2
     return counts, primes
 
 
@@ -242,8 +244,12 @@ def confirm_single_position_proof(width: int = 3, depth: int = 2, seed: int = 0,
     -------
     dict of step name → bool; every value True is the confirmation.
     """
-    if width < 1 or depth < 1 or width > 5 or depth > 3:
-        raise InvalidParameter(f"width 1 … 5 and depth 1 … 3, got {width} and {depth}")
+    if not all(isinstance(v, int) and not isinstance(v, bool)
+               for v in (width, depth, seed, max_degree)) \
+            or not (1 <= width <= 5 and 1 <= depth <= 3 and seed >= 0 and max_degree >= 1):
+        raise InvalidParameter(f"width 1 … 5, depth 1 … 3, seed >= 0 and max_degree >= 1 "
+                               f"(integers), got {width!r}, {depth!r}, {seed!r}, "
+                               f"{max_degree!r}")
     generator = random.Random(seed)
     K = structural_degree(depth)
     x, y = sp.symbols(f"x0:{width}"), sp.symbols(f"y0:{width}")

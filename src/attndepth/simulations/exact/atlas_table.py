@@ -176,6 +176,12 @@ class Atlas(Sequence[AtlasRow]):
              q_size: int) -> AtlasRow | None:
         """The row of a class, |P| and |Q| first reduced to min(|P|, d + 1), min(|Q|, d)
         (the saturation lemma); None when the atlas does not hold it."""
+        for name, value in (("width", width), ("depth", depth), ("heads", heads),
+                            ("p_size", p_size), ("q_size", q_size)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidParameter(f"{name} must be an integer >= 1, got {value!r}")
+        if residual not in (0, 1) or isinstance(residual, bool):
+            raise InvalidParameter(f"residual must be 0 or 1, got {residual!r}")
         key = (width, depth, heads, residual, min(p_size, width + 1), min(q_size, width))
         return self._index.get(key)
 
