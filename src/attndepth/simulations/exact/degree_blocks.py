@@ -182,7 +182,8 @@ def _batches(sizes: Sequence[int]) -> list[list[int]]:
     return batches
 
 
-def _duration(seconds: float) -> str:
+def format_duration(seconds: float) -> str:
+    """``45 s``, ``12 min`` or ``3.6 h``: an estimate as the refusals print it."""
     if seconds < 120:
         return f"{seconds:.0f} s"
     if seconds < 2 * 3600:
@@ -330,7 +331,8 @@ def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], see
     if estimate > max_seconds:
         raise InvalidParameter(
             f"the {len(sizes)} degree blocks (largest {max(sizes)}² points) would take about "
-            f"{_duration(estimate)} here, more than the limit of {_duration(max_seconds)}; "
+            f"{format_duration(estimate)} here, more than the limit of "
+            f"{format_duration(max_seconds)}; "
             f"lower max_points (--max-points) for a lower bound, or raise max_seconds "
             f"(--max-seconds) if you mean it")
     partition = config.split
