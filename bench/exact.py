@@ -137,3 +137,45 @@ def largest_certified(limit_seconds: float) -> dict:
                     "seconds": seconds, "evaluation s": certificate.eval_seconds,
                     "rank s": certificate.rank_seconds, "reason": certificate.reason}
     return best or {}
+
+
+def torus_against_blocks(width: int, depth: int, q_size: int, target: int) -> dict:
+    """The same certified target two ways: dense degree blocks (generic weights, every
+    block capped at the smallest sufficient grid) against the torus split (commuting
+    weights, every class capped at the grid sized for it by the knee's rule). Memory is
+    the int32 entries of every block or class. The class grid grows by 1.5× until the
+    split meets the target, as in ``measure_knee``; every attempt is timed."""
+    from attndepth.simulations.exact.degree_blocks import measure_block_ranks
+    from attndepth.simulations.exact.knee import grid_cap, torus_cap
+    from attndepth.simulations.exact.torus_blocks import (
+        DEFAULT_ORDER,
+        class_bounds,
+        make_torus,
+        measure_torus_ranks,
+        torus_prime,
+    )
+    from attndepth.theory.separation_rank import degree_block_bounds
+
+    config = SeparationRankConfig(width=width, depth=depth, tokens=2 * q_size,
+                                  partition=f"sizes={q_size}/{q_size}")
+    bounds = [b.bound for b in degree_block_bounds(width, depth, q_size, q_size)]
+    cap = grid_cap(bounds, target, 8)
+    start = time.perf_counter()
+    dense = measure_block_ranks(config, bounds, 0, max_points=cap)
+    dense_seconds = time.perf_counter() - start
+    torus = make_torus(width, DEFAULT_ORDER, torus_prime(DEFAULT_ORDER))
+    class_cap = torus_cap(bounds, target, torus.size, 8)
+    start = time.perf_counter()
+    split = measure_torus_ranks(config, bounds, 0, max_points=class_cap)
+    while split.rank < target:
+        class_cap = int(1.5 * class_cap)
+        split = measure_torus_ranks(config, bounds, 0, max_points=class_cap)
+    split_seconds = time.perf_counter() - start
+    dense_entries = sum(min(b + 8, cap) ** 2 for b in bounds)
+    split_entries = sum(min(c + 8, class_cap) ** 2 for row in class_bounds(width, depth, torus)
+                        for c in row if c)
+    return {"network": f"d={width}, L={depth}, |P|=|Q|={q_size}", "target": target,
+            "dense grid": cap, "dense rank": dense.rank, "dense s": dense_seconds,
+            "classes": torus.size, "class grid": class_cap, "torus rank": split.rank,
+            "torus s": split_seconds, "dense / torus time": dense_seconds / split_seconds,
+            "dense / torus entries": dense_entries / split_entries}

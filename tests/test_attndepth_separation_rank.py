@@ -97,3 +97,23 @@ def test_rank_options_travel_whole_with_each_methods_defaults():
         RankOptions(max_seconds=5.0).keywords("exact")
     with pytest.raises(TypeError, match="RankOptions"):
         measure_rank(config, 0, options={"margin": 4})
+
+
+def test_the_torus_method_is_a_lower_bound_proved_where_it_meets_bound_d():
+    from attndepth.separation_rank import RankOptions
+    from attndepth.simulations.exact.torus_blocks import DEFAULT_CLASS_POINTS
+
+    options = RankOptions(torus_order=4)
+    assert options.keywords("torus") == {"margin": 8, "progress": False, "prime": None,
+                                         "max_points": DEFAULT_CLASS_POINTS, "order": 4}
+    with pytest.raises(ValueError, match="option of the torus method"):
+        options.keywords("blocks")
+    proved = measure_rank(SeparationRankConfig(width=3, depth=2, tokens=4), 0, "torus",
+                          options=options)
+    assert proved.method == "torus" and proved.rank == 49 and proved.reason == "upper-bound"
+    short = rank_with_bounds(SeparationRankConfig(width=3, depth=3, tokens=6), 0, "torus",
+                             order=4, max_points=400)
+    assert short["rank"] == 3098 and short["reason"] == "lower-bound"
+    assert short["rank"] < short["bounds"]["best"] == 3102
+    with pytest.raises(ValueError, match="torus method takes only"):
+        measure_rank(SeparationRankConfig(width=3, depth=2, tokens=4), 0, "torus", threads=2)

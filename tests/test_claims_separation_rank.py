@@ -1,3 +1,5 @@
+import pytest
+
 from attndepth.claims.separation_rank import bounds_of, exact_rank
 from attndepth.framework.registry import run_claim
 
@@ -61,9 +63,13 @@ def test_a_configuration_of_another_length_is_refused_in_one_line():
 
 
 def test_a_bounded_knee_counts_as_a_miss_only_beyond_the_tolerance():
-    result = run_claim("levine.threshold", regimes=[[7, 1, 100]])
+    result = run_claim("levine.threshold", regimes=[[7, 1, 100, 0]])  # dense blocks only
     assert result.verdict == "inconclusive"  # κ ≥ 2 is within a layer of log_3 7 = 1.77
     assert result.outcome.values["knees_at_least"] == {"7,1": 2}
+    # the torus split (36 classes ... 216 at d = 7) decides it on the same dense cap
+    decided = run_claim("levine.threshold", regimes=[[7, 1, 100]])
+    assert decided.outcome.values["knees"] == {"7,1": 2}
+    assert decided.outcome.values["methods"]["7,1"] == {"2": "torus"}
 
 
 def test_a_malformed_regime_is_refused_in_one_line():
@@ -71,3 +77,15 @@ def test_a_malformed_regime_is_refused_in_one_line():
 
     with pytest.raises(ValueError, match=r"a regime is \[d, q\]"):
         run_claim("levine.threshold", regimes=[[5]])
+    with pytest.raises(ValueError, match=r"max_points, N\]"):
+        run_claim("levine.threshold", regimes=[[5, 5, 100, 6, 1]])
+
+
+@pytest.mark.slow
+def test_threshold_claim_decides_the_knee_of_long_sequences_at_width_five():
+    """d = 5, |P| = |Q| = 5 (about 4 minutes): the dense blocks cannot certify the
+    deciding rank 103,701 at L = 3; the torus split does, and the knee is 3."""
+    result = run_claim("levine.threshold", regimes=[[5, 5]])
+    values = result.outcome.values
+    assert values["knees"] == {"5,5": 3} and values["methods"]["5,5"]["3"] == "torus"
+    assert values["certified"]["5,5"][2] > 103_701 and result.verdict == "fails"

@@ -106,4 +106,33 @@ def test_hours_of_block_work_are_refused_in_one_line(capsys):
     assert "would take about 41.0 h" in line and "--max-seconds" in line
     assert main(["seprank", "--width", "2", "--depth", "2", "--method", "exact",
                  "--max-seconds", "10"]) == 2
-    assert "limits the blocks method" in capsys.readouterr().err
+    assert "limits the blocks and torus methods" in capsys.readouterr().err
+
+
+def test_seprank_torus_reports_its_classes_and_a_lower_bound(capsys):
+    argv = ["seprank", "--width", "3", "--depth", "2", "--tokens", "4", "--method", "torus",
+            "--torus-order", "4"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "rank         49  (torus" in out and "4 classes (N = 4)" in out
+    assert "= generic separation rank" in out  # 49 meets bound (d): proved
+    assert main([*argv, "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["method"] == "torus" and document["config"]["torus_classes"] == 4
+    assert all(len(block["class_ranks"]) == 4 for block in document["blocks"])
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--method", "torus", "--verify"], "--verify compares two saturated ranks"),
+    (["--method", "exact", "--torus-order", "4"], "option of the torus method"),
+    (["--method", "torus", "--torus-order", "40"], "order"),
+    (["--method", "torus", "--prime", "67108859"], "p = 1 mod 12"),
+    (["--method", "torus", "--heads", "3"], "one head"),
+    (["--method", "torus", "--width", "5", "--depth", "3", "--tokens", "10",
+      "--partition", "sizes=5/5", "--max-points", "4096"], "would take about"),
+])
+def test_seprank_torus_bad_input_is_one_line(extra, message, capsys):
+    argv = ["seprank", "--width", "3", "--depth", "2", "--tokens", "4"]
+    assert main([*argv, *extra]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert message in line

@@ -83,6 +83,18 @@ def test_grid_cap_refuses_bad_input(bounds, needed):
 def test_a_knee_out_of_reach_is_still_bounded_below():
     """d = 7, one Q position: κ = 2 needs rank ≥ 279 at L = 2, beyond 100-point grids; the
     weaker target hi(1)² = 64 fits, proves that layer 1 → 2 squares, so κ ≥ 2."""
-    regime = measure_knee(7, 1, *regime_bounds(7, 1), max_points=100)
+    regime = measure_knee(7, 1, *regime_bounds(7, 1), max_points=100, torus_order=None)
     assert not regime.decision.decided and regime.decision.earliest == 2
     assert 64 <= regime.lower[1] < 279 and regime.grids[2] <= 100
+
+
+def test_the_torus_split_decides_what_the_dense_blocks_cannot():
+    """d = 3, |P| = |Q| = 3: κ = 3 needs rank ≥ hi(2)² = 2,401 at L = 3; dense blocks of
+    at most 150 points reach 1,146 at most, the torus split's 16 classes of about 100
+    points reach it."""
+    bounds = regime_bounds(3, 3)
+    dense = measure_knee(3, 3, *bounds, max_points=150, torus_order=None)
+    split = measure_knee(3, 3, *bounds, max_points=150)
+    assert not dense.decision.decided and split.decision.knee == 3
+    assert split.methods == {2: "blocks", 3: "torus"} and split.lower[2] >= 2401
+    assert split.lower[2] <= 3102  # the generic rank (atlas), never above

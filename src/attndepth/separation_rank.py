@@ -32,6 +32,11 @@ from attndepth.simulations.exact.separation_rank import (
     SeparationRankConfig,
     rank_from_grids,
 )
+from attndepth.simulations.exact.torus_blocks import (
+    DEFAULT_CLASS_POINTS,
+    DEFAULT_ORDER,
+    measure_torus_ranks,
+)
 from attndepth.simulations.settings import setting
 from attndepth.simulations.sweeps.observables import (
     Parameter,
@@ -109,10 +114,14 @@ def bounds_for(config: SeparationRankConfig) -> SeparationRankBounds:
 
 
 #: Methods of :func:`measure_rank`; ``auto`` is ``blocks`` for ρ = 0, else ``exact``.
-METHODS = ("auto", "blocks", "exact", "numeric")
+METHODS = ("auto", "blocks", "torus", "exact", "numeric")
 #: Options the block method takes (the grids are set by each block's bound).
 BLOCK_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "evaluator",
                            "max_seconds"})
+#: Options the torus split takes
+#: (:func:`~attndepth.simulations.exact.torus_blocks.measure_torus_ranks`).
+TORUS_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "max_seconds",
+                           "order"})
 
 
 def residual_block_ranks(config: SeparationRankConfig, seed: int = 0,
@@ -172,13 +181,16 @@ class RankOptions:
 
     Attributes
     ----------
-    prime : the field GF(p); default BLOCK_PRIME for blocks, DEFAULT_PRIME for exact
+    prime : the field GF(p); default BLOCK_PRIME for blocks, the largest prime
+        p ≡ 1 (mod lcm(4, N)) below 2^26 for torus, DEFAULT_PRIME for exact
         (unused by numeric).
     margin : saturation needs rank ≤ grid size − margin.
-    max_points : largest grid per side (per block for blocks); beyond it the rank is a
-        lower bound. Default MAX_BLOCK_POINTS for blocks, DEFAULT_MAX_POINTS otherwise.
-    max_seconds : blocks only: refuse up front when the estimated time exceeds it
+    max_points : largest grid per side (per block for blocks, per class for torus);
+        beyond it the rank is a lower bound. Default MAX_BLOCK_POINTS for blocks,
+        DEFAULT_CLASS_POINTS for torus, DEFAULT_MAX_POINTS otherwise.
+    max_seconds : blocks and torus: refuse up front when the estimated time exceeds it
         (default MAX_BLOCK_SECONDS).
+    torus_order : torus only: N rotations per plane, N^⌊d/2⌋ classes.
     progress : show progress bars.
     """
 
@@ -192,26 +204,35 @@ class RankOptions:
                                 f"rank is a lower bound (default: {MAX_BLOCK_POINTS} for "
                                 f"blocks, {DEFAULT_MAX_POINTS} otherwise)")
     max_seconds: float | None = setting(
-        None, metavar="T", help=f"blocks: refuse up front when the estimated time exceeds T "
-                                f"seconds (default: {MAX_BLOCK_SECONDS:.0f}, about ten "
-                                f"measured minutes; inf: no limit)")
+        None, metavar="T", help=f"blocks and torus: refuse up front when the estimated time "
+                                f"exceeds T seconds (default: {MAX_BLOCK_SECONDS:.0f}, about "
+                                f"ten measured minutes; inf: no limit)")
+    torus_order: int | None = setting(
+        None, metavar="N", help=f"torus: rotations per coordinate plane, N^(d//2) classes "
+                                f"(default: {DEFAULT_ORDER})")
     progress: bool = False
 
     def keywords(self, method: str) -> dict[str, Any]:
         """The keyword arguments of :func:`measure_rank` for a resolved ``method``."""
-        blocks = method == "blocks"
-        default_prime, default_points = ((BLOCK_PRIME, MAX_BLOCK_POINTS) if blocks
-                                         else (DEFAULT_PRIME, DEFAULT_MAX_POINTS))
+        blocks, torus = method == "blocks", method == "torus"
+        default_prime, default_points = ((BLOCK_PRIME, MAX_BLOCK_POINTS) if blocks else
+                                         (None, DEFAULT_CLASS_POINTS) if torus else
+                                         (DEFAULT_PRIME, DEFAULT_MAX_POINTS))
         keywords: dict[str, Any] = {
             "margin": self.margin, "progress": self.progress,
             "prime": default_prime if self.prime is None else self.prime,
             "max_points": default_points if self.max_points is None else self.max_points}
         if self.max_seconds is not None:
-            if not blocks:
-                raise InvalidParameter("max_seconds (--max-seconds) limits the blocks "
-                                       "method; the exact method is limited by max_points "
-                                       "(--max-points)")
+            if not (blocks or torus):
+                raise InvalidParameter("max_seconds (--max-seconds) limits the blocks and "
+                                       "torus methods; the exact method is limited by "
+                                       "max_points (--max-points)")
             keywords["max_seconds"] = self.max_seconds
+        if self.torus_order is not None:
+            if not torus:
+                raise InvalidParameter(f"torus_order (--torus-order) is an option of the "
+                                       f"torus method, not of {method}")
+            keywords["order"] = self.torus_order
         return keywords
 
 
@@ -247,7 +268,10 @@ def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exa
         One of :data:`METHODS`. ``blocks`` measures every homogeneous part f_a
         against its own proved bound and sums the ranks; with ρ = 1 that sum
         is a proved lower bound, the rank when it meets bound (d)
-        (:func:`residual_block_ranks`).
+        (:func:`residual_block_ranks`). ``torus`` splits every part by torus
+        class at commuting weights (one head, ρ = 0; keywords
+        :data:`TORUS_OPTIONS`, :mod:`~attndepth.simulations.exact.torus_blocks`):
+        a certified lower bound, the rank when it meets bound (d).
     rank_cap : int, optional
         Whole-matrix methods: an upper bound known to the caller; default: the
         best proved bound (:func:`bounds_for`), so a rank that meets it is
@@ -275,6 +299,14 @@ def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exa
         if config.residual:
             return residual_block_ranks(config, seed, **kwargs)
         return measure_block_ranks(config, block_bounds_for(config), seed,
+                                   **kwargs).certificate(config)
+    if method == "torus":
+        unknown = set(kwargs) - TORUS_OPTIONS
+        if rank_cap is not None or unknown:
+            raise InvalidParameter(f"the torus method takes only the keywords "
+                                   f"{', '.join(sorted(TORUS_OPTIONS))}, got "
+                                   f"{sorted(unknown) or 'rank_cap'}")
+        return measure_torus_ranks(config, block_bounds_for(config), seed,
                                    **kwargs).certificate(config)
     best = bounds_for(config).best
     cap = best if rank_cap is None else min(rank_cap, best)

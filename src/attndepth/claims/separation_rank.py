@@ -255,8 +255,11 @@ def _knee_row(regime: RegimeKnee) -> str:
     decision = regime.decision
     knee = (f"κ={decision.knee}" if decision.decided else
             f"κ undecided in [{decision.earliest}, {decision.latest or '?'}]")
-    measured = ", ".join(f"L={L}: rank ≥ {regime.lower[L - 1]} (grid {grid})"
-                         for L, grid in regime.grids.items())
+    measured = ", ".join(
+        f"L={L}: rank ≥ {regime.lower[L - 1]} ("
+        + (f"torus split, {grid} points per class" if regime.methods.get(L) == "torus"
+           else f"grid {grid}") + ")"
+        for L, grid in regime.grids.items())
     return (f"d={d}, |P|=|Q|={q}: {knee}; log_3 d={threshold_depth(d):.2f}, "
             f"log_3(2D+1)={corrected_knee(d, q):.2f}; bounds {list(regime.upper)}; "
             f"certified {measured or 'nothing needed'}")
@@ -284,26 +287,35 @@ def _knee_row(regime: RegimeKnee) -> str:
     family=Family(parameters={"width": (2, 3, 4, 5, 6, 7, 8, 9), "q_size": (1, 2, 3)},
                   beyond={"width": (10, 12)},
                   constraints=(("q ≤ d", lambda m: m["q_size"] <= m["width"]),
-                               ("q = 1 or d ≤ 3 (cost)",
-                                lambda m: m["q_size"] == 1 or m["width"] <= 3)),
+                               ("q = 1 or d ≤ 5 (cost)",
+                                lambda m: m["q_size"] == 1 or m["width"] <= 5)),
                   adapt=lambda m: {"regimes": [[m["width"], m["q_size"]]]}),
 )
 def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
     """Decide the knee of each regime from certified ranks and proved bounds; compare.
 
-    A regime is ``[d, q]`` or ``[d, q, max_points]`` (the largest block grid its
-    certificates may use; default that of :func:`measure_knee`). An undecided
-    knee known to be at least ``earliest`` (κ ≥ earliest, certified) is a miss of
-    log_3 d too when earliest − log_3 d exceeds the tolerance.
+    A regime is ``[d, q]``, ``[d, q, max_points]`` (the largest dense block grid its
+    certificates may use; default that of :func:`measure_knee`) or
+    ``[d, q, max_points, N]`` (N rotations per plane for the torus split where the
+    dense blocks fall short, 0 for none; default 6). An undecided knee known to be
+    at least ``earliest`` (κ ≥ earliest, certified) is a miss of log_3 d too when
+    earliest − log_3 d exceeds the tolerance.
     """
+    options = []
     for regime in regimes:
-        if not isinstance(regime, (list, tuple)) or len(regime) not in (2, 3) or not all(
+        if not isinstance(regime, (list, tuple)) or len(regime) not in (2, 3, 4) or not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in regime):
-            raise InvalidParameter(f"a regime is [d, q] or [d, q, max_points] (integers), "
-                                   f"got {regime!r}")
+            raise InvalidParameter(f"a regime is [d, q], [d, q, max_points] or [d, q, "
+                                   f"max_points, N] (integers), got {regime!r}")
+        keywords: dict[str, int | None] = {}
+        if len(regime) > 2:
+            keywords["max_points"] = regime[2]
+        if len(regime) > 3:
+            keywords["torus_order"] = regime[3] or None
+        options.append(keywords)
     measured = [measure_knee(regime[0], regime[1], *regime_bounds(regime[0], regime[1]),
-                             seed, **({"max_points": regime[2]} if len(regime) > 2 else {}))
-                for regime in regimes]
+                             seed, **keywords)  # type: ignore[arg-type]
+                for regime, keywords in zip(regimes, options, strict=True)]
     decided = [r for r in measured if r.decision.decided]
     bounded = [r for r in measured if not r.decision.decided
                and r.decision.earliest - threshold_depth(r.width) > KNEE_TOLERANCE]
@@ -343,8 +355,9 @@ def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
               + (", ".join(f"({d}, {q}, {gap:+.2f})" for d, q, gap in paper_misses) or "none")
               + ". D = dim of the symmetric matrices of rank ≤ q (where M_Q lives): d for one "
                 "Q position, d(d+1)/2 for |Q| ≥ d. Knees are decided by certified GF(p) "
-                "ranks (lower bounds, degree blocks on capped grids) and proved bounds "
-                "(upper), never by the conjecture rank = bound."),
+                "ranks (lower bounds: degree blocks on capped grids, or, where those do not "
+                "fit, the blocks split by torus class at weights commuting with rotations) "
+                "and proved bounds (upper), never by the conjecture rank = bound."),
         values={"knees": {f"{r.width},{r.q_size}": r.decision.knee for r in measured},
                 # knee − log_3 d of the decided regimes, and of the first (a validity map
                 # runs one regime a point: attndepth map ... --value offset)
@@ -358,6 +371,8 @@ def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
                 "corrected_misses": [list(m) for m in corrected_misses],
                 "regimes": regime_text,
                 "certified": {f"{r.width},{r.q_size}": list(r.lower) for r in measured},
+                "methods": {f"{r.width},{r.q_size}": {str(L): m for L, m in r.methods.items()}
+                            for r in measured},
                 "bounds": {f"{r.width},{r.q_size}": list(r.upper) for r in measured}},
     )
 

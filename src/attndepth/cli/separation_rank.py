@@ -55,13 +55,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="blocks: every homogeneous part f_a ranked over GF(prime) "
                              "against its own proved bound, ranks summed (with --residual: "
                              "the parts of top degree, a proved lower bound that is the rank "
-                             "when it meets bound (d)); exact: "
+                             "when it meets bound (d)); torus: every part split into "
+                             "N^(d//2) classes by torus weight at weights commuting with "
+                             "rotations (one head, rho = 0), a certified lower bound at a "
+                             "fraction of the cost, the rank when it meets bound (d); exact: "
                              "the whole evaluation matrix over GF(prime); numeric: float64 "
                              "SVD rank with a tolerance; auto: blocks for rho = 0, exact for "
                              "rho = 1 (default: auto)")
     parser.add_argument("--seed", type=integer, default=0, metavar="S",
                         help="seed (integer >= 0) of the weights and grid points")
-    add_settings(parser, RankOptions, ("prime", "margin", "max_points", "max_seconds"))
+    add_settings(parser, RankOptions, ("prime", "margin", "max_points", "max_seconds",
+                                       "torus_order"))
     parser.add_argument("--verify", action="store_true",
                         help=f"repeat with another prime ({SECOND_BLOCK_PRIME} for blocks, "
                              f"{SECOND_PRIME} for exact) and the next seed; exit 1 if the two "
@@ -100,6 +104,10 @@ def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
                             residual=int(args.residual))
     method = resolve_method(config, args.method)
     blocks = method == "blocks"
+    if args.verify and method == "torus":
+        raise InvalidParameter("--verify compares two saturated ranks; the torus method "
+                               "certifies a lower bound at special weights, which another "
+                               "seed may legitimately raise")
     first, second = (BLOCK_PRIME, SECOND_BLOCK_PRIME) if blocks else (DEFAULT_PRIME,
                                                                        SECOND_PRIME)
     options = configure_from(RankOptions, args, progress=sys.stderr.isatty())
@@ -127,13 +135,14 @@ def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
 def _describe_blocks(blocks: list[dict], residual: int) -> str:
     """One line: how many homogeneous parts, how each is certified, the largest."""
     counts = {reason: sum(b["reason"] == reason for b in blocks)
-              for reason in ("upper-bound", "margin", "max-points")}
+              for reason in ("upper-bound", "margin", "weights", "max-points")}
     largest = max(blocks, key=lambda b: b["rank"])
     short = [b for b in blocks if b["rank"] < b["bound"]]
     parts = ("parts of top degree f_{a,K-a} (= rho 0's f_a)" if residual
              else "homogeneous parts f_a")
     text = (f"blocks       {len(blocks)} {parts}: {counts['upper-bound']} meet "
-            f"their bound, {counts['margin']} saturated below it, {counts['max-points']} "
+            f"their bound, {counts['margin'] + counts['weights']} saturated below it"
+            + (" (at these weights)" if counts["weights"] else "") + f", {counts['max-points']} "
             f"unsaturated; largest rank {largest['rank']} (a = {largest['degree']})")
     if short:
         text += "; below bound at a = " + ", ".join(
@@ -155,11 +164,18 @@ def _describe(result: dict) -> str:
     ]
     if result["blocks"]:
         lines.append(_describe_blocks(result["blocks"], c["residual"]))
-    if result["method"] in ("exact", "blocks"):
+    if result["method"] == "torus":
+        cfg = result["config"]
+        lines[2] = (f"grids        {result['grid_p']} x {result['grid_q']} points per class "
+                    f"(largest), {cfg['torus_classes']} classes (N = {cfg['torus_order']})")
+    if result["method"] in ("exact", "blocks", "torus"):
         status = ("= generic separation rank (meets an upper bound)"
                   if result["reason"] == "upper-bound" else
                   "certified LOWER BOUND only: the parts of top degree (rho = 0's blocks) "
                   "stay below bound (d); --method exact measures the whole matrix"
+                  if result["reason"] == "lower-bound" and result["method"] == "blocks" else
+                  "certified LOWER BOUND only: the weights commute with rotations, "
+                  "special weights whose rank may fall short of the generic one"
                   if result["reason"] == "lower-bound" else
                   f"certified lower bound; equality fails with probability <= "
                   f"{result['failure_probability']:.2e}" if result["saturated"] else

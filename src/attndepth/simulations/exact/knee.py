@@ -26,11 +26,19 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from attndepth.errors import InvalidParameter
-from attndepth.simulations.exact.degree_blocks import measure_block_ranks
+from attndepth.simulations.exact.degree_blocks import MAX_BLOCK_SECONDS, measure_block_ranks
 from attndepth.simulations.exact.separation_rank import DEFAULT_MARGIN, SeparationRankConfig
+from attndepth.simulations.exact.torus_blocks import (
+    DEFAULT_CLASS_POINTS,
+    DEFAULT_ORDER,
+    MAX_CLASS_POINTS,
+    MAX_CLASSES,
+    estimated_seconds,
+    measure_torus_ranks,
+)
 
 #: The growth ratio ln sep(L+1) / ln sep(L) that splits doubly exponential (≈ 3)
 #: from exponential (→ 1) growth.
@@ -151,9 +159,12 @@ class RegimeKnee:
     width, q_size : d and q.
     upper : proved bound (d) at depths 1 … n.
     lower : certified lower bounds at the same depths (2 where not measured).
-    grids : largest block grid used at each measured depth.
+    grids : largest block grid used at each measured depth (per class for the torus).
     decision : :class:`KneeDecision`.
     seconds : time of the measurements.
+    methods : how each measured depth was certified: ``blocks`` (dense degree
+        blocks, generic weights) or ``torus`` (degree blocks split by torus
+        class at commuting weights, :mod:`~attndepth.simulations.exact.torus_blocks`).
     """
 
     width: int
@@ -163,24 +174,44 @@ class RegimeKnee:
     grids: dict[int, int]
     decision: KneeDecision
     seconds: float
+    methods: dict[int, str] = field(default_factory=dict)
+
+
+#: Classes are assumed this much larger than bound/T when a torus grid is sized (their
+#: sizes vary around the mean, and commuting weights can fall short of the generic rank).
+TORUS_SLACK = 1.3
+
+
+def torus_cap(block_bounds: Sequence[int], needed: int, classes: int, margin: int) -> int:
+    """Points per class that would certify ``needed`` if each class of block a held
+    TORUS_SLACK·bound_a/T of its rank: :func:`grid_cap` on the scaled bounds."""
+    scaled = [max(1, math.ceil(TORUS_SLACK * bound / classes)) for bound in block_bounds]
+    return grid_cap(scaled, math.ceil(TORUS_SLACK * needed / classes), margin)
 
 
 def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
                  block_bounds: Callable[[int], list[int]], seed: int = 0,
-                 max_depth: int = 4, max_points: int = 4096) -> RegimeKnee:
+                 max_depth: int = 4, max_points: int = 4096,
+                 torus_order: int | None = DEFAULT_ORDER,
+                 torus_points: int = DEFAULT_CLASS_POINTS) -> RegimeKnee:
     """Decide the knee of (d, |P| = |Q| = q) with the cheapest certified measurements.
 
     The candidate knee is the one bound (d) would have if it were the rank; the
     ranks that would decide it (:func:`required_lower`) are then measured by
     the degree-block method on grids capped at :func:`grid_cap` (a capped
     block's rank is still a certified lower bound), never above ``max_points``.
-    Where no grid within ``max_points`` can certify the rank that decides the
-    knee, depth L is measured for the weaker target hi(L − 1)² instead when
-    that fits: meeting it proves that layer L − 1 → L still squares, so κ ≥ L
-    (the decision's ``earliest``) although κ stays undecided. A depth that fits
-    neither is not measured, and the knee is reported undecided.
-    Whether the measured ranks decide the knee is then checked by
-    :func:`decide_knee` on the measured numbers alone.
+    Where that cannot reach the rank that decides the knee, the degree blocks
+    are split by torus class at commuting weights
+    (:func:`~attndepth.simulations.exact.torus_blocks.measure_torus_ranks`,
+    N = ``torus_order``, T = N^⌊d/2⌋ classes of at most ``torus_points`` points
+    per side, sized by :func:`torus_cap`, once more at 1.5× if the first
+    grid falls short): a certified lower bound at 1/T of the evaluations.
+    Where neither reaches it, depth L is measured by the blocks for the weaker
+    target hi(L − 1)² instead when that fits: meeting it proves that layer
+    L − 1 → L still squares, so κ ≥ L (the decision's ``earliest``) although κ
+    stays undecided. A depth that fits none is not measured, and the knee is
+    reported undecided. Whether the measured ranks decide the knee is then
+    checked by :func:`decide_knee` on the measured numbers alone.
 
     Parameters
     ----------
@@ -188,6 +219,8 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
         (``attndepth.theory.separation_rank.separation_rank_bounds(...).best``).
     block_bounds : depth L ↦ the proved bound of each degree block
         (``attndepth.theory.separation_rank.degree_block_bounds``).
+    torus_order : N of the torus split, or None to use the dense blocks only.
+    torus_points : the torus split's largest grid per class (≤ 4096).
     """
     start = time.perf_counter()
     upper: list[int] = []
@@ -198,25 +231,67 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
     candidate = decide_knee(upper, upper)
     lower = [2] * len(upper)
     grids: dict[int, int] = {}
+    methods: dict[int, str] = {}
     if candidate.decided:
         needed = required_lower(upper, candidate.knee)
         for depth in range(1, candidate.knee + 1):
             if needed[depth - 1] <= 2:  # nothing to certify at this depth
                 continue
             bounds = block_bounds(depth)
-            reachable = sum(min(b, max_points - DEFAULT_MARGIN) for b in bounds)
+            config = SeparationRankConfig(width=width, depth=depth, tokens=2 * q_size,
+                                          partition=f"sizes={q_size}/{q_size}")
             target = needed[depth - 1]
+            reachable = sum(min(b, max_points - DEFAULT_MARGIN) for b in bounds)
+            if reachable < target and torus_order is not None:
+                measured_torus = _torus_lower(config, bounds, target, seed, torus_order,
+                                              torus_points)
+                if measured_torus is not None:
+                    lower[depth - 1], grids[depth] = measured_torus
+                    methods[depth] = "torus"
+                    if lower[depth - 1] >= target:
+                        continue
             if reachable < target and depth >= 2 and reachable >= upper[depth - 2] ** 2:
                 target = upper[depth - 2] ** 2  # enough for κ ≥ depth, not for κ itself
             if reachable < target:
                 break  # no grid within max_points can certify it: undecided, unmeasured
+            if depth in methods and lower[depth - 1] >= target:
+                continue  # the torus split already certified the weaker target
             cap = grid_cap(bounds, target, DEFAULT_MARGIN)
-            config = SeparationRankConfig(width=width, depth=depth, tokens=2 * q_size,
-                                          partition=f"sizes={q_size}/{q_size}")
             measured = measure_block_ranks(config, bounds, seed,
                                            max_points=max(min(cap, max_points), 2))
-            lower[depth - 1] = max(2, measured.rank)
-            grids[depth] = max(block.grid for block in measured.blocks)
+            if measured.rank >= lower[depth - 1]:
+                lower[depth - 1] = max(2, measured.rank)
+                grids[depth] = max(block.grid for block in measured.blocks)
+                methods[depth] = "blocks"
     return RegimeKnee(width=width, q_size=q_size, upper=tuple(upper), lower=tuple(lower),
                       grids=grids, decision=decide_knee(lower, upper),
-                      seconds=time.perf_counter() - start)
+                      seconds=time.perf_counter() - start, methods=methods)
+
+
+def _torus_lower(config: SeparationRankConfig, bounds: list[int], target: int, seed: int,
+                 order: int, max_points: int) -> tuple[int, int] | None:
+    """(certified rank, grid per class) of the torus split sized for ``target``, or None
+    when no grid within ``max_points`` and the time limit is expected to reach it.
+
+    The grid is :func:`torus_cap`'s; if its rank falls short, the grid grows once
+    by half (within ``max_points`` and the time limit of the degree blocks).
+    """
+    classes = order ** (config.width // 2)
+    if classes > MAX_CLASSES or sum(min(b, classes * (max_points - DEFAULT_MARGIN))
+                                    for b in bounds) < target:
+        return None
+    cap = min(torus_cap(bounds, target, classes, DEFAULT_MARGIN), max_points,
+              MAX_CLASS_POINTS)
+
+    def affordable(grid: int) -> bool:
+        sizes = [min(b + DEFAULT_MARGIN, grid) for b in bounds]
+        return estimated_seconds(classes, sizes, config.width) <= MAX_BLOCK_SECONDS
+
+    if not affordable(cap):
+        return None
+    measured = measure_torus_ranks(config, bounds, seed, order=order, max_points=max(cap, 2))
+    larger = min(math.ceil(1.5 * cap), max_points, MAX_CLASS_POINTS)
+    if measured.rank < target and larger > cap and affordable(larger):
+        cap = larger
+        measured = measure_torus_ranks(config, bounds, seed, order=order, max_points=cap)
+    return max(2, measured.rank), cap
