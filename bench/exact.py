@@ -164,7 +164,7 @@ def torus_against_blocks(width: int, depth: int, q_size: int, target: int) -> di
     dense = measure_block_ranks(config, bounds, 0, max_points=cap)
     dense_seconds = time.perf_counter() - start
     torus = make_torus(width, DEFAULT_ORDER, torus_prime(DEFAULT_ORDER))
-    class_cap = torus_cap(bounds, target, torus.size, 8)
+    class_cap = torus_cap(width, depth, bounds, target, DEFAULT_ORDER, 8)
     start = time.perf_counter()
     split = measure_torus_ranks(config, bounds, 0, max_points=class_cap)
     while split.rank < target:

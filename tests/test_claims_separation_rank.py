@@ -66,7 +66,7 @@ def test_a_bounded_knee_counts_as_a_miss_only_beyond_the_tolerance():
     result = run_claim("levine.threshold", regimes=[[7, 1, 100, 0]])  # dense blocks only
     assert result.verdict == "inconclusive"  # κ ≥ 2 is within a layer of log_3 7 = 1.77
     assert result.outcome.values["knees_at_least"] == {"7,1": 2}
-    # the torus split (36 classes ... 216 at d = 7) decides it on the same dense cap
+    # the torus split (216 classes at d = 7, 10 points each) decides it instead
     decided = run_claim("levine.threshold", regimes=[[7, 1, 100]])
     assert decided.outcome.values["knees"] == {"7,1": 2}
     assert decided.outcome.values["methods"]["7,1"] == {"2": "torus"}

@@ -10,8 +10,9 @@ from attndepth.simulations.exact.knee import (
     grid_cap,
     measure_knee,
     required_lower,
+    torus_cap,
 )
-from attndepth.theory.separation_rank import regime_bounds
+from attndepth.theory.separation_rank import degree_block_bounds, regime_bounds
 
 
 def test_exact_values_decide_the_first_depth_below_the_ratio():
@@ -90,11 +91,29 @@ def test_a_knee_out_of_reach_is_still_bounded_below():
 
 def test_the_torus_split_decides_what_the_dense_blocks_cannot():
     """d = 3, |P| = |Q| = 3: κ = 3 needs rank ≥ hi(2)² = 2,401 at L = 3; dense blocks of
-    at most 150 points reach 1,146 at most, the torus split's 16 classes of about 100
-    points reach it."""
+    at most 150 points reach 1,146 at most; the torus split's 6 classes (one plane, N = 6)
+    of at most 119 points reach it."""
     bounds = regime_bounds(3, 3)
     dense = measure_knee(3, 3, *bounds, max_points=150, torus_order=None)
     split = measure_knee(3, 3, *bounds, max_points=150)
     assert not dense.decision.decided and split.decision.knee == 3
     assert split.methods == {2: "blocks", 3: "torus"} and split.lower[2] >= 2401
     assert split.lower[2] <= 3102  # the generic rank (atlas), never above
+
+
+def test_torus_cap_sizes_classes_by_their_share_of_each_block():
+    """The shares are the class counts scaled to the block bounds; the cap grows with the
+    target, and a target beyond every share gives the largest share's full grid."""
+    bounds = [b.bound for b in degree_block_bounds(5, 3, 5, 5)]
+    small, large = (torus_cap(5, 3, bounds, needed, 6, 8) for needed in (50_000, 103_701))
+    assert 8 < small < large < 1000
+    assert torus_cap(5, 3, bounds, 10**7, 6, 8) == 3676 + 8  # the largest class count
+
+
+@pytest.mark.slow
+def test_the_torus_split_bounds_the_knee_at_width_six():
+    """d = 6, |P| = |Q| = 6 (about 4 minutes): the deciding rank 955,203 is out of reach,
+    the weaker hi(2)² = 148,225 is certified by the split, so κ ≥ 3."""
+    regime = measure_knee(6, 6, *regime_bounds(6, 6))
+    assert not regime.decision.decided and regime.decision.earliest == 3
+    assert regime.methods[3] == "torus" and 148_225 <= regime.lower[2] < 955_203

@@ -54,11 +54,12 @@ HEADS = _presets(dict(width=4, depth=2, tokens=4, heads=[1, 2, 4]),
 
 #: Regimes (d, |P| = |Q| = q) whose knee levine.threshold decides: one Q position up to
 #: d = 9, every q up to d = 3 (quick, about 10 s); full adds d = 4 (grids up to ~2,300) and
-#: d = 5 with |Q| = d (the torus split, 36 classes of 835 points: about 4 minutes).
+#: d = 5 and 6 with |Q| = d (the torus split: about 3½ minutes each; d = 6 is bounded
+#: below, κ ≥ 3).
 THRESHOLD = _presets(
     dict(regimes=[[d, 1] for d in range(2, 10)] + [[2, 2], [3, 2], [3, 3]]),
     dict(regimes=[[d, 1] for d in range(2, 10)] + [[2, 2], [3, 2], [3, 3], [4, 2], [4, 3],
-                                                  [4, 4], [5, 5]]),
+                                                  [4, 4], [5, 5], [6, 6]]),
 )
 
 #: Residual branches scaled by α at high temperature: noci.residual-scaling,

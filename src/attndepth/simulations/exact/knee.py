@@ -36,8 +36,11 @@ from attndepth.simulations.exact.torus_blocks import (
     DEFAULT_ORDER,
     MAX_CLASS_POINTS,
     MAX_CLASSES,
+    class_bounds,
     estimated_seconds,
+    make_torus,
     measure_torus_ranks,
+    torus_prime,
 )
 
 #: The growth ratio ln sep(L+1) / ln sep(L) that splits doubly exponential (≈ 3)
@@ -177,16 +180,40 @@ class RegimeKnee:
     methods: dict[int, str] = field(default_factory=dict)
 
 
-#: Classes are assumed this much larger than bound/T when a torus grid is sized (their
-#: sizes vary around the mean, and commuting weights can fall short of the generic rank).
-TORUS_SLACK = 1.3
+#: The torus grid is sized for this much more than the target (commuting weights can
+#: fall short of the class counts, and the counts only estimate a class's rank).
+TORUS_SLACK = 1.2
 
 
-def torus_cap(block_bounds: Sequence[int], needed: int, classes: int, margin: int) -> int:
-    """Points per class that would certify ``needed`` if each class of block a held
-    TORUS_SLACK·bound_a/T of its rank: :func:`grid_cap` on the scaled bounds."""
-    scaled = [max(1, math.ceil(TORUS_SLACK * bound / classes)) for bound in block_bounds]
-    return grid_cap(scaled, math.ceil(TORUS_SLACK * needed / classes), margin)
+def torus_cap(width: int, depth: int, block_bounds: Sequence[int], needed: int,
+              order: int, margin: int) -> int:
+    """Points per class expected to certify ``needed`` with the torus split of order N.
+
+    Each class is expected to hold its share of its block's bound: the class
+    counts of :func:`~attndepth.simulations.exact.torus_blocks.class_bounds`,
+    scaled down where they add up to more than the block's proved bound (the
+    counts ignore |P| and |Q|). The grid is :func:`grid_cap` of these shares for
+    TORUS_SLACK × ``needed``.
+
+    Parameters
+    ----------
+    width, depth : d and L.
+    block_bounds : the proved bound of each degree block a = 0 … K.
+    needed : the certified rank wanted.
+    order : N.
+    margin : the saturation margin.
+
+    Returns
+    -------
+    int, points per side of the largest class.
+    """
+    torus = make_torus(width, order, torus_prime(order))
+    shares: list[int] = []
+    for row, bound in zip(class_bounds(width, depth, torus), block_bounds, strict=True):
+        total = sum(row)
+        scale = min(1.0, bound / total) if total else 0.0
+        shares.extend(max(1, math.ceil(count * scale)) for count in row if count)
+    return grid_cap(shares, math.ceil(TORUS_SLACK * needed), margin)
 
 
 def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
@@ -240,32 +267,40 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
             bounds = block_bounds(depth)
             config = SeparationRankConfig(width=width, depth=depth, tokens=2 * q_size,
                                           partition=f"sizes={q_size}/{q_size}")
-            target = needed[depth - 1]
-            reachable = sum(min(b, max_points - DEFAULT_MARGIN) for b in bounds)
-            if reachable < target and torus_order is not None:
-                measured_torus = _torus_lower(config, bounds, target, seed, torus_order,
-                                              torus_points)
-                if measured_torus is not None:
-                    lower[depth - 1], grids[depth] = measured_torus
-                    methods[depth] = "torus"
-                    if lower[depth - 1] >= target:
-                        continue
-            if reachable < target and depth >= 2 and reachable >= upper[depth - 2] ** 2:
-                target = upper[depth - 2] ** 2  # enough for κ ≥ depth, not for κ itself
-            if reachable < target:
-                break  # no grid within max_points can certify it: undecided, unmeasured
-            if depth in methods and lower[depth - 1] >= target:
-                continue  # the torus split already certified the weaker target
-            cap = grid_cap(bounds, target, DEFAULT_MARGIN)
-            measured = measure_block_ranks(config, bounds, seed,
-                                           max_points=max(min(cap, max_points), 2))
-            if measured.rank >= lower[depth - 1]:
-                lower[depth - 1] = max(2, measured.rank)
-                grids[depth] = max(block.grid for block in measured.blocks)
-                methods[depth] = "blocks"
+            # the rank that decides the knee, then the weaker one that proves κ ≥ depth
+            targets = [needed[depth - 1]]
+            if depth >= 2 and upper[depth - 2] ** 2 < targets[0]:
+                targets.append(upper[depth - 2] ** 2)
+            for target in targets:
+                if lower[depth - 1] < target:
+                    measured = _certify(config, bounds, target, seed, max_points,
+                                        torus_order, torus_points)
+                    if measured is not None and measured[0] > lower[depth - 1]:
+                        lower[depth - 1], grids[depth], methods[depth] = measured
+                if lower[depth - 1] >= target:
+                    break
+            if lower[depth - 1] < needed[depth - 1]:
+                break  # the knee stays undecided: deeper ranks cannot decide it
     return RegimeKnee(width=width, q_size=q_size, upper=tuple(upper), lower=tuple(lower),
                       grids=grids, decision=decide_knee(lower, upper),
                       seconds=time.perf_counter() - start, methods=methods)
+
+
+def _certify(config: SeparationRankConfig, bounds: list[int], target: int, seed: int,
+             max_points: int, torus_order: int | None,
+             torus_points: int) -> tuple[int, int, str] | None:
+    """(certified rank, grid, method) of the cheapest measurement expected to reach
+    ``target``: dense blocks within ``max_points``, else the torus split; None when
+    neither is expected to reach it within its limits."""
+    if sum(min(b, max_points - DEFAULT_MARGIN) for b in bounds) >= target:
+        cap = grid_cap(bounds, target, DEFAULT_MARGIN)
+        measured = measure_block_ranks(config, bounds, seed,
+                                       max_points=max(min(cap, max_points), 2))
+        return max(2, measured.rank), max(block.grid for block in measured.blocks), "blocks"
+    if torus_order is None:
+        return None
+    split = _torus_lower(config, bounds, target, seed, torus_order, torus_points)
+    return None if split is None else (*split, "torus")
 
 
 def _torus_lower(config: SeparationRankConfig, bounds: list[int], target: int, seed: int,
@@ -280,8 +315,8 @@ def _torus_lower(config: SeparationRankConfig, bounds: list[int], target: int, s
     if classes > MAX_CLASSES or sum(min(b, classes * (max_points - DEFAULT_MARGIN))
                                     for b in bounds) < target:
         return None
-    cap = min(torus_cap(bounds, target, classes, DEFAULT_MARGIN), max_points,
-              MAX_CLASS_POINTS)
+    cap = min(torus_cap(config.width, config.depth, bounds, target, order, DEFAULT_MARGIN),
+              max_points, MAX_CLASS_POINTS)
 
     def affordable(grid: int) -> bool:
         sizes = [min(b + DEFAULT_MARGIN, grid) for b in bounds]
