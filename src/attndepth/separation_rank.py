@@ -252,6 +252,17 @@ def block_bounds_for(config: SeparationRankConfig) -> list[int]:
         config.width, config.depth, len(split.p_positions), len(split.q_positions))]
 
 
+def _check_keywords(method: str, kwargs: dict[str, Any], allowed: frozenset[str],
+                    rank_cap: int | None) -> None:
+    """Refuse keywords a per-block method does not take (and a rank cap: its blocks
+    carry their own bounds)."""
+    unknown = set(kwargs) - allowed
+    if rank_cap is not None or unknown:
+        raise InvalidParameter(f"the {method} method takes only the keywords "
+                               f"{', '.join(sorted(allowed))}, got "
+                               f"{sorted(unknown) or 'rank_cap'}")
+
+
 def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exact", *,
                  rank_cap: int | None = None, options: RankOptions | None = None,
                  **kwargs: Any) -> RankCertificate:
@@ -290,22 +301,14 @@ def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exa
             raise InvalidType(f"options must be RankOptions, got {type(options).__name__}")
         kwargs = {**options.keywords(method), **kwargs}
     if method == "blocks":
-        unknown = set(kwargs) - BLOCK_OPTIONS
-        if rank_cap is not None or unknown:
-            raise InvalidParameter(f"the blocks method takes only the keywords "
-                                   f"{', '.join(sorted(BLOCK_OPTIONS))}, got "
-                                   f"{sorted(unknown) or 'rank_cap'}")
+        _check_keywords(method, kwargs, BLOCK_OPTIONS, rank_cap)
         kwargs.setdefault("prime", BLOCK_PRIME)
         if config.residual:
             return residual_block_ranks(config, seed, **kwargs)
         return measure_block_ranks(config, block_bounds_for(config), seed,
                                    **kwargs).certificate(config)
     if method == "torus":
-        unknown = set(kwargs) - TORUS_OPTIONS
-        if rank_cap is not None or unknown:
-            raise InvalidParameter(f"the torus method takes only the keywords "
-                                   f"{', '.join(sorted(TORUS_OPTIONS))}, got "
-                                   f"{sorted(unknown) or 'rank_cap'}")
+        _check_keywords(method, kwargs, TORUS_OPTIONS, rank_cap)
         return measure_torus_ranks(config, block_bounds_for(config), seed,
                                    **kwargs).certificate(config)
     best = bounds_for(config).best

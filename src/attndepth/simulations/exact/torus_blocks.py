@@ -164,7 +164,17 @@ def _root_of_unity(order: int, prime: int) -> int:
 
 
 def check_torus_prime(prime: object, order: int) -> int:
-    """``prime`` if it is a prime below 2^26 with p ≡ 1 (mod lcm(4, N)), else a clear error."""
+    """``prime`` if it is a prime below 2^26 with p ≡ 1 (mod lcm(4, N)), else a clear error.
+
+    Parameters
+    ----------
+    prime : the candidate field size.
+    order : N; GF(p) must hold ι (ι² = −1) and a primitive N-th root of unity.
+
+    Returns
+    -------
+    int, the prime.
+    """
     prime = check_prime(prime)
     step = math.lcm(4, order)
     if prime >= PRIME_LIMIT or prime % step != 1:
