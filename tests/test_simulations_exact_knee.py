@@ -117,3 +117,10 @@ def test_the_torus_split_bounds_the_knee_at_width_six():
     regime = measure_knee(6, 6, *regime_bounds(6, 6))
     assert not regime.decision.decided and regime.decision.earliest == 3
     assert regime.methods[3] == "torus" and 148_225 <= regime.lower[2] < 955_203
+
+
+@pytest.mark.parametrize("keywords", [{"torus_order": 0}, {"torus_order": 17},
+                                      {"torus_points": 1}, {"torus_points": "many"}])
+def test_measure_knee_refuses_bad_torus_options(keywords):
+    with pytest.raises((ValueError, TypeError), match="torus_"):
+        measure_knee(3, 3, *regime_bounds(3, 3), **keywords)

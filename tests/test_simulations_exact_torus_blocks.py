@@ -243,3 +243,14 @@ def test_the_estimate_grows_like_the_fourth_power_of_the_width_beyond_five():
     assert estimated_seconds(36, [100], 3) == estimated_seconds(36, [100], 5)
     assert estimated_seconds(36, [100], 6) == pytest.approx(
         (6 / 5) ** 4 * estimated_seconds(36, [100], 5))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: class_bounds(3, 0, make_torus(3, 4, torus_prime(4))), "depth"),
+    (lambda: class_bounds(4, 2, make_torus(3, 4, torus_prime(4))), "width 3"),
+    (lambda: class_bounds(3, 2, "torus"), "Torus"),
+    (lambda: coordinate_weights(0), "width"),
+])
+def test_class_counts_refuse_bad_input(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call()

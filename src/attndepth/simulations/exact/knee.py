@@ -36,12 +36,14 @@ from attndepth.simulations.exact.torus_blocks import (
     DEFAULT_ORDER,
     MAX_CLASS_POINTS,
     MAX_CLASSES,
+    MAX_ORDER,
     class_bounds,
     estimated_seconds,
     make_torus,
     measure_torus_ranks,
     torus_prime,
 )
+from attndepth.simulations.validation import check_int
 
 #: The growth ratio ln sep(L+1) / ln sep(L) that splits doubly exponential (≈ 3)
 #: from exponential (→ 1) growth.
@@ -249,6 +251,10 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
     torus_order : N of the torus split, or None to use the dense blocks only.
     torus_points : the torus split's largest grid per class (≤ 4096).
     """
+    if torus_order is not None:
+        torus_order = check_int("torus_order", torus_order, minimum=1, maximum=MAX_ORDER)
+    torus_points = check_int("torus_points", torus_points, minimum=2,
+                             maximum=MAX_CLASS_POINTS)
     start = time.perf_counter()
     upper: list[int] = []
     for depth in range(1, max_depth + 1):

@@ -265,7 +265,7 @@ def coordinate_weights(width: int) -> list[tuple[int, ...]]:
     -------
     d weight vectors in ℤ^⌊d/2⌋ (z_0, z̄_0, z_1, z̄_1, …, then the free coordinate).
     """
-    planes = width // 2
+    planes = check_int("width", width, minimum=1) // 2
     weights = []
     for plane in range(planes):
         for sign in (1, -1):
@@ -298,7 +298,12 @@ def class_bounds(width: int, depth: int, torus: Torus) -> list[list[int]]:
     -------
     bounds[a][c] for a = 0 … K and c in ``torus.classes`` order.
     """
-    order, degree = torus.order, (3 ** depth - 1) // 2
+    if not isinstance(torus, Torus):
+        raise InvalidType(f"torus must be a Torus (make_torus), got {type(torus).__name__}")
+    width = check_int("width", width, minimum=1)
+    if width != torus.width:
+        raise InvalidParameter(f"the torus is for width {torus.width}, got width {width}")
+    order, degree = torus.order, (3 ** check_int("depth", depth, minimum=1) - 1) // 2
     index = {c: k for k, c in enumerate(torus.classes)}
     coordinates = coordinate_weights(width)
     planes = width // 2
