@@ -32,7 +32,11 @@ def test_the_named_variants_give_the_numbers_they_gave_before_the_block_specific
         states = run_stack(StackConfig(**fields), 2, seed).states
         reference = data[f"c{index}"]
         assert states.dtype == reference.dtype
-        tolerance = 1e-13 if states.dtype == np.float64 else 1e-6
+        # float32 GEMMs sum in the order of the BLAS kernel the CPU selects: the
+        # reference was recorded with OpenBLAS's SkylakeX kernel, and its Haswell kernel
+        # (AVX2 machines) differs by up to 2.8e-5 relative after three layers. A change of
+        # the arithmetic moves the states by far more than 1e-4.
+        tolerance = 1e-13 if states.dtype == np.float64 else 1e-4
         np.testing.assert_allclose(states, reference, rtol=tolerance, atol=tolerance,
                                    err_msg=str(fields))
 
