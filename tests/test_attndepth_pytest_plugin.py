@@ -130,6 +130,7 @@ def test_verify_claims_runs_each_wrong_theory_and_fails_when_it_does_not_fail(
     assert by_id["mine.false"]["wrong_theory"] == "none"  # declared none: said, not failed
 
 
+@pytest.mark.slow
 def test_pytest_collects_the_claims_file_with_real_node_ids_and_nothing_else(
         claims_file, toothless_file, tmp_path):
     (tmp_path / "test_unrelated.py").write_text("def test_unrelated():\n    assert False\n")

@@ -2,6 +2,8 @@
 
 import math
 
+import pytest
+
 from attndepth.framework.registry import run_claim
 
 
@@ -20,6 +22,7 @@ def test_many_tokens_at_high_temperature_still_hold():
     assert result.verdict == "holds" and result.outcome.values["spread"] < 1e-12
 
 
+@pytest.mark.slow
 def test_single_cluster_reports_the_collapse_time():
     result = run_claim("geshkovski.single-cluster", tokens=4, dimension=2, beta=1.0, trials=300)
     values = result.outcome.values

@@ -2,10 +2,12 @@
 REM curves approach the drawn limits."""
 
 import numpy as np
+import pytest
 
 from attndepth.figures import giorlandino_correlation_map
 
 
+@pytest.mark.slow
 def test_drawn_layers_follow_the_finite_T_curve_and_the_curves_their_limits(quick_data):
     data = quick_data(giorlandino_correlation_map)
     panel = np.array(data["panel"])

@@ -8,6 +8,7 @@ from attndepth.figures.registry import write_store_figure
 from attndepth.simulations.sweeps.store import open_store
 
 
+@pytest.mark.slow
 @pytest.mark.jax
 def test_curves_from_a_training_store(tmp_path, training_store):
     store = training_store(depths=[1, 3], steps=20, evaluate_every=5)

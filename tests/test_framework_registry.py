@@ -73,7 +73,8 @@ def _expected(claim_id: str) -> str:
 #: spectral gap (about 20 s here with its rivals) and the single cluster joined when the
 #: README's command reached 303 s on this machine.
 SLOW_QUICK = ("levine.threshold", "yuzhang.linear-rate-postln", "naderi.spectral-gap",
-              "geshkovski.single-cluster")
+              "geshkovski.single-cluster", "levine.residual-rank", "noci.residual-scaling",
+              "yuzhang.deescalation")
 
 
 @pytest.mark.parametrize("claim_id", [pytest.param(c, marks=pytest.mark.slow)

@@ -48,6 +48,7 @@ def test_search_refutes_the_old_conjecture_with_its_smallest_counterexample(old_
     assert rows[0]["claim"] == old_conjecture and rows[0]["width"] == 2
 
 
+@pytest.mark.slow
 def test_search_of_a_claim_that_holds_says_how_far(tmp_path):
     report = search_claim("levine.partition-symmetry", draws=3, store=tmp_path / "s.sqlite",
                           workers=1)

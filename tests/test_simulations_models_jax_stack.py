@@ -16,6 +16,7 @@ from attndepth.simulations.testing import stack_configs
 pytestmark = pytest.mark.jax
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(config=stack_configs(max_depth=4, max_tokens=6, residual_scales=(0.5, 1.0, 1.5),
                             skip_scales=(1.0, 0.5, 2.0)),
