@@ -202,6 +202,11 @@ def atlas_page(target: Path) -> str:
         "attndepth sweep examples/atlas/atlas.toml --store atlas.sqlite --workers 2",
         "attndepth atlas export --store atlas.sqlite             # the shipped CSV",
         "```", "",
+        "To complete the shipped atlas instead, `attndepth atlas spec --missing --out "
+        "rest.toml` writes a sweep of the classes it lacks; `attndepth atlas export` "
+        "joins the new rows to the file's. The ρ = 1 classes that only the degree blocks "
+        "of ρ = 0 reach are not swept: the export writes them from the ρ = 0 rows (the same "
+        "measurement).", "",
         f"**Coverage.** {len(table):,} classes of the {reachable:,} the machine reaches "
         f"(the {len(scope):,} in scope — bound (d) ≤ {ATLAS_MAX_BOUND:,}, d ≤ 8, L ≤ 5 — "
         f"less {len(scope) - reachable} beyond the 2 GiB guard or the ten-minute estimate); "

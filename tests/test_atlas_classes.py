@@ -2,6 +2,7 @@
 of each class, and the sweep spec that measures them."""
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,14 @@ from attndepth.atlas_classes import (
     atlas_classes,
     atlas_spec,
     divisors,
+    merge_atlas,
+    residual_row,
+    spec_classes,
+    with_residual_rows,
 )
 from attndepth.separation_rank import rank_with_bounds
-from attndepth.simulations.exact.atlas_table import seprank_command
+from attndepth.simulations.exact.atlas_table import Atlas, atlas, seprank_command
+from attndepth.simulations.exact.degree_blocks import BoundViolation
 from attndepth.simulations.exact.separation_rank import SeparationRankConfig
 from attndepth.simulations.sweeps.sweep_spec import load_spec
 
@@ -83,3 +89,63 @@ def test_the_spec_parses_into_one_point_per_reachable_class(tmp_path):
 @pytest.mark.slow
 def test_the_shipped_spec_is_the_one_atlas_spec_writes():
     assert (ROOT / "examples/atlas/atlas.toml").read_text() == atlas_spec()
+
+
+SHIPPED = atlas()
+SHIPPED_DERIVED = [row for row in SHIPPED if row.residual == 1 and row.method == "blocks"]
+
+
+def test_the_rho_one_rows_of_the_blocks_method_are_their_rho_zero_rows_measured():
+    """Each shipped ρ = 1 row of the blocks method was measured on its own; the row
+    residual_row writes from the ρ = 0 row is the same but for the seconds it took."""
+    assert len(SHIPPED_DERIVED) == 8
+    for row in SHIPPED_DERIVED:
+        derived = residual_row(SHIPPED.find(*row.key[:3], 0, *row.key[4:]))
+        assert replace(derived, seconds=row.seconds) == row
+    assert {row.certificate for row in SHIPPED_DERIVED} == {"proved", "lower-bound"}
+
+
+def test_with_residual_rows_adds_exactly_the_derived_classes():
+    without = Atlas(row for row in SHIPPED if row not in SHIPPED_DERIVED)
+    table, added = with_residual_rows(without)
+    assert added == len(SHIPPED_DERIVED) and {r.key for r in table} == {r.key for r in SHIPPED}
+    assert with_residual_rows(SHIPPED)[1] == 0  # nothing twice
+
+
+def test_residual_row_takes_a_rho_zero_row_of_the_blocks_method():
+    exact = SHIPPED.find(2, 2, 1, 1, 1, 1)
+    for row in (exact, SHIPPED_DERIVED[0]):
+        with pytest.raises(ValueError, match="rho = 0 row of the blocks method"):
+            residual_row(row)
+    with pytest.raises(ValueError, match="AtlasRow"):
+        residual_row(exact.key)
+    plain = SHIPPED.find(2, 5, 1, 0, 1, 1)
+    with pytest.raises(BoundViolation, match="above the proved rho = 1 bound"):
+        residual_row(replace(plain, rank=plain.rank + 10**6, bound_best=10**7))
+
+
+def test_a_merge_replaces_measured_classes_and_their_derived_rows():
+    plain = SHIPPED.find(2, 5, 2, 0, 1, 2)
+    again = replace(plain, seed=1, seconds=1.0)
+    merged, counts = merge_atlas(Atlas([again]), SHIPPED)
+    assert counts == {"measured": 1, "kept": len(SHIPPED) - 2, "derived": 1}
+    assert merged.find(*plain.key) == again
+    assert merged.find(2, 5, 2, 1, 1, 2) == residual_row(again)
+    assert len(merged) == len(SHIPPED)
+    alone, counts = merge_atlas(Atlas([again]))
+    assert len(alone) == 2 and counts["kept"] == 0
+    with pytest.raises(ValueError, match="previous must be an Atlas"):
+        merge_atlas(Atlas([again]), [plain])
+
+
+def test_the_spec_measures_neither_derived_nor_known_classes():
+    classes = [atlas_class(2, 5, 1, rho, 1, q) for rho in (0, 1) for q in (1, 2)]
+    assert [c.derived for c in classes] == [False, False, True, True]
+    assert spec_classes(classes) == classes[:2]
+    known = Atlas([SHIPPED.find(2, 5, 1, 0, 1, 1)])
+    assert spec_classes(classes, known) == classes[1:2]
+    assert "# 1 points" in atlas_spec(classes, known=known)
+    with pytest.raises(ValueError, match="in the atlas already"):
+        spec_classes(classes[:1], known)
+    with pytest.raises(ValueError, match="known must be an Atlas"):
+        spec_classes(classes, known=[])

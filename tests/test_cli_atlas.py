@@ -5,7 +5,7 @@ import sys
 
 from attndepth.cli import atlas as atlas_cli
 from attndepth.cli.main import main
-from attndepth.simulations.exact.atlas_table import atlas
+from attndepth.simulations.exact.atlas_table import atlas, write_atlas
 
 
 def test_export_writes_the_atlas_of_a_store(tmp_path, capsys):
@@ -38,3 +38,40 @@ def test_a_missing_store_exits_2_with_one_line(tmp_path):
                           str(tmp_path / "x.csv")], capture_output=True, text=True)
     assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
     assert "does not exist" in run.stderr and not (tmp_path / "x.csv").exists()
+
+
+def test_export_joins_the_file_it_writes_unless_told_to_replace(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text('measurement = "seprank"\nseeds = [0]\n[zip]\nwidth = [2]\ndepth = [1]\n'
+                    'tokens = [2]\npartition = ["sizes=1/1"]\nmethod = ["blocks"]\n'
+                    'max_points = [64]\n')
+    store = tmp_path / "s.sqlite"
+    assert main(["sweep", str(spec), "--store", str(store), "--workers", "1", "--quiet"]) == 0
+    out = tmp_path / "atlas.csv"
+    write_atlas(atlas().where(width=3, depth=1), out)
+    before = len(atlas(out))
+    assert main(["atlas", "export", "--store", str(store), "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert f"{before + 1} size classes (1 from the store, {before} kept" in said
+    assert (2, 1, 1, 0, 1, 1) in {row.key for row in atlas(out)}
+    assert main(["atlas", "export", "--store", str(store), "--out", str(out),
+                 "--replace"]) == 0
+    assert [row.key for row in atlas(out)] == [(2, 1, 1, 0, 1, 1)]
+
+
+def test_spec_missing_measures_what_the_atlas_lacks(tmp_path, monkeypatch, capsys):
+    from attndepth import atlas_classes
+
+    small = atlas_classes.atlas_classes(max_bound=40, max_width=2, max_depth=1)
+    monkeypatch.setattr(atlas_cli, "atlas_classes", lambda: small)
+    known = tmp_path / "known.csv"
+    write_atlas(atlas().where(width=1), known)
+    out = tmp_path / "rest.toml"
+    assert main(["atlas", "spec", "--missing", "--atlas", str(known), "--out", str(out)]) == 0
+    rest = [c for c in small if c.width == 2]
+    assert f"{len(rest)} points for {len(small)} classes" in capsys.readouterr().out
+    assert "width = [2, " in out.read_text() and "# " + str(len(rest)) + " points" in \
+        out.read_text()
+    write_atlas(atlas().where(depth=1), known)
+    assert main(["atlas", "spec", "--missing", "--atlas", str(known), "--out", str(out)]) == 2
+    assert "every reachable class is in the atlas already" in capsys.readouterr().err

@@ -21,19 +21,27 @@ The classes enumerated are those with bound (d) ≤ ``max_bound`` at d ≤
 ``max_width``, L ≤ ``max_depth`` (the issue's scope: 2·10⁵, 8, 5). Bound (d)
 grows with |P|, |Q| and L, so the enumeration stops a row of sizes at its first
 class above the limit.
+
+One measurement, two rows. A ρ = 1 class measured by the degree blocks measures
+exactly the blocks of the ρ = 0 class with the same weights
+(:func:`attndepth.separation_rank.residual_block_ranks`: the weights drawn from
+a seed do not depend on ρ). So the sweep spec leaves those classes out and
+:func:`with_residual_rows` writes their rows from the ρ = 0 rows, with the same
+command a user would run to measure them alone.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from attndepth.errors import InvalidParameter
-from attndepth.simulations.exact.atlas_table import seprank_command
+from attndepth.simulations.exact.atlas_table import Atlas, AtlasRow, seprank_command
 from attndepth.simulations.exact.degree_blocks import (
     MAX_BLOCK_POINTS,
     MAX_BLOCK_SECONDS,
+    BoundViolation,
     estimated_seconds,
 )
 from attndepth.simulations.exact.separation_rank import (
@@ -99,6 +107,12 @@ class AtlasClass:
     def memory_bytes(self) -> int:
         """The float64 copy of the largest matrix, the dominant allocation."""
         return 8 * self.grid * self.grid
+
+    @property
+    def derived(self) -> bool:
+        """ρ = 1 through the degree blocks: the ρ = 0 class' measurement gives its row
+        (module docstring); the sweep spec leaves it out."""
+        return self.residual == 1 and self.method == "blocks"
 
     @property
     def reachable(self) -> bool:
@@ -196,33 +210,65 @@ SPEC_COLUMNS = ("width", "depth", "heads", "residual", "tokens", "partition", "m
                 "max_points")
 
 
-def atlas_spec(classes: list[AtlasClass] | None = None, seed: int = 0) -> str:
+def spec_classes(classes: list[AtlasClass] | None = None,
+                 known: Atlas | None = None) -> list[AtlasClass]:
+    """The classes a sweep spec measures: reachable, not derived (the ρ = 1 classes of
+    the blocks method, :attr:`AtlasClass.derived`), and not in ``known``.
+
+    Parameters
+    ----------
+    classes : default :func:`atlas_classes` ().
+    known : an atlas whose classes are left out (``attndepth atlas spec --missing``).
+
+    Returns
+    -------
+    list of AtlasClass, in the order given (cheapest first by default).
+    """
+    if known is not None and not isinstance(known, Atlas):
+        raise InvalidParameter(f"known must be an Atlas, got {type(known).__name__}")
+    in_scope = [c for c in (atlas_classes() if classes is None else classes) if c.reachable]
+    have = set() if known is None else {row.key for row in known}
+    measured = [c for c in in_scope if not c.derived and c.key not in have]
+    if not measured:
+        raise InvalidParameter("no reachable class to write a spec for" if not in_scope
+                               else "every reachable class is in the atlas already")
+    return measured
+
+
+def atlas_spec(classes: list[AtlasClass] | None = None, seed: int = 0,
+               known: Atlas | None = None) -> str:
     """The sweep spec (TOML) of the reachable classes, cheapest first: one ``seprank``
-    point per class, the classes zipped.
+    point per measured class (:func:`spec_classes`), the classes zipped.
+
+    The ρ = 1 classes of the blocks method get no point of their own: their rows
+    come from the ρ = 0 points (:func:`with_residual_rows`, at export).
 
     Parameters
     ----------
     classes : default :func:`atlas_classes` (); only the reachable ones are written.
     seed : the weights' and grids' seed of every point.
+    known : an atlas whose classes are left out (``attndepth atlas spec --missing``):
+        the spec then measures only what it lacks.
 
     Returns
     -------
     str, the text of ``examples/atlas/atlas.toml``.
     """
-    classes = [c for c in (atlas_classes() if classes is None else classes) if c.reachable]
-    if not classes:
-        raise InvalidParameter("no reachable class to write a spec for")
+    classes = spec_classes(classes, known)
     check_int("seed", seed, minimum=0)
     columns = {name: [getattr(c, name) for c in classes] for name in SPEC_COLUMNS}
     lines = [
         "# The separation-rank atlas (attndepth.atlas()): one certified rank per size class",
         "# (d, L, H, rho, |P|, |Q|) with bound (d) <= 2e5 at d <= 8, L <= 5 that fits the 2 GiB",
-        "# guard and the ten-minute estimate, cheapest first. Written by `attndepth atlas spec`;",
+        "# guard and the ten-minute estimate, cheapest first. Written by `attndepth atlas spec`"
+        + (" --missing" if known is not None else "") + ";",
         "# run and export with",
         "#   attndepth sweep examples/atlas/atlas.toml --store atlas.sqlite --workers 2",
         "#   attndepth atlas export --store atlas.sqlite",
-        f"# {len(classes)} classes, about {sum(c.estimated_seconds for c in classes) / 3600:.0f}"
-        " hours estimated on 2 cores (the estimate runs 1-2.4x high).",
+        f"# {len(classes)} points, about "
+        f"{sum(c.estimated_seconds for c in classes) / 3600:.0f} hours estimated on 2 cores;",
+        "# the export adds the rho = 1 rows of the blocks method from the rho = 0 points",
+        "# (the same measurement).",
         'measurement = "seprank"',
         f"seeds = [{seed}]",
         "[zip]",
@@ -234,3 +280,87 @@ def atlas_spec(classes: list[AtlasClass] | None = None, seed: int = 0) -> str:
 
 def _toml_value(value: object) -> str:
     return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def residual_row(plain: AtlasRow) -> AtlasRow:
+    """The ρ = 1 row that a ρ = 0 row's degree blocks certify (the same measurement).
+
+    With ρ = 1 the coefficient matrix of f is block triangular with the ρ = 0
+    blocks of the same weights on its anti-diagonal, so sep(f, ρ = 1) ≥ Σ_a
+    sep(f⁰_a) (:func:`attndepth.theory.residual_rank.confirm_residual_top_part`), and
+    the ρ = 0 row's certified rank is a lower bound of the generic ρ = 1 rank; it
+    is proved equal where it meets bound (d) with ρ = 1. This is what
+    :func:`attndepth.separation_rank.residual_block_ranks` returns for the same
+    seed, prime and grids: the row's command measures it again.
+
+    Parameters
+    ----------
+    plain : a row with ρ = 0 measured by the ``blocks`` method.
+
+    Returns
+    -------
+    AtlasRow with ρ = 1, its bounds, certificate ``proved`` or ``lower-bound``,
+    and the plain row's blocks, prime, seed, grid and seconds.
+    """
+    if not isinstance(plain, AtlasRow):
+        raise InvalidParameter(f"plain must be an AtlasRow, got {type(plain).__name__}")
+    if plain.residual != 0 or plain.method != "blocks":
+        raise InvalidParameter(f"a rho = 1 row comes from a rho = 0 row of the blocks method, "
+                               f"got rho = {plain.residual}, method {plain.method!r}")
+    bounds = separation_rank_bounds(plain.width, plain.depth, plain.p_size, plain.q_size, 1)
+    if plain.rank > bounds.best:  # a proved lower bound above a proved upper bound
+        raise BoundViolation(f"class {plain.key}: the rho = 0 blocks sum to {plain.rank}, "
+                             f"above the proved rho = 1 bound {bounds.best}")
+    proved = plain.rank == bounds.best
+    return replace(plain, residual=1, certificate="proved" if proved else "lower-bound",
+                   failure_probability=0.0 if proved else None,
+                   bound_monomials=bounds.monomials, bound_q_side=bounds.q_side,
+                   bound_p_side=bounds.p_side, bound_bigraded=bounds.bigraded,
+                   bound_best=bounds.best)
+
+
+def with_residual_rows(table: Atlas) -> tuple[Atlas, int]:
+    """The atlas with a ρ = 1 row added for every ρ = 0 row whose ρ = 1 class is
+    measured by the degree blocks (:attr:`AtlasClass.derived`) and absent.
+
+    Returns
+    -------
+    (Atlas, number of rows added)
+    """
+    if not isinstance(table, Atlas):
+        raise InvalidParameter(f"table must be an Atlas, got {type(table).__name__}")
+    have = {row.key for row in table}
+    added = [residual_row(row) for row in table
+             if row.residual == 0 and row.method == "blocks"
+             and (*row.key[:3], 1, *row.key[4:]) not in have
+             and atlas_class(row.width, row.depth, row.heads, 1, row.p_size,
+                             row.q_size).derived]
+    return Atlas([*table, *added]), len(added)
+
+
+def merge_atlas(measured: Atlas, previous: Atlas | None = None) -> tuple[Atlas, dict[str, int]]:
+    """A sweep's rows joined to an earlier atlas, with the derived ρ = 1 rows.
+
+    A class measured anew replaces its earlier row, and so does the ρ = 1 row
+    derived from it; every other earlier row is kept. Then
+    :func:`with_residual_rows` adds the ρ = 1 rows the ρ = 0 blocks give.
+
+    Parameters
+    ----------
+    measured : the rows of a sweep store
+        (:func:`attndepth.simulations.exact.atlas_table.atlas_from_store`).
+    previous : the atlas the rows join (None: the sweep's rows alone).
+
+    Returns
+    -------
+    (Atlas, {"measured": …, "kept": …, "derived": …}) row counts.
+    """
+    for name, table in (("measured", measured), ("previous", previous)):
+        if table is not None and not isinstance(table, Atlas):
+            raise InvalidParameter(f"{name} must be an Atlas, got {type(table).__name__}")
+    new = {row.key for row in measured}
+    renewed = new | {(*key[:3], 1, *key[4:]) for key in new if key[3] == 0}
+    kept = [row for row in (previous or ()) if row.key not in renewed
+            or (row.key not in new and row.method != "blocks")]
+    merged, derived = with_residual_rows(Atlas([*measured, *kept]))
+    return merged, {"measured": len(measured), "kept": len(kept), "derived": derived}

@@ -6,8 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from attndepth.atlas_classes import ATLAS_MAX_BOUND, atlas_classes, atlas_spec
-from attndepth.simulations.exact.atlas_table import atlas_from_store, write_atlas
+from attndepth.atlas_classes import (
+    ATLAS_MAX_BOUND,
+    atlas_classes,
+    atlas_spec,
+    merge_atlas,
+    spec_classes,
+)
+from attndepth.simulations.exact.atlas_table import atlas, atlas_from_store, write_atlas
 
 #: Where the spec lives in a clone, and where the shipped atlas lives.
 SPEC_PATH = Path("examples/atlas/atlas.toml")
@@ -36,39 +42,60 @@ def register(sub: argparse._SubParsersAction) -> None:
                     f"L <= 5 (at most d + 1 positions in P and d in Q: larger sizes have the "
                     f"same rank), keep "
                     f"those within the 2 GiB guard and the ten-minute estimate, and write "
-                    f"them cheapest first as one seprank sweep (about 20 s).",
-        epilog=examples("attndepth atlas spec", "attndepth atlas spec --out my_atlas.toml"))
+                    f"them cheapest first as one seprank sweep (under a minute).",
+        epilog=examples("attndepth atlas spec", "attndepth atlas spec --out my_atlas.toml",
+                        "attndepth atlas spec --missing --out rest.toml"))
     spec.add_argument("--out", type=Path, default=SPEC_PATH, metavar="FILE",
                       help=f"the spec to write (default: {SPEC_PATH})")
+    spec.add_argument("--missing", action="store_true",
+                      help="only the classes the atlas (--atlas) lacks: a sweep that "
+                           "completes it")
+    spec.add_argument("--atlas", type=Path, default=None, metavar="CSV",
+                      help="the atlas --missing compares with (default: the shipped one)")
     spec.set_defaults(handler=run_spec)
     export = actions.add_parser(
         "export", help="write a finished atlas sweep's rows as the atlas file",
         description="Read the store of the atlas sweep (read-only) and write one row per "
-                    "finished size class as CSV, the file attndepth.atlas() reads. Failed "
-                    "points are counted on stderr, not written.",
+                    "finished size class as CSV, the file attndepth.atlas() reads. The rows "
+                    "join those already in the file (a class measured anew replaces its "
+                    "row), and each rho = 0 row of the blocks method also gives the rho = 1 "
+                    "row its blocks certify. Failed points are counted on stderr, not "
+                    "written.",
         epilog=examples("attndepth atlas export --store atlas.sqlite",
-                        "attndepth atlas export --store atlas.sqlite --out atlas.csv"))
+                        "attndepth atlas export --store atlas.sqlite --out atlas.csv --replace"))
     export.add_argument("--store", required=True, type=Path, metavar="FILE",
                         help="the sweep's SQLite store")
     export.add_argument("--out", type=Path, default=DATA_PATH, metavar="CSV",
                         help=f"the atlas file to write (default: {DATA_PATH}, the shipped one)")
+    export.add_argument("--replace", action="store_true",
+                        help="write the store's rows alone instead of joining the file's")
     export.set_defaults(handler=run_export)
 
 
 def run_spec(args: argparse.Namespace) -> int:
+    known = (atlas() if args.atlas is None else atlas(args.atlas)) if args.missing else None
     classes = atlas_classes()
     reachable = [c for c in classes if c.reachable]
+    points = spec_classes(classes, known)
+    text = atlas_spec(classes, known=known)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(atlas_spec(classes))
-    print(f"{args.out}: {len(reachable)} classes of {len(classes)} in scope "
-          f"({len(classes) - len(reachable)} beyond the 2 GiB guard or ten minutes)")
+    args.out.write_text(text)
+    derived = sum(c.derived for c in reachable)
+    print(f"{args.out}: {len(points)} points for {len(reachable)} classes of {len(classes)} "
+          f"in scope ({len(classes) - len(reachable)} beyond the 2 GiB guard or ten minutes; "
+          f"{derived} rho = 1 rows come from the rho = 0 blocks"
+          + (f"; {len(known)} rows in the atlas already" if known is not None else "") + ")")
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
-    table, failed = atlas_from_store(args.store)
+    measured, failed = atlas_from_store(args.store)
+    previous = None if args.replace or not args.out.is_file() else atlas(args.out)
+    table, counts = merge_atlas(measured, previous)
     write_atlas(table, args.out)
-    print(f"{args.out}: {len(table)} size classes")
+    print(f"{args.out}: {len(table)} size classes ({counts['measured']} from the store, "
+          f"{counts['kept']} kept from the file, {counts['derived']} rho = 1 rows from the "
+          f"rho = 0 blocks)")
     if failed:
         print(f"{len(failed)} failed points not written (first: {failed[0]['error']})",
               file=sys.stderr)
