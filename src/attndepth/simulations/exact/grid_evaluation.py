@@ -123,11 +123,12 @@ def _gram(X: np.ndarray, arith) -> np.ndarray:
     return arith.matmul(np.ascontiguousarray(np.swapaxes(X, -1, -2)), X)
 
 
-def _in_chunks(block, rows: int, columns: int, threads: int | None) -> np.ndarray:
-    """``block(row slice)`` over every row of the grid in chunks of about
-    :data:`CHUNK_PAIRS` pairs, on ``threads`` threads (default: the available
+def _in_chunks(block, rows: int, columns: int, threads: int | None,
+               pairs: int | None = None) -> np.ndarray:
+    """``block(row slice)`` over every row of the grid in chunks of about ``pairs``
+    (default :data:`CHUNK_PAIRS`) pairs, on ``threads`` threads (default: the available
     cores; NumPy releases the GIL in its loops), stacked along the rows."""
-    rows_per_chunk = max(1, CHUNK_PAIRS // columns)
+    rows_per_chunk = max(1, (CHUNK_PAIRS if pairs is None else pairs) // columns)
     chunks = [slice(start, start + rows_per_chunk) for start in range(0, rows, rows_per_chunk)]
     if threads is not None:
         threads = check_int("threads", threads, minimum=1)
