@@ -13,7 +13,9 @@ from attndepth.simulations.exact.grid_evaluation import (
     evaluate_structured,
     evaluate_structured_scales,
 )
+from attndepth.simulations.exact.grid_parts import evaluate_structured_parts
 from attndepth.simulations.exact.modular import DEFAULT_PRIME, rank_mod
+from attndepth.simulations.exact.modular_lu import matmul_residues
 from attndepth.simulations.exact.partitions import make_partition
 from attndepth.simulations.exact.separation_rank import SeparationRankConfig, rank_from_grids
 from attndepth.simulations.models.linear_attention import draw_linear_attention_weights
@@ -95,6 +97,34 @@ def scales_before_after(width: int, depth: int, tokens: int, rows: int, columns:
             "before µs each": 1e6 * before / evaluations,
             "after µs each": 1e6 * after / evaluations, "speed-up": before / after,
             "identical": bool(np.array_equal(one_per_scale(), together()))}
+
+
+def parts_against_scales(width: int, heads: int, tokens: int, rows: int,
+                         columns: int) -> dict:
+    """The 14 degree-block parts of a depth-3 grid: K + 1 scaled evaluations and the
+    inverse Vandermonde product (before) vs the coefficients of matrix polynomials in s
+    (after, :mod:`attndepth.simulations.exact.grid_parts`)."""
+    weights = draw_linear_attention_weights(width, 3, heads, 0, 1, 0, prime=BLOCK_PRIME)
+    split = make_partition("balanced", tokens)
+    rng = np.random.default_rng(0)
+    XP = rng.integers(0, BLOCK_PRIME, (rows, len(split.p_positions), width))
+    XQ = rng.integers(0, BLOCK_PRIME, (columns, len(split.q_positions), width))
+    scales, inverse = separating_scales(13, BLOCK_PRIME)
+
+    def through_scales():
+        scaled = evaluate_structured_scales(weights, split, XP, XQ, 0, scales)
+        parts = matmul_residues(scaled.reshape(-1, 14), inverse.T, BLOCK_PRIME)
+        return parts.reshape(rows, columns, 14).astype(np.int64) % BLOCK_PRIME
+
+    def as_coefficients():
+        return evaluate_structured_parts(weights, split, XP, XQ, 0)
+
+    before, after = interleaved(through_scales, as_coefficients, 2)
+    pairs = rows * columns
+    return {"config": f"d={width}, H={heads}, N={tokens}", "pairs": pairs,
+            "before µs a pair": 1e6 * before / pairs, "after µs a pair": 1e6 * after / pairs,
+            "speed-up": before / after,
+            "identical": bool(np.array_equal(through_scales(), as_coefficients()))}
 
 
 def rank_before_after(width: int, depth: int, tokens: int) -> dict:
