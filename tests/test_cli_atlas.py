@@ -3,18 +3,26 @@
 import subprocess
 import sys
 
+import pytest
+
 from attndepth.cli import atlas as atlas_cli
 from attndepth.cli.main import main
 from attndepth.simulations.exact.atlas_table import atlas, write_atlas
 
 
-def test_export_writes_the_atlas_of_a_store(tmp_path, capsys):
+@pytest.fixture
+def store(tmp_path):
+    """A finished sweep of two atlas points: (2, 1, 1, 0, 1, 1) and (2, 2, 1, 0, 2, 1)."""
     spec = tmp_path / "spec.toml"
     spec.write_text('measurement = "seprank"\nseeds = [0]\n[zip]\nwidth = [2, 2]\n'
                     'depth = [1, 2]\ntokens = [2, 3]\npartition = ["sizes=1/1", "sizes=2/1"]\n'
                     'method = ["blocks", "blocks"]\nmax_points = [64, 64]\n')
-    store = tmp_path / "s.sqlite"
-    assert main(["sweep", str(spec), "--store", str(store), "--workers", "1", "--quiet"]) == 0
+    path = tmp_path / "s.sqlite"
+    assert main(["sweep", str(spec), "--store", str(path), "--workers", "1", "--quiet"]) == 0
+    return path
+
+
+def test_export_writes_the_atlas_of_a_store(tmp_path, store, capsys):
     out = tmp_path / "atlas.csv"
     assert main(["atlas", "export", "--store", str(store), "--out", str(out)]) == 0
     assert f"{out}: 2 size classes" in capsys.readouterr().out
@@ -40,23 +48,17 @@ def test_a_missing_store_exits_2_with_one_line(tmp_path):
     assert "does not exist" in run.stderr and not (tmp_path / "x.csv").exists()
 
 
-def test_export_joins_the_file_it_writes_unless_told_to_replace(tmp_path, capsys):
-    spec = tmp_path / "spec.toml"
-    spec.write_text('measurement = "seprank"\nseeds = [0]\n[zip]\nwidth = [2]\ndepth = [1]\n'
-                    'tokens = [2]\npartition = ["sizes=1/1"]\nmethod = ["blocks"]\n'
-                    'max_points = [64]\n')
-    store = tmp_path / "s.sqlite"
-    assert main(["sweep", str(spec), "--store", str(store), "--workers", "1", "--quiet"]) == 0
+def test_export_joins_the_file_it_writes_unless_told_to_replace(tmp_path, store, capsys):
     out = tmp_path / "atlas.csv"
     write_atlas(atlas().where(width=3, depth=1), out)
     before = len(atlas(out))
     assert main(["atlas", "export", "--store", str(store), "--out", str(out)]) == 0
     said = capsys.readouterr().out
-    assert f"{before + 1} size classes (1 from the store, {before} kept" in said
+    assert f"{before + 2} size classes (2 from the store, {before} kept" in said
     assert (2, 1, 1, 0, 1, 1) in {row.key for row in atlas(out)}
     assert main(["atlas", "export", "--store", str(store), "--out", str(out),
                  "--replace"]) == 0
-    assert [row.key for row in atlas(out)] == [(2, 1, 1, 0, 1, 1)]
+    assert [row.key for row in atlas(out)] == [(2, 1, 1, 0, 1, 1), (2, 2, 1, 0, 2, 1)]
 
 
 def test_spec_missing_measures_what_the_atlas_lacks(tmp_path, monkeypatch, capsys):
