@@ -87,12 +87,14 @@ CHUNK_ENTRIES = 1 << 22
 #: Points per side of the largest block grid (2 GiB guard: one 16,384² float64 block).
 MAX_BLOCK_POINTS = 16_384
 #: Seconds per evaluated pair and scale, and per cubed block side ranked: the
-#: calibration of :func:`estimated_seconds` on this 2-core machine (d=4, L=3, N=8:
-#: 538 s measured; d=6, L=3, N=2: 445 s; d=2, L=5, N=4: 184 s; d=3, L=4, N=2: 11 s).
-#: The model overestimates those by 1.0–2.4×, never under.
+#: calibration of :func:`estimated_seconds` on a 2-core AVX-512 machine (d=4, L=3, N=8:
+#: 538 s measured; d=6, L=3, N=2: 445 s; d=2, L=5, N=4: 184 s; d=3, L=4, N=2: 11 s),
+#: which it overestimated by 1.0–2.4×. On a 2-core AVX2 machine (2026-12) the atlas'
+#: classes took 1.0–1.1× the estimate with one head and up to 2.1× with H = d: the
+#: model does not count the heads.
 SECONDS_PER_PAIR_SCALE, SECONDS_PER_CUBED_SIDE = 4e-7, 2e-11
 #: Estimated seconds beyond which measure_block_ranks refuses up front (max_seconds
-#: lifts it): 20 estimated minutes is at most about ten measured.
+#: lifts it): 20 estimated minutes were at most about ten measured where calibrated.
 MAX_BLOCK_SECONDS = 1200.0
 
 
