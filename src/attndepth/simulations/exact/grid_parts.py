@@ -117,7 +117,7 @@ def evaluate_structured_parts(weights: LinearAttentionWeights, partition: Partit
     R0, R3 = _transfer(kron[1], C0, arith, residual), _transfer(kron[1], C3, arith, 0)
     u0 = arith.matmul(TP, x_i)
     heads = weights.bilinear.shape[2]
-    # Every head at once: the columns of W are A_hᵀ v_2 (h = 0 … H − 1), the rows of Y b_hᵀ.
+    # Every head at once: the rows (h, ·) of bilinear_t are A_hᵀ, those of b_rows b_hᵀ.
     bilinear_t = np.swapaxes(weights.bilinear[0, 2], -1, -2).reshape(heads * d, d)  # A_hᵀ
     b_rows = np.ascontiguousarray(weights.value_output[0, 2][:, coordinate, :])  # (H, d)
 
