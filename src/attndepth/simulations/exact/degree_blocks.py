@@ -90,7 +90,7 @@ MAX_BLOCK_POINTS = 16_384
 #: calibration of :func:`estimated_seconds` on a 2-core AVX-512 machine (d=4, L=3, N=8:
 #: 538 s measured; d=6, L=3, N=2: 445 s; d=2, L=5, N=4: 184 s; d=3, L=4, N=2: 11 s),
 #: which it overestimated by 1.0–2.4×. On a 2-core AVX2 machine (2026-12) the atlas'
-#: classes took 1.0–1.1× the estimate with one head and up to 2.1× with H = d: the
+#: classes took 1.0–1.1× the estimate with one head and up to 2.5× with H = d: the
 #: model does not count the heads.
 SECONDS_PER_PAIR_SCALE, SECONDS_PER_CUBED_SIDE = 4e-7, 2e-11
 #: Estimated seconds beyond which measure_block_ranks refuses up front (max_seconds
