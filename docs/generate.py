@@ -213,7 +213,8 @@ def atlas_page(target: Path) -> str:
         f"{certificates['proved']:,} proved, {certificates['saturated']:,} "
         f"saturated, {certificates['lower-bound']:,} lower bounds; largest rank "
         f"{max(row.rank for row in table):,}; "
-        f"{sum(row.seconds for row in table) / 3600:.1f} hours of measurement. "
+        f"{sum(row.seconds for row in table) / 3600:.1f} hours to run every row's command "
+        f"again. "
         f"{{download}}`The whole atlas as CSV <atlas.csv>` (with each row's command).", "",
         "```{image} figures/atlas.png", ":alt: rank / bound (d) of every atlas class",
         ":width: 648px", "```", "",

@@ -96,9 +96,10 @@ SHIPPED_DERIVED = [row for row in SHIPPED if row.residual == 1 and row.method ==
 
 
 def test_the_rho_one_rows_of_the_blocks_method_are_their_rho_zero_rows_measured():
-    """Each shipped ρ = 1 row of the blocks method was measured on its own; the row
-    residual_row writes from the ρ = 0 row is the same but for the seconds it took."""
-    assert len(SHIPPED_DERIVED) == 8
+    """Eight shipped ρ = 1 rows of the blocks method (d = 2, L = 5) were measured on their
+    own, the others derived; residual_row writes each from its ρ = 0 row, the same but
+    for the seconds the measurement took."""
+    assert len(SHIPPED_DERIVED) >= 8
     for row in SHIPPED_DERIVED:
         derived = residual_row(SHIPPED.find(*row.key[:3], 0, *row.key[4:]))
         assert replace(derived, seconds=row.seconds) == row

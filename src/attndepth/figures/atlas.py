@@ -53,11 +53,16 @@ def draw(data: dict[str, list]):
             axis.scatter(bound[lower], ratio[lower], s=8, marker="x", color="0.6",
                          linewidths=0.6, label="lower bound only" if lower.any() else None)
             short = here & decided & (ratio < 1)
+            only_lower = f", {lower.sum()} lower bounds" if lower.any() else ""
             axis.set_title(f"$\\rho = {rho}$: {here.sum()} classes, {short.sum()} below "
-                           f"bound (d)", fontsize=6.5)
+                           f"bound (d){only_lower}", fontsize=6.5)
             axis.set_xscale("log")
             axis.axhline(1.0, color="0.5", linewidth=0.6, linestyle=":")
             axis.set_xlabel("bound (d)")
         axes[0].set_ylabel("rank / bound (d)")
-        axes[0].legend(loc="lower left", title="filled: $H = 1$, hollow: $H > 1$")
+        # one legend for both panels: the lower bounds may stand in either
+        entries = {label: handle for axis in axes
+                   for handle, label in zip(*axis.get_legend_handles_labels(), strict=True)}
+        axes[0].legend(entries.values(), entries.keys(), loc="lower left",
+                       title="filled: $H = 1$, hollow: $H > 1$")
     return figure
