@@ -86,6 +86,7 @@ def test_pytest_runs_claims_as_tests_with_the_counterexample(claims_file, tmp_pa
     assert "claim mine.false fails" in run.stdout and "Smallest counterexample: n=7" in run.stdout
 
 
+@pytest.mark.slow
 def test_pytest_preset_mode_and_opt_in(claims_file, tmp_path):
     run = _pytest(tmp_path, "--attndepth-claims", str(claims_file))
     assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout + run.stderr

@@ -35,6 +35,7 @@ def test_registered_custom_measurement(tmp_path):
     assert sums == [7, 8]
 
 
+@pytest.mark.slow
 @pytest.mark.jax
 def test_a_training_sweep_fills_a_store(tmp_path):
     spec = parse_spec({"measurement": "train", "seeds": [0],

@@ -204,6 +204,7 @@ def test_coefficient_rank_hand_example():
         coefficient_separation_rank(poly, (x,), (u, v))
 
 
+@pytest.mark.slow
 def test_regime_limits():
     limits = regime_limits(depths=(1, 2))
     assert limits.above_ratio == 1
