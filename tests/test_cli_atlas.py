@@ -77,3 +77,9 @@ def test_spec_missing_measures_what_the_atlas_lacks(tmp_path, monkeypatch, capsy
     write_atlas(atlas().where(depth=1), known)
     assert main(["atlas", "spec", "--missing", "--atlas", str(known), "--out", str(out)]) == 2
     assert "every reachable class is in the atlas already" in capsys.readouterr().err
+
+
+def test_an_atlas_without_missing_is_refused(tmp_path, capsys):
+    assert main(["atlas", "spec", "--atlas", str(tmp_path / "a.csv"),
+                 "--out", str(tmp_path / "s.toml")]) == 2
+    assert "add --missing" in capsys.readouterr().err and not (tmp_path / "s.toml").exists()

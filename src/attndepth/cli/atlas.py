@@ -13,6 +13,7 @@ from attndepth.atlas_classes import (
     merge_atlas,
     spec_classes,
 )
+from attndepth.errors import InvalidParameter
 from attndepth.simulations.exact.atlas_table import atlas, atlas_from_store, write_atlas
 
 #: Where the spec lives in a clone, and where the shipped atlas lives.
@@ -73,6 +74,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_spec(args: argparse.Namespace) -> int:
+    if args.atlas is not None and not args.missing:
+        raise InvalidParameter("--atlas names the atlas --missing compares with; add --missing")
     known = (atlas() if args.atlas is None else atlas(args.atlas)) if args.missing else None
     classes = atlas_classes()
     reachable = [c for c in classes if c.reachable]

@@ -186,6 +186,38 @@ def evaluate_structured(weights: LinearAttentionWeights, partition: Partition,
     return _in_chunks(block, XP.shape[0], XQ.shape[0], threads)
 
 
+class FirstLayerCubic:
+    """M_1(s) = C_0 + s·C_1 + s²·C_2 + s³·C_3 for columns scaled by t, s = t²
+    (the proof in :func:`evaluate_structured_scales`).
+
+    Built from the row points' and column points' Gram matrices M_P, M_Q and
+    first-layer transfers T_P = ρI + T(M_P), T_Q = T(M_Q); C_0 depends on the row
+    point alone, C_3 on the column point alone, and :meth:`middle` gives C_1, C_2
+    for every pair of a row slice.
+    """
+
+    def __init__(self, kron0: np.ndarray, XP: np.ndarray, XQ: np.ndarray, arith: _Exact,
+                 residual: int):
+        self.arith = arith
+        self.MP, self.MQ = _gram(XP, arith), _gram(XQ, arith)
+        self.TP = _transfer(kron0, self.MP, arith, residual)
+        self.TQ = _transfer(kron0, self.MQ, arith, 0)
+        self.TPt, self.TQt = np.swapaxes(self.TP, -1, -2), np.swapaxes(self.TQ, -1, -2)
+        self.A, self.D = arith.matmul(self.TP, self.MP), arith.matmul(self.TQ, self.MQ)
+        self.C0, self.C3 = arith.matmul(self.A, self.TPt), arith.matmul(self.D, self.TQt)
+
+    def middle(self, rows: slice) -> tuple[np.ndarray, np.ndarray]:
+        """C_1, C_2 of every (row in ``rows``, column) pair; each (r, m_Q, d, d)."""
+        arith = self.arith
+        BC = arith.add(arith.matmul(self.TP[rows, None], self.MQ[None]),
+                       arith.matmul(self.TQ[None], self.MP[rows, None]))
+        C1 = arith.add(arith.matmul(self.A[rows, None], self.TQt[None]),
+                       arith.matmul(BC, self.TPt[rows, None]))
+        C2 = arith.add(arith.matmul(BC, self.TQt[None]),
+                       arith.matmul(self.D[None], self.TPt[rows, None]))
+        return C1, C2
+
+
 def evaluate_structured_scales(weights: LinearAttentionWeights, partition: Partition,
                                XP: np.ndarray, XQ: np.ndarray, coordinate: int,
                                scales: np.ndarray, threads: int | None = None) -> np.ndarray:
@@ -243,12 +275,8 @@ def evaluate_structured_scales(weights: LinearAttentionWeights, partition: Parti
     kron = _kronecker(weights, arith)
     depth = weights.depth
     x_i = XP[:, partition.p_positions.index(partition.position)][..., None]  # (m_P, d, 1)
-    MP, MQ = _gram(XP, arith), _gram(XQ, arith)
-    TP = _transfer(kron[0], MP, arith, weights.residual)
-    TQ = _transfer(kron[0], MQ, arith, 0)
-    TPt, TQt = np.swapaxes(TP, -1, -2), np.swapaxes(TQ, -1, -2)
-    A, D = arith.matmul(TP, MP), arith.matmul(TQ, MQ)
-    C0, C3 = arith.matmul(A, TPt), arith.matmul(D, TQt)
+    first = FirstLayerCubic(kron[0], XP, XQ, arith, weights.residual)
+    TP, TQ, C0, C3 = first.TP, first.TQ, first.C0, first.C3
     last = depth == 2
 
     def transfer(M: np.ndarray, residual: int) -> np.ndarray:
@@ -275,13 +303,10 @@ def evaluate_structured_scales(weights: LinearAttentionWeights, partition: Parti
         return reduce_nonnegative(total, prime) if lazy else total
 
     def block(rows: slice) -> np.ndarray:
-        B = arith.matmul(TP[rows, None], MQ[None])
-        BC = arith.add(B, arith.matmul(TQ[None], MP[rows, None]))
-        C1 = arith.add(arith.matmul(A[rows, None], TQt[None]), arith.matmul(BC, TPt[rows, None]))
-        C2 = arith.add(arith.matmul(BC, TQt[None]), arith.matmul(D[None], TPt[rows, None]))
+        C1, C2 = first.middle(rows)
         E1, E2 = transfer(C1, 0), transfer(C2, 0)
         u1 = arith.matmul(TQ[None], x_i[rows, None])  # (r, m_Q, d, 1)
-        out = np.empty((B.shape[0], B.shape[1], scales.size), dtype=np.int64)
+        out = np.empty((C1.shape[0], C1.shape[1], scales.size), dtype=np.int64)
         for j, s in enumerate(squares):
             s = int(s)
             T = poly((R0[rows, None], E1, E2, R3[None]), s)

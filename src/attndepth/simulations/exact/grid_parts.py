@@ -38,8 +38,8 @@ import numpy as np
 
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.exact.grid_evaluation import (
+    FirstLayerCubic,
     _Exact,
-    _gram,
     _in_chunks,
     _kronecker,
     _transfer,
@@ -70,6 +70,9 @@ def polynomial_product(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:
     -------
     (..., I + J − 1, m, n) int64 residues: c_k = Σ_{i+j=k} a_i b_j mod p.
     """
+    if a.ndim < 3 or b.ndim < 3 or a.shape[-1] != b.shape[-2]:
+        raise InvalidParameter(f"need coefficient stacks (..., I, m, k) and (..., J, k, n), got "
+                               f"shapes {a.shape} and {b.shape}")
     products = matmul_mod(a[..., :, None, :, :], b[..., None, :, :, :], prime)
     first, second = a.shape[-3], b.shape[-3]
     total = np.zeros(products.shape[:-4] + (first + second - 1,) + products.shape[-2:],
@@ -102,18 +105,17 @@ def evaluate_structured_parts(weights: LinearAttentionWeights, partition: Partit
         raise InvalidParameter(f"evaluate_structured_parts takes depth {PARTS_DEPTH}, got "
                                f"{weights.depth}; use evaluate_structured_scales")
     prime, residual, d = weights.prime, weights.residual, weights.width
+    if isinstance(coordinate, bool) or not isinstance(coordinate, int | np.integer) \
+            or not 0 <= coordinate < d:
+        raise InvalidParameter(f"coordinate must be an integer in [0, {d}), got {coordinate!r}")
     parts = (3 ** PARTS_DEPTH - 1) // 2 + 1
     if XP.shape[0] == 0 or XQ.shape[0] == 0:
         return np.zeros((XP.shape[0], XQ.shape[0], parts), dtype=np.int64)
     arith = _Exact(prime)
     kron = _kronecker(weights, arith)
     x_i = XP[:, partition.p_positions.index(partition.position)][..., None]  # (m_P, d, 1)
-    MP, MQ = _gram(XP, arith), _gram(XQ, arith)
-    TP = _transfer(kron[0], MP, arith, residual)
-    TQ = _transfer(kron[0], MQ, arith, 0)
-    TPt, TQt = np.swapaxes(TP, -1, -2), np.swapaxes(TQ, -1, -2)
-    A, D = arith.matmul(TP, MP), arith.matmul(TQ, MQ)
-    C0, C3 = arith.matmul(A, TPt), arith.matmul(D, TQt)
+    first = FirstLayerCubic(kron[0], XP, XQ, arith, residual)
+    TP, TQ, C0, C3 = first.TP, first.TQ, first.C0, first.C3
     R0, R3 = _transfer(kron[1], C0, arith, residual), _transfer(kron[1], C3, arith, 0)
     u0 = arith.matmul(TP, x_i)
     heads = weights.bilinear.shape[2]
@@ -122,10 +124,7 @@ def evaluate_structured_parts(weights: LinearAttentionWeights, partition: Partit
     b_rows = np.ascontiguousarray(weights.value_output[0, 2][:, coordinate, :])  # (H, d)
 
     def block(rows: slice) -> np.ndarray:
-        B = arith.matmul(TP[rows, None], MQ[None])
-        BC = arith.add(B, arith.matmul(TQ[None], MP[rows, None]))
-        C1 = arith.add(arith.matmul(A[rows, None], TQt[None]), arith.matmul(BC, TPt[rows, None]))
-        C2 = arith.add(arith.matmul(BC, TQt[None]), arith.matmul(D[None], TPt[rows, None]))
+        C1, C2 = first.middle(rows)
         E1, E2 = _transfer(kron[1], C1, arith, 0), _transfer(kron[1], C2, arith, 0)
         shape = E1.shape
         T = np.stack([np.broadcast_to(R0[rows, None], shape), E1, E2,
