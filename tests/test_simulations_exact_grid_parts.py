@@ -59,16 +59,17 @@ def test_chunks_and_threads_do_not_change_the_parts(monkeypatch):
         evaluate_structured_parts(weights, partition, XP, XQ, 1, threads=2), whole)
 
 
-def test_polynomial_product_is_the_convolution_of_coefficients():
-    prime = 101
+@pytest.mark.parametrize("prime", [101, BLOCK_PRIME, DEFAULT_PRIME])  # lazy, lazy, reduced
+def test_polynomial_product_is_the_convolution_of_coefficients(prime):
     rng = np.random.default_rng(0)
-    a = rng.integers(0, prime, (2, 3, 2, 4))  # batch 2, degree 2, 2 × 4 matrices
-    b = rng.integers(0, prime, (2, 4, 4, 3))  # degree 3, 4 × 3
+    a = rng.integers(prime - 3, prime, (2, 3, 2, 4))  # batch 2, degree 2, 2 × 4 matrices
+    b = rng.integers(prime - 3, prime, (2, 4, 4, 3))  # degree 3, 4 × 3; residues near p
     product = polynomial_product(a, b, prime)
     assert product.shape == (2, 6, 2, 3)
+    a, b = a.astype(object), b.astype(object)
     for k in range(6):
         expected = sum(a[:, i] @ b[:, k - i] for i in range(3) if 0 <= k - i < 4) % prime
-        np.testing.assert_array_equal(product[:, k], expected)
+        np.testing.assert_array_equal(product[:, k], expected.astype(np.int64))
 
 
 def test_other_depths_and_float_weights_are_refused():

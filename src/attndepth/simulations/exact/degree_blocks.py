@@ -28,13 +28,18 @@ and equal with probability ≥ 1 − R_a·(3^{L+1} − 2)/p when it stays ``marg
 below the grid (Schwartz–Zippel: F_a's entries are polynomials of the same
 degrees as f's). The blocks' failure probabilities add (union bound).
 
-Memory: the blocks are built in batches of at most :data:`BATCH_ENTRIES`
-entries (a block larger than that alone), each batch from its own pass over
-the grid in row chunks, and held as int32 centred residues (|x| ≤ p/2 + 2 <
-2^25); a block becomes float64 only when it is ranked, one at a time. Every
-pass evaluates its largest block's grid at all K + 1 scales, so fewer passes
-mean less evaluation: the 2^27 entries (512 MiB) of a batch hold every block
-of d = 4, L = 3, N = 4 and all but the largest of d = 4, L = 3, N = 8.
+Memory: the blocks are built in batches, each from its own pass over the grid
+in row chunks, and held as int32 centred residues (|x| ≤ p/2 + 2 < 2^25); a
+block becomes float64 only when it is ranked, one at a time, largest first.
+A batch's peak is therefore its int32 blocks plus the float64 copy of its
+largest block (and the GEMM LU's panels, a third of that copy more at
+11,448²), and batches are filled up to :data:`BATCH_BYTES` of blocks and copy
+(3 GiB: what the largest block the 2 GiB guard allows, 16,384², takes alone). Every
+pass evaluates its blocks' staircase of rows × columns, so fewer passes mean
+less evaluation: one batch holds every block of each class up to 11,448
+points per side (d = 4, L = 3, |P| = 5, |Q| = 4: 0.87 GiB of int32 blocks and
+0.98 GiB for the largest one's float64 copy), where 512 MiB batches of int32
+alone took two passes and 1.1–1.5× the evaluation.
 """
 
 from __future__ import annotations
@@ -80,8 +85,9 @@ from attndepth.simulations.validation import check_int, check_size
 BLOCK_PRIME = 67_108_859
 #: The next prime below, for a second, independent measurement (``--verify``).
 SECOND_BLOCK_PRIME = 67_108_837
-#: Entries of the int32 blocks built in one pass over the grid (512 MiB).
-BATCH_ENTRIES = 1 << 27
+#: Bytes a batch of blocks may hold at its peak: its int32 blocks and the float64 copy
+#: of its largest while that is ranked (3 GiB, what one 16,384² block takes alone).
+BATCH_BYTES = 3 << 30
 #: Pairs evaluated per row chunk, all K + 1 scales together (bounds what is held at once).
 CHUNK_ENTRIES = 1 << 22
 #: Points per side of the largest block grid (2 GiB guard: one 16,384² float64 block).
@@ -175,12 +181,15 @@ def separating_scales(degree: int, prime: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _batches(sizes: Sequence[int]) -> list[list[int]]:
-    """Block indices grouped, largest first, so a batch holds ≤ BATCH_ENTRIES entries."""
+    """Block indices grouped, largest first, so that a batch's int32 blocks plus the
+    float64 copy of its first (largest) block take at most :data:`BATCH_BYTES`; a
+    block too large for that is a batch alone."""
     order = sorted((a for a, n in enumerate(sizes) if n), key=lambda a: -sizes[a])
     batches: list[list[int]] = []
     entries = 0
     for a in order:
-        if batches and entries + sizes[a] ** 2 <= BATCH_ENTRIES:
+        if batches and 4 * (entries + sizes[a] ** 2) + 8 * sizes[batches[-1][0]] ** 2 \
+                <= BATCH_BYTES:
             batches[-1].append(a)
             entries += sizes[a] ** 2
         else:

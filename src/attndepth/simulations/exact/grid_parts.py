@@ -25,9 +25,10 @@ is
 with degrees v_2: 4, A_hᵀ v_2: 4, q_h = Tᵀ A_hᵀ v_2: 7, g_h = b_hᵀ T M: 6, and
 g_h · q_h: 13 = K. The coefficient of s^a of f(s) is f_a at (x_P, x_Q): f_a is
 homogeneous of degree a in M_Q (the structural lemma). Each product of matrix
-polynomials is one broadcast batched product of every coefficient pair (exact by
-:func:`~attndepth.simulations.exact.modular.matmul_mod`) summed along its
-anti-diagonals. Per pair and head that is about 36d² + 56d products, against
+polynomials is one broadcast batched product of every coefficient pair summed
+along its anti-diagonals, in uint64 and reduced once where those sums stay below
+2^64 (p < 2^26: up to 4,096 products of residues), else exact by
+:func:`~attndepth.simulations.exact.modular.matmul_mod`. Per pair and head that is about 36d² + 56d products, against
 14 × (about 12d² + 5d) and a 14 × 14 product for the scales; the tests check
 the parts equal the scaled evaluations' parts exactly.
 """
@@ -73,13 +74,23 @@ def polynomial_product(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:
     if a.ndim < 3 or b.ndim < 3 or a.shape[-1] != b.shape[-2]:
         raise InvalidParameter(f"need coefficient stacks (..., I, m, k) and (..., J, k, n), got "
                                f"shapes {a.shape} and {b.shape}")
-    products = matmul_mod(a[..., :, None, :, :], b[..., None, :, :, :], prime)
-    first, second = a.shape[-3], b.shape[-3]
+    first, second, inner = a.shape[-3], b.shape[-3], a.shape[-1]
+    # every coefficient pair (i, j) at once: (..., I, 1, m, k) @ (..., 1, J, k, n)
+    rows = np.asarray(a, dtype=np.int64)[..., :, None, :, :]
+    columns = np.asarray(b, dtype=np.int64)[..., None, :, :, :]
+    if inner * min(first, second) * (prime - 1) ** 2 < 2 ** 64:
+        # Lazy: an anti-diagonal sums min(I, J) unreduced products of k terms < p² each,
+        # < 2^64 by the test above, so one remainder at the end (of (I + J − 1)·m·n
+        # entries instead of I·J·m·n more: 1.1–1.25× faster at d = 4, 5, measured).
+        products = np.matmul(rows.view(np.uint64), columns.view(np.uint64))
+    else:
+        products = matmul_mod(rows, columns, prime).view(np.uint64)
     total = np.zeros(products.shape[:-4] + (first + second - 1,) + products.shape[-2:],
-                     dtype=np.int64)
-    for i in range(first):  # at most min(I, J) reduced terms < p meet: < 2^34
+                     dtype=np.uint64)
+    for i in range(first):  # reduced products: at most min(I, J) terms < p meet
         total[..., i:i + second, :, :] += products[..., i, :, :, :]
-    return reduce_nonnegative(total, prime)
+    total %= np.uint64(prime)
+    return total.view(np.int64)
 
 
 def evaluate_structured_parts(weights: LinearAttentionWeights, partition: Partition,
