@@ -9,7 +9,13 @@ from __future__ import annotations
 import flint
 import numpy as np
 
-from attndepth.simulations.exact.grid_evaluation import _gram, _kronecker, _transfer
+from attndepth.simulations.exact.grid_evaluation import (
+    _gram,
+    _kronecker,
+    _transfer,
+    reduce_nonnegative,
+)
+from attndepth.simulations.exact.modular import matmul_mod
 from attndepth.simulations.models.stacks import LAYER_NORM_EPS, SoftmaxWeights, StackConfig
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
 
@@ -153,3 +159,30 @@ def variant_stack_before(config: StackConfig, weights: SoftmaxWeights,
             raise ValueError("overflow")
         X = Y
     return X
+
+
+def polynomial_product_before(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:
+    """Matrix-polynomial product with a remainder after every coefficient product (before
+    the lazy anti-diagonal sums)."""
+    products = matmul_mod(a[..., :, None, :, :], b[..., None, :, :, :], prime)
+    first, second = a.shape[-3], b.shape[-3]
+    total = np.zeros(products.shape[:-4] + (first + second - 1,) + products.shape[-2:],
+                     dtype=np.int64)
+    for i in range(first):
+        total[..., i:i + second, :, :] += products[..., i, :, :, :]
+    return reduce_nonnegative(total, prime)
+
+
+def block_batches_before(sizes: list[int]) -> list[list[int]]:
+    """Degree-block batches before: at most 2^27 int32 entries (512 MiB) each."""
+    order = sorted((a for a, n in enumerate(sizes) if n), key=lambda a: -sizes[a])
+    batches: list[list[int]] = []
+    entries = 0
+    for a in order:
+        if batches and entries + sizes[a] ** 2 <= 1 << 27:
+            batches[-1].append(a)
+            entries += sizes[a] ** 2
+        else:
+            batches.append([a])
+            entries = sizes[a] ** 2
+    return batches

@@ -8,7 +8,14 @@ import flint
 import numpy as np
 import sympy as sp
 
-from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, separating_scales
+from attndepth.atlas_classes import atlas_classes
+from attndepth.simulations.exact import grid_parts
+from attndepth.simulations.exact.degree_blocks import (
+    BLOCK_PRIME,
+    DEFAULT_MARGIN,
+    _batches,
+    separating_scales,
+)
 from attndepth.simulations.exact.grid_evaluation import (
     evaluate_structured,
     evaluate_structured_scales,
@@ -20,8 +27,13 @@ from attndepth.simulations.exact.partitions import make_partition
 from attndepth.simulations.exact.separation_rank import SeparationRankConfig, rank_from_grids
 from attndepth.simulations.models.linear_attention import draw_linear_attention_weights
 from attndepth.simulations.threads import available_cores
-from attndepth.theory.separation_rank import separation_rank_bounds
-from bench.baselines import evaluate_structured_before, rank_mod_before
+from attndepth.theory.separation_rank import degree_block_bounds, separation_rank_bounds
+from bench.baselines import (
+    block_batches_before,
+    evaluate_structured_before,
+    polynomial_product_before,
+    rank_mod_before,
+)
 from bench.timing import best_of, interleaved
 
 
@@ -125,6 +137,65 @@ def parts_against_scales(width: int, heads: int, tokens: int, rows: int,
             "before µs a pair": 1e6 * before / pairs, "after µs a pair": 1e6 * after / pairs,
             "speed-up": before / after,
             "identical": bool(np.array_equal(through_scales(), as_coefficients()))}
+
+
+def lazy_products_before_after(width: int, heads: int, tokens: int, rows: int,
+                               columns: int) -> dict:
+    """The depth-3 parts with a remainder after every coefficient product (before) and
+    once per anti-diagonal sum (after, ``grid_parts.polynomial_product``)."""
+    weights = draw_linear_attention_weights(width, 3, heads, 0, 1, 0, prime=BLOCK_PRIME)
+    split = make_partition("balanced", tokens)
+    rng = np.random.default_rng(0)
+    XP = rng.integers(0, BLOCK_PRIME, (rows, len(split.p_positions), width))
+    XQ = rng.integers(0, BLOCK_PRIME, (columns, len(split.q_positions), width))
+    lazy = grid_parts.polynomial_product
+
+    def evaluate(product):
+        grid_parts.polynomial_product = product
+        try:
+            return evaluate_structured_parts(weights, split, XP, XQ, 0)
+        finally:
+            grid_parts.polynomial_product = lazy
+
+    before, after = interleaved(lambda: evaluate(polynomial_product_before),
+                                lambda: evaluate(lazy), 3)
+    pairs = rows * columns
+    return {"config": f"d={width}, H={heads}, N={tokens}", "pairs": pairs,
+            "before µs a pair": 1e6 * before / pairs, "after µs a pair": 1e6 * after / pairs,
+            "speed-up": before / after,
+            "identical": bool(np.array_equal(evaluate(polynomial_product_before),
+                                             evaluate(lazy)))}
+
+
+def _pass_pairs(sizes: list[int], batches: list[list[int]]) -> int:
+    """Pairs the passes evaluate: each its largest block's grid, n² pairs."""
+    return sum(max(sizes[a] for a in batch) ** 2 for batch in batches)
+
+
+def block_passes() -> list[dict]:
+    """Pair evaluations of the atlas' block classes under 512 MiB batches of int32
+    (before) and the 3 GiB budget of blocks and float64 copy (after); one row per
+    (d, L) with a class that took more than one pass before. Exact counts: a pass
+    evaluates its largest block's grid (``degree_blocks.evaluate_blocks``)."""
+    groups: dict[tuple[int, int], list] = {}
+    for atlas_class in atlas_classes():
+        if not atlas_class.reachable or atlas_class.method != "blocks":
+            continue
+        sizes = [min(block.bound + DEFAULT_MARGIN, atlas_class.max_points)
+                 for block in degree_block_bounds(atlas_class.width, atlas_class.depth,
+                                                  atlas_class.p_size, atlas_class.q_size)]
+        if len(block_batches_before(sizes)) > 1:
+            groups.setdefault((atlas_class.width, atlas_class.depth), []).append(sizes)
+    rows = []
+    for (width, depth), members in sorted(groups.items()):
+        before = sum(_pass_pairs(s, block_batches_before(s)) for s in members)
+        after = sum(_pass_pairs(s, _batches(s)) for s in members)
+        rows.append({"d, L": f"{width}, {depth}", "classes": len(members),
+                     "passes before": max(len(block_batches_before(s)) for s in members),
+                     "passes after": max(len(_batches(s)) for s in members),
+                     "pairs before": before, "pairs after": after,
+                     "ratio": before / after})
+    return rows
 
 
 def rank_before_after(width: int, depth: int, tokens: int) -> dict:

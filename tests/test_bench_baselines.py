@@ -14,8 +14,10 @@ from attndepth.simulations.models.stacks import (
     run_stack,
 )
 from bench.baselines import (
+    block_batches_before,
     draw_weights_before,
     evaluate_structured_before,
+    polynomial_product_before,
     post_ln_stack_before,
     rank_mod_before,
 )
@@ -29,6 +31,24 @@ def test_exact_evaluator_before_gives_the_same_matrix():
     XQ = rng.integers(0, DEFAULT_PRIME, (5, 2, 3))
     np.testing.assert_array_equal(evaluate_structured_before(weights, partition, XP, XQ, 2),
                                   evaluate_structured(weights, partition, XP, XQ, 2))
+
+
+def test_polynomial_product_before_gives_the_same_coefficients():
+    from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME
+    from attndepth.simulations.exact.grid_parts import polynomial_product
+
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, BLOCK_PRIME, (3, 4, 5, 5))
+    b = rng.integers(0, BLOCK_PRIME, (3, 5, 5, 2))
+    np.testing.assert_array_equal(polynomial_product_before(a, b, BLOCK_PRIME),
+                                  polynomial_product(a, b, BLOCK_PRIME))
+
+
+def test_block_batches_before_hold_at_most_512_mib_of_int32_unless_alone():
+    sizes = [9, 18, 63, 228, 723, 2010, 5013, 11448, 8016, 2868, 888, 228, 48, 12]
+    batches = block_batches_before(sizes)
+    assert batches[0] == [7] and sorted(sum(batches, [])) == list(range(14))
+    assert all(len(b) == 1 or sum(sizes[a] ** 2 for a in b) <= 1 << 27 for b in batches)
 
 
 def test_rank_before_gives_the_same_rank():

@@ -35,7 +35,7 @@ A batch's peak is therefore its int32 blocks plus the float64 copy of its
 largest block (and the GEMM LU's panels, a third of that copy more at
 11,448²), and batches are filled up to :data:`BATCH_BYTES` of blocks and copy
 (3 GiB: what the largest block the 2 GiB guard allows, 16,384², takes alone). Every
-pass evaluates its blocks' staircase of rows × columns, so fewer passes mean
+pass evaluates its largest block's grid at all K + 1 parts, so fewer passes mean
 less evaluation: one batch holds every block of each class up to 11,448
 points per side (d = 4, L = 3, |P| = 5, |Q| = 4: 0.87 GiB of int32 blocks and
 0.98 GiB for the largest one's float64 copy), where 512 MiB batches of int32

@@ -28,9 +28,10 @@ homogeneous of degree a in M_Q (the structural lemma). Each product of matrix
 polynomials is one broadcast batched product of every coefficient pair summed
 along its anti-diagonals, in uint64 and reduced once where those sums stay below
 2^64 (p < 2^26: up to 4,096 products of residues), else exact by
-:func:`~attndepth.simulations.exact.modular.matmul_mod`. Per pair and head that is about 36d² + 56d products, against
-14 × (about 12d² + 5d) and a 14 × 14 product for the scales; the tests check
-the parts equal the scaled evaluations' parts exactly.
+:func:`~attndepth.simulations.exact.modular.matmul_mod`. Per pair and head that
+is about 36d² + 56d products, against 14 × (about 12d² + 5d) and a 14 × 14
+product for the scales; the tests check the parts equal the scaled evaluations'
+parts exactly.
 """
 
 from __future__ import annotations
