@@ -150,14 +150,19 @@ def evaluate_structured_parts(weights: LinearAttentionWeights, partition: Partit
         total = np.zeros(shape[:2] + (parts,), dtype=np.int64)
         if residual:
             total[..., :v2.shape[-3]] += v2[..., coordinate, 0]
-        W = matmul_mod(bilinear_t, v2, prime)  # (r, m, 5, H·d, 1): A_hᵀ v_2 stacked
-        W = np.swapaxes(W.reshape(W.shape[:-2] + (heads, d)), -1, -2)  # (r, m, 5, d, H)
+        # A_hᵀ v_2 of every head and coefficient as one 2-D product, (r·m·5, d) @ (d, H·d)
+        W = matmul_mod(v2.reshape(-1, d), bilinear_t.T, prime)
+        W = np.swapaxes(W.reshape(v2.shape[:-2] + (heads, d)), -1, -2)  # (r, m, 5, d, H)
         Q = polynomial_product(Tt, W, prime)  # q_h = Tᵀ A_hᵀ v_2, degree 7, (…, 8, d, H)
         G = polynomial_product(matmul_mod(b_rows, T, prime), M, prime)  # b_hᵀ T M, (…, 7, H, d)
-        # Σ_h g_h · q_h: one product of the flattened (h, j) axes, summed along anti-diagonals
-        flat_g = G.reshape(G.shape[:-2] + (1, heads * d))  # (…, 7, 1, H·d)
-        flat_q = np.swapaxes(Q, -1, -2).reshape(Q.shape[:-2] + (heads * d, 1))  # (…, 8, H·d, 1)
-        total += polynomial_product(flat_g, flat_q, prime)[..., 0, 0]  # degree 13
+        # Σ_h g_h · q_h: every coefficient pair (i, k) as one (7, H·d) @ (H·d, 8) product
+        # per pair over the flattened (h, j) axes, then summed along its anti-diagonals
+        flat_g = G.reshape(G.shape[:-3] + (1, 7, heads * d))
+        flat_q = np.moveaxis(np.swapaxes(Q, -1, -2), -3, -1).reshape(
+            Q.shape[:-3] + (1, heads * d, 8))  # (…, 1, H·d, 8): [h·d + j, k] = q_{h,k}[j]
+        products = polynomial_product(flat_g, flat_q, prime)[..., 0, :, :]  # (…, 7, 8)
+        for i in range(7):  # reduced terms: at most 7 + 1 < p meet, < 2^30
+            total[..., i:i + 8] += products[..., i, :]
         total = reduce_nonnegative(total, prime)
         return total
 
