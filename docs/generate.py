@@ -165,6 +165,45 @@ def _conjecture_rows() -> list[str]:
     return rows
 
 
+def _classes(count: int) -> str:
+    return f"{count:,} class" + ("" if count == 1 else "es")
+
+
+def _missing_classes(scope: list, table) -> list[str]:
+    """The atlas page's section on the classes in scope that it lacks: those the machine
+    reaches but no sweep has measured yet (each with the command that measures it), and
+    those beyond its reach (the 2 GiB guard or the time estimate's limit)."""
+    from attndepth.simulations.exact.degree_blocks import MAX_BLOCK_POINTS, MAX_BLOCK_SECONDS
+
+    keys = {row.key for row in table}
+    missing = [c for c in scope if c.reachable and c.key not in keys]
+    beyond = [c for c in scope if not c.reachable]
+    lines = ["## Not in the atlas", ""]
+    if missing:
+        hours = sum(c.estimated_seconds for c in missing if not c.derived) / 3600
+        lines += [f"**Reachable, not measured yet: {_classes(len(missing))}** (about {hours:.1f} "
+                  "hours of estimate on 2 cores; `attndepth atlas spec --missing` writes "
+                  "their sweep). Rows marked *derived* come with their ρ = 0 class.", "",
+                  '<div class="atlas-table">', "",
+                  "| (d, L, H, ρ, \\|P\\|, \\|Q\\|) | bound (d) | estimate | command |",
+                  "|---|---|---|---|"]
+        lines += [f"| {c.key} | {c.bounds.bigraded:,} | "
+                  f"{'derived' if c.derived else f'{c.estimated_seconds / 60:.0f} min'} | "
+                  f"`{c.command()}` |" for c in missing]
+        lines += ["", "</div>", ""]
+    else:
+        lines += ["Every class the machine reaches is in the atlas.", ""]
+    if beyond:
+        guarded = sum(c.grid > MAX_BLOCK_POINTS for c in beyond)
+        lines += [f"**Beyond reach: {_classes(len(beyond))}**, {guarded} whose largest block "
+                  f"exceeds the 2 GiB guard ({MAX_BLOCK_POINTS:,}² float64) and "
+                  f"{len(beyond) - guarded} whose estimate exceeds "
+                  f"{MAX_BLOCK_SECONDS / 60:.0f} minutes on 2 cores (about ten measured on "
+                  "the machine the estimate was calibrated on): "
+                  + ", ".join(str(c.key) for c in beyond) + ".", ""]
+    return lines
+
+
 def atlas_page(target: Path) -> str:
     """The atlas: coverage, the figure, the conjectures against it, and every row by width
     (from :func:`attndepth.atlas`; the CSV is copied next to the page for download)."""
@@ -222,7 +261,8 @@ def atlas_page(target: Path) -> str:
         "Each is a registered claim (`attndepth verify --claim ID`); its note names the "
         "smallest refutation with the command that measures it again, and "
         "`attndepth verify --search --claim ID` visits every atlas row of its domain.", "",
-        *_conjecture_rows(), ""]
+        *_conjecture_rows(), "",
+        *_missing_classes(scope, table)]
     for width in sorted({row.width for row in table}):
         lines += [f"## d = {width}", "", '<div class="atlas-table">', "",
                   "| L | H | ρ | \\|P\\| | \\|Q\\| | rank | bound (d) | deficit | "

@@ -110,3 +110,26 @@ def test_the_api_reference_has_a_page_per_module_and_the_front_door_first():
     index = pages["index.rst"]
     assert index.index("attndepth.separation_rank") < index.index("attndepth.framework.")
     assert "attndepth.simulations.settings.rst" in pages and len(pages) > 100
+
+
+def test_the_atlas_page_names_the_missing_classes_and_those_beyond_reach():
+    sys.path.insert(0, str(ROOT / "docs"))
+    import generate
+
+    from attndepth.atlas_classes import atlas_class
+    from attndepth.simulations.exact.atlas_table import Atlas
+
+    scope = [atlas_class(2, 1, 1, 0, 1, 1), atlas_class(2, 3, 1, 1, 1, 2),
+             atlas_class(4, 4, 1, 0, 1, 1), atlas_class(6, 3, 1, 0, 1, 2)]
+    # beyond reach: a 68-minute estimate, then a block past the 2 GiB guard
+    page = "\n".join(generate._missing_classes(scope, Atlas([])))
+    assert "not measured yet: 2 classes" in page
+    assert scope[0].command() in page and scope[1].command() in page
+    assert "Beyond reach: 2 classes**, 1 whose largest block" in page
+    assert "and 1 whose estimate exceeds 20 minutes" in page
+    assert "(4, 4, 1, 0, 1, 1), (6, 3, 1, 0, 1, 2)." in page
+    from attndepth import atlas
+
+    page = "\n".join(generate._missing_classes(scope[:1], atlas()))
+    assert "Every class the machine reaches is in the atlas." in page
+    assert "Beyond reach" not in page
