@@ -88,7 +88,7 @@ def polynomial_product(a: np.ndarray, b: np.ndarray, prime: int) -> np.ndarray:
         products = matmul_mod(rows, columns, prime).view(np.uint64)
     total = np.zeros(products.shape[:-4] + (first + second - 1,) + products.shape[-2:],
                      dtype=np.uint64)
-    for i in range(first):  # reduced products: at most min(I, J) terms < p meet
+    for i in range(first):  # lazy: < 2^64 by the test; reduced: min(I, J) terms < p
         total[..., i:i + second, :, :] += products[..., i, :, :, :]
     total %= np.uint64(prime)
     return total.view(np.int64)
@@ -157,12 +157,13 @@ def evaluate_structured_parts(weights: LinearAttentionWeights, partition: Partit
         G = polynomial_product(matmul_mod(b_rows, T, prime), M, prime)  # b_hᵀ T M, (…, 7, H, d)
         # Σ_h g_h · q_h: every coefficient pair (i, k) as one (7, H·d) @ (H·d, 8) product
         # per pair over the flattened (h, j) axes, then summed along its anti-diagonals
-        flat_g = G.reshape(G.shape[:-3] + (1, 7, heads * d))
+        g_terms, q_terms = G.shape[-3], Q.shape[-3]  # 7 and 8
+        flat_g = G.reshape(G.shape[:-3] + (1, g_terms, heads * d))
         flat_q = np.moveaxis(np.swapaxes(Q, -1, -2), -3, -1).reshape(
-            Q.shape[:-3] + (1, heads * d, 8))  # (…, 1, H·d, 8): [h·d + j, k] = q_{h,k}[j]
+            Q.shape[:-3] + (1, heads * d, q_terms))  # [h·d + j, k] = q_{h,k}[j]
         products = polynomial_product(flat_g, flat_q, prime)[..., 0, :, :]  # (…, 7, 8)
-        for i in range(7):  # reduced terms: at most 7 + 1 < p meet, < 2^30
-            total[..., i:i + 8] += products[..., i, :]
+        for i in range(g_terms):  # at most 7 reduced terms < p, and ρ's one: < 2^34
+            total[..., i:i + q_terms] += products[..., i, :]
         total = reduce_nonnegative(total, prime)
         return total
 
