@@ -20,7 +20,11 @@ from attndepth.atlas_classes import (
 )
 from attndepth.separation_rank import rank_with_bounds
 from attndepth.simulations.exact.atlas_table import Atlas, atlas, seprank_command
-from attndepth.simulations.exact.degree_blocks import BoundViolation
+from attndepth.simulations.exact.degree_blocks import (
+    MAX_BLOCK_POINTS,
+    MAX_BLOCK_SECONDS,
+    BoundViolation,
+)
 from attndepth.simulations.exact.separation_rank import SeparationRankConfig
 from attndepth.simulations.sweeps.sweep_spec import load_spec
 
@@ -70,6 +74,16 @@ def test_method_and_cost_of_a_class():
     assert large.memory_bytes > 2 * 2**30
     assert isinstance(plain, AtlasClass) and plain.partition == "sizes=2/2"
     assert plain.command() == seprank_command(3, 2, 1, 0, 2, 2, "blocks", plain.max_points, 0)
+
+
+def test_a_class_that_fits_the_guard_is_reachable_however_long_it_takes():
+    slow = atlas_class(4, 4, 2, 0, 1, 1)  # one 12,349² block at most; about an hour
+    assert slow.reachable and slow.grid <= MAX_BLOCK_POINTS
+    assert slow.estimated_seconds > MAX_BLOCK_SECONDS
+    assert slow.max_seconds >= slow.estimated_seconds and slow.max_seconds % 3600 == 0
+    assert f"--max-seconds {slow.max_seconds:.0f} " in slow.command()
+    plain = atlas_class(3, 2, 1, 0, 2, 2)
+    assert plain.max_seconds == MAX_BLOCK_SECONDS and "--max-seconds" not in plain.command()
 
 
 def test_the_spec_parses_into_one_point_per_reachable_class(tmp_path):

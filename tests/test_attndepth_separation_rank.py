@@ -82,6 +82,18 @@ def test_the_seprank_observable_takes_its_schema_from_the_config():
     assert seprank["heads"].default == 1 and seprank["partition"].default == "balanced"
 
 
+def test_the_seprank_observable_takes_a_time_limit_for_the_blocks_only():
+    from attndepth.separation_rank import observe_separation_rank
+
+    blocks = {"width": 3, "depth": 2, "tokens": 4, "partition": "sizes=2/2",
+              "method": "blocks", "max_points": 10**4}
+    assert observe_separation_rank(0, max_seconds=60.0, **blocks)["rank"] > 0
+    with pytest.raises(ValueError, match="more than the limit"):  # refused up front
+        observe_separation_rank(0, max_seconds=1e-9, **blocks)
+    with pytest.raises(ValueError, match="max_seconds limits the blocks"):
+        observe_separation_rank(0, width=2, depth=2, method="exact", max_seconds=60.0)
+
+
 def test_rank_options_travel_whole_with_each_methods_defaults():
     from attndepth.separation_rank import RankOptions
     from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, MAX_BLOCK_POINTS

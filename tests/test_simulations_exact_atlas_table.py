@@ -101,13 +101,15 @@ def test_to_pandas_without_pandas_says_what_to_do(monkeypatch):
 
 def test_write_and_read_round_trip(tmp_path):
     rows = Atlas([_row(), _row(width=9, failure_probability=None, certificate="lower-bound",
-                           short_blocks=((3, 5, 7),))])
+                           short_blocks=((3, 5, 7),), max_seconds=7200.0)])
     path = tmp_path / "atlas.csv"
     write_atlas(rows, path)
     again = atlas(path)
     assert list(again) == list(rows)
     assert path.read_text().splitlines()[0] == ",".join(ATLAS_COLUMNS)
     assert not (tmp_path / "atlas.csv.partial").exists()
+    assert "--max-seconds" not in again[0].command  # the default limit goes unsaid
+    assert again[1].command.endswith("--max-seconds 7200 --seed 0")
 
 
 @pytest.mark.parametrize("text, message", [
@@ -136,7 +138,8 @@ def test_a_sweep_of_atlas_points_exports_rows_with_their_certificates(tmp_path):
                                "residual": [0, 0, 1], "tokens": [3, 3, 2],
                                "partition": ["sizes=1/2", "sizes=1/2", "sizes=1/1"],
                                "method": ["blocks", "blocks", "exact"],
-                               "max_points": [64, 64, 64]}})
+                               "max_points": [64, 64, 64],
+                               "max_seconds": [3600, 1200, 1200]}})
     store = tmp_path / "atlas.sqlite"
     run_sweep(spec, store, workers=1, progress=False)
     table, failed = atlas_from_store(store)
@@ -146,6 +149,8 @@ def test_a_sweep_of_atlas_points_exports_rows_with_their_certificates(tmp_path):
     assert below.short_blocks and below.deficit == 2
     assert not math.isnan(below.failure_probability)
     assert table.find(2, 1, 2, 1, 1, 1).method == "exact"
+    assert table.find(2, 2, 1, 0, 1, 2).max_seconds == 3600  # the limit it ran with
+    assert "--max-seconds 3600" in table.find(2, 2, 1, 0, 1, 2).command
     with pytest.raises(ValueError, match="does not exist"):
         atlas_from_store(tmp_path / "none.sqlite")
 

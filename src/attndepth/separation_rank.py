@@ -337,7 +337,8 @@ def rank_with_bounds(config: SeparationRankConfig, seed: int = 0, method: str = 
 def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, tokens: int = 2,
                             residual: int = 0, partition: str = "balanced",
                             method: str = "exact",
-                            max_points: int = DEFAULT_MAX_POINTS) -> dict[str, Any]:
+                            max_points: int = DEFAULT_MAX_POINTS,
+                            max_seconds: float = MAX_BLOCK_SECONDS) -> dict[str, Any]:
     """Sweep observable ``seprank``: certified (or numeric) rank, every bound, the ratio.
 
     Besides the rank and its certificate (``reason``: ``upper-bound`` proved,
@@ -345,11 +346,18 @@ def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, t
     point records the method and prime that certified it, the seconds it took,
     and for the blocks method every block short of its bound as
     ``[a, rank, bound]`` in ``short_blocks`` (empty when every block meets its
-    bound). ``method`` ``auto`` is recorded resolved.
+    bound). ``method`` ``auto`` is recorded resolved. ``max_seconds`` is the
+    blocks and torus methods' up-front refusal (:attr:`RankOptions.max_seconds`);
+    the whole-matrix methods take only its default.
     """
     config = SeparationRankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
                                   residual=residual, partition=partition)
-    result = rank_with_bounds(config, seed, method, max_points=max_points)
+    limited = resolve_method(config, method) in ("blocks", "torus")
+    if not limited and max_seconds != MAX_BLOCK_SECONDS:
+        raise InvalidParameter("max_seconds limits the blocks and torus methods; the exact "
+                               "method is limited by max_points")
+    result = rank_with_bounds(config, seed, method, max_points=max_points,
+                              **({"max_seconds": max_seconds} if limited else {}))
     return {"rank": result["rank"], "saturated": result["saturated"],
             "reason": result["reason"], "grid": result["grid_p"],
             "failure_probability": result["failure_probability"],
@@ -372,4 +380,5 @@ register_observable("seprank", observe_separation_rank, {
     **parameters_from(SeparationRankConfig, ("width", "depth", "heads", "tokens", "partition")),
     "residual": Parameter(int, 0),
     "method": Parameter(str, "exact"), "max_points": Parameter(int, DEFAULT_MAX_POINTS),
+    "max_seconds": Parameter(float, MAX_BLOCK_SECONDS),
 }, expand=_expand_partitions)

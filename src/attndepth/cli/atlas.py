@@ -42,8 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=f"Enumerate every class with bound (d) <= {ATLAS_MAX_BOUND} at d <= 8, "
                     f"L <= 5 (at most d + 1 positions in P and d in Q: larger sizes have the "
                     f"same rank), keep "
-                    f"those within the 2 GiB guard and the ten-minute estimate, and write "
-                    f"them cheapest first as one seprank sweep (under a minute).",
+                    f"those within the 2 GiB guard (a raised time limit for the few whose "
+                    f"estimate passes the default), and write them cheapest first as one "
+                    f"seprank sweep (under a minute).",
         epilog=examples("attndepth atlas spec", "attndepth atlas spec --out my_atlas.toml",
                         "attndepth atlas spec --missing --out rest.toml"))
     spec.add_argument("--out", type=Path, default=SPEC_PATH, metavar="FILE",
@@ -85,7 +86,7 @@ def run_spec(args: argparse.Namespace) -> int:
     args.out.write_text(text)
     derived = sum(c.derived for c in reachable)
     print(f"{args.out}: {len(points)} points for {len(reachable)} classes of {len(classes)} "
-          f"in scope ({len(classes) - len(reachable)} beyond the 2 GiB guard or ten minutes; "
+          f"in scope ({len(classes) - len(reachable)} beyond the 2 GiB guard; "
           f"{derived} rho = 1 rows come from the rho = 0 blocks"
           + (f"; {len(known)} rows in the atlas already" if known is not None else "") + ")")
     return 0

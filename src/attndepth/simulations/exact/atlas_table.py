@@ -2,8 +2,8 @@
 
 One row per size class (d, L, H, ρ, |P|, |Q|) of the analysed linear-attention
 network: the certified rank of f = y^{L,i}_p, every proved upper bound, the
-certificate, and what reproduces it (method, prime, seed, grid cap, command,
-toolkit version). The certificate is
+certificate, and what reproduces it (method, prime, seed, grid cap, time limit,
+command, toolkit version). The certificate is
 
 * ``proved`` — the rank met a proved upper bound (every block its own, for the
   blocks method): rank = generic separation rank;
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from attndepth.errors import InvalidParameter, InvalidType, MissingExtra
+from attndepth.simulations.exact.degree_blocks import MAX_BLOCK_SECONDS
 
 #: The shipped atlas, inside the package.
 ATLAS_RESOURCE = ("attndepth.simulations", "data/atlas.csv")
@@ -42,13 +43,18 @@ CERTIFICATE_OF_REASON = {"upper-bound": "proved", "margin": "saturated",
 
 
 def seprank_command(width: int, depth: int, heads: int, residual: int, p_size: int,
-                    q_size: int, method: str, max_points: int, seed: int) -> str:
-    """The ``attndepth seprank`` command that measures one class alone (same draws)."""
+                    q_size: int, method: str, max_points: int, seed: int,
+                    max_seconds: float = MAX_BLOCK_SECONDS) -> str:
+    """The ``attndepth seprank`` command that measures one class alone (same draws);
+    ``--max-seconds`` only where the class needs more than the default limit."""
     heads_option = f" --heads {heads}" if heads != 1 else ""
     residual_option = " --residual" if residual else ""
+    seconds_option = (f" --max-seconds {max_seconds:.0f}" if max_seconds != MAX_BLOCK_SECONDS
+                      else "")
     return (f"attndepth seprank --width {width} --depth {depth}{heads_option} "
             f"--tokens {p_size + q_size} --partition sizes={p_size}/{q_size}"
-            f"{residual_option} --method {method} --max-points {max_points} --seed {seed}")
+            f"{residual_option} --method {method} --max-points {max_points}{seconds_option} "
+            f"--seed {seed}")
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,7 @@ class AtlasRow:
     prime: int
     seed: int
     max_points: int
+    max_seconds: float
     grid: int
     seconds: float
     version: str
@@ -97,7 +104,7 @@ class AtlasRow:
     def command(self) -> str:
         return seprank_command(self.width, self.depth, self.heads, self.residual,
                                self.p_size, self.q_size, self.method, self.max_points,
-                               self.seed)
+                               self.seed, self.max_seconds)
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "command": self.command}
@@ -119,7 +126,7 @@ def _parse(record: dict[str, str], where: str) -> AtlasRow:
                 values[name] = int(text)
             elif name == "failure_probability":
                 values[name] = None if text == "" else float(text)
-            elif name == "seconds":
+            elif name in ("seconds", "max_seconds"):
                 values[name] = float(text)
             elif name == "short_blocks":
                 values[name] = tuple(tuple(int(v) for v in block) for block in json.loads(text))
@@ -279,7 +286,9 @@ def row_from_point(config: dict[str, Any], metrics: dict[str, Any], seed: int,
         bound_best=metrics["bound_best"],
         short_blocks=tuple(tuple(block) for block in metrics["short_blocks"]),
         method=metrics["method"], prime=metrics["prime"], seed=seed,
-        max_points=config["max_points"], grid=metrics["grid"], seconds=metrics["seconds"],
+        max_points=config["max_points"],
+        max_seconds=config.get("max_seconds", MAX_BLOCK_SECONDS),  # stores before the limit
+        grid=metrics["grid"], seconds=metrics["seconds"],
         version=version)
 
 
