@@ -94,6 +94,22 @@ def test_the_seprank_observable_takes_a_time_limit_for_the_blocks_only():
         observe_separation_rank(0, width=2, depth=2, method="exact", max_seconds=60.0)
 
 
+def test_the_seprank_observable_resumes_the_blocks_from_its_checkpoint(tmp_path):
+    from attndepth.separation_rank import observe_separation_rank
+    from attndepth.simulations.sweeps.observables import observables
+
+    assert observables()["seprank"].checkpointed  # a sweep hands each point a file
+    path = tmp_path / "point.npz"
+    blocks = {"width": 3, "depth": 2, "tokens": 4, "partition": "sizes=2/2",
+              "method": "blocks", "max_points": 10**4, "checkpoint": str(path)}
+    first = observe_separation_rank(0, **blocks)
+    assert path.is_file()  # kept until the sweep has committed the row
+    assert observe_separation_rank(0, **blocks) == first  # read back, timings included
+    exact = observe_separation_rank(0, width=2, depth=2, method="exact",
+                                    checkpoint=str(tmp_path / "exact.npz"))
+    assert exact["method"] == "exact" and not (tmp_path / "exact.npz").exists()
+
+
 def test_rank_options_travel_whole_with_each_methods_defaults():
     from attndepth.separation_rank import RankOptions
     from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, MAX_BLOCK_POINTS

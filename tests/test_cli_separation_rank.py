@@ -109,6 +109,24 @@ def test_hours_of_block_work_are_refused_in_one_line(capsys):
     assert "limits the blocks and torus methods" in capsys.readouterr().err
 
 
+def test_seprank_checkpoint_resumes_the_blocks_and_refuses_the_rest(capsys, tmp_path):
+    path = tmp_path / "run.npz"
+    argv = ["seprank", "--width", "3", "--depth", "2", "--tokens", "4", "--json",
+            "--checkpoint", str(path)]
+    assert main(argv) == 0 and path.is_file()
+    first = json.loads(capsys.readouterr().out)
+    assert main(argv) == 0  # read back: the same ranks and the first run's timings
+    again = json.loads(capsys.readouterr().out)
+    assert again["blocks"] == first["blocks"] and again["eval_seconds"] == first["eval_seconds"]
+    for extra, message in ((["--method", "exact"], "does not save any"),
+                           (["--partition", "all"], "one partition")):
+        assert main([*argv, *extra]) == 2
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert "--checkpoint" in line and message in line
+    assert main([*argv[:-1], str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+
+
 def test_seprank_torus_reports_its_classes_and_a_lower_bound(capsys):
     argv = ["seprank", "--width", "3", "--depth", "2", "--tokens", "4", "--method", "torus",
             "--torus-order", "4"]

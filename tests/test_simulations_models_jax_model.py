@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from attndepth.simulations.checkpoints import read_checkpoint, write_checkpoint, writer_lock
 from attndepth.simulations.models.jax_model import (
     TrainingSettings,
     budget_width,
@@ -161,11 +162,11 @@ def test_damage_of_any_byte_is_detected_or_harmless(tmp_path, monkeypatch):
 def test_an_array_of_the_wrong_shape_is_refused_not_broadcast(tmp_path, monkeypatch):
     path, whole = _checkpoint_at_step_20(tmp_path, monkeypatch)
     config, settings = _small_run()
-    with np.load(path) as saved:
-        arrays = {name: saved[name] for name in saved.files}
+    saved = read_checkpoint(path, "training")
+    arrays = dict(saved.arrays)
     name = next(n for n in arrays if n.startswith("state.") and arrays[n].ndim >= 2)
     arrays[name] = arrays[name][:1]  # (2, ...) -> (1, ...): Adam would broadcast it
-    np.savez(path, **arrays)
+    write_checkpoint(path, saved.identity, saved.state, arrays)  # a valid checksum
     with pytest.warns(UserWarning, match="wrong shape"):
         resumed = train(config, TASK, settings, seed=3, checkpoint=path)
     assert resumed.validation_loss == whole.validation_loss
@@ -174,13 +175,12 @@ def test_an_array_of_the_wrong_shape_is_refused_not_broadcast(tmp_path, monkeypa
 def test_a_second_writer_is_refused_and_a_live_writers_file_kept(tmp_path):
     import os
 
-    from attndepth.simulations.models.jax_model import _writer_lock
-
     config, settings = _small_run()
     path = tmp_path / "run.npz"
     live = tmp_path / f".run.npz.{os.getppid()}.partial"  # a running process's half file
     live.write_bytes(b"being written")
-    with _writer_lock(path), pytest.raises(ValueError, match="in use by a running training"):
+    with writer_lock(path, "training"), \
+            pytest.raises(ValueError, match="in use by a running training"):
         train(config, TASK, settings, seed=3, checkpoint=path)
     train(config, TASK, settings, seed=3, checkpoint=path)  # the lock is free again
     assert live.read_bytes() == b"being written"

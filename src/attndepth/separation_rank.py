@@ -117,7 +117,7 @@ def bounds_for(config: SeparationRankConfig) -> SeparationRankBounds:
 METHODS = ("auto", "blocks", "torus", "exact", "numeric")
 #: Options the block method takes (the grids are set by each block's bound).
 BLOCK_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "evaluator",
-                           "max_seconds"})
+                           "max_seconds", "checkpoint"})
 #: Options the torus split takes
 #: (:func:`~attndepth.simulations.exact.torus_blocks.measure_torus_ranks`).
 TORUS_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "max_seconds",
@@ -338,7 +338,8 @@ def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, t
                             residual: int = 0, partition: str = "balanced",
                             method: str = "exact",
                             max_points: int = DEFAULT_MAX_POINTS,
-                            max_seconds: float = MAX_BLOCK_SECONDS) -> dict[str, Any]:
+                            max_seconds: float = MAX_BLOCK_SECONDS,
+                            checkpoint: str | None = None) -> dict[str, Any]:
     """Sweep observable ``seprank``: certified (or numeric) rank, every bound, the ratio.
 
     Besides the rank and its certificate (``reason``: ``upper-bound`` proved,
@@ -348,16 +349,22 @@ def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, t
     ``[a, rank, bound]`` in ``short_blocks`` (empty when every block meets its
     bound). ``method`` ``auto`` is recorded resolved. ``max_seconds`` is the
     blocks and torus methods' up-front refusal (:attr:`RankOptions.max_seconds`);
-    the whole-matrix methods take only its default.
+    the whole-matrix methods take only its default. ``checkpoint`` (given by the
+    sweep) is the file the blocks method saves its progress to and resumes from
+    (:func:`~attndepth.simulations.exact.degree_blocks.measure_block_ranks`); the
+    other methods do not use it.
     """
     config = SeparationRankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
                                   residual=residual, partition=partition)
-    limited = resolve_method(config, method) in ("blocks", "torus")
+    resolved = resolve_method(config, method)
+    limited = resolved in ("blocks", "torus")
     if not limited and max_seconds != MAX_BLOCK_SECONDS:
         raise InvalidParameter("max_seconds limits the blocks and torus methods; the exact "
                                "method is limited by max_points")
-    result = rank_with_bounds(config, seed, method, max_points=max_points,
-                              **({"max_seconds": max_seconds} if limited else {}))
+    options: dict[str, Any] = {"max_seconds": max_seconds} if limited else {}
+    if resolved == "blocks" and checkpoint is not None:
+        options["checkpoint"] = checkpoint
+    result = rank_with_bounds(config, seed, method, max_points=max_points, **options)
     return {"rank": result["rank"], "saturated": result["saturated"],
             "reason": result["reason"], "grid": result["grid_p"],
             "failure_probability": result["failure_probability"],
@@ -381,4 +388,4 @@ register_observable("seprank", observe_separation_rank, {
     "residual": Parameter(int, 0),
     "method": Parameter(str, "exact"), "max_points": Parameter(int, DEFAULT_MAX_POINTS),
     "max_seconds": Parameter(float, MAX_BLOCK_SECONDS),
-}, expand=_expand_partitions)
+}, expand=_expand_partitions, checkpointed=True)

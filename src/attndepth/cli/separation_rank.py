@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 from attndepth.cli.options import add_settings, configure_from
 from attndepth.errors import InvalidParameter
@@ -17,6 +18,7 @@ from attndepth.separation_rank import (
     rank_with_bounds,
     resolve_method,
 )
+from attndepth.simulations.exact.block_checkpoint import CHECKPOINT_SECONDS
 from attndepth.simulations.exact.degree_blocks import (
     BLOCK_PRIME,
     SECOND_BLOCK_PRIME,
@@ -66,6 +68,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="seed (integer >= 0) of the weights and grid points")
     add_settings(parser, RankOptions, ("prime", "margin", "max_points", "max_seconds",
                                        "torus_order"))
+    parser.add_argument("--checkpoint", type=Path, default=None, metavar="FILE",
+                        help="blocks method: save the progress to FILE every "
+                             f"{CHECKPOINT_SECONDS / 60:.0f} minutes of work and resume from "
+                             "it when run again (the same numbers); delete FILE once you "
+                             "have the result")
     parser.add_argument("--verify", action="store_true",
                         help=f"repeat with another prime ({SECOND_BLOCK_PRIME} for blocks, "
                              f"{SECOND_PRIME} for exact) and the next seed; exit 1 if the two "
@@ -81,8 +88,9 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameter(f"--verify repeats with seed + 1: seed must be < 2^63 - 1 = "
                                f"{2**63 - 1}, got {args.seed}")
     if args.partition == "all":
-        if args.verify:
-            raise InvalidParameter("--verify takes one partition, not --partition all")
+        if args.verify or args.checkpoint is not None:
+            raise InvalidParameter(f"{'--verify' if args.verify else '--checkpoint'} takes "
+                                   f"one partition, not --partition all")
         specs = [split.label() for split in partitions(args.tokens)]
     else:
         specs = [args.partition]
@@ -113,7 +121,13 @@ def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
     options = configure_from(RankOptions, args, progress=sys.stderr.isatty())
     prime = options.keywords(method)["prime"]
     start = time.perf_counter()
-    result = rank_with_bounds(config, args.seed, method, options=options)
+    resume = {}
+    if args.checkpoint is not None:
+        if not blocks:
+            raise InvalidParameter(f"--checkpoint saves the blocks method's progress; the "
+                                   f"{method} method does not save any")
+        resume["checkpoint"] = args.checkpoint
+    result = rank_with_bounds(config, args.seed, method, options=options, **resume)
     exit_code = 0
     if method == "numeric":
         exact = measure_rank(config, args.seed, "exact", options=options)

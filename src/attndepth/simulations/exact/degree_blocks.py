@@ -44,15 +44,24 @@ alone took two passes and 1.1–1.5× the evaluation.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import flint
 import numpy as np
 from tqdm import tqdm
 
 from attndepth.errors import CheckFailed, InvalidParameter, InvalidType
+from attndepth.simulations.checkpoints import writer_lock
+from attndepth.simulations.exact.block_checkpoint import (
+    BlockProgress,
+    ProgressSaver,
+    load_progress,
+    measurement_identity,
+)
 from attndepth.simulations.exact.grid_evaluation import (
     CHUNK_PAIRS,
     evaluate_structured,
@@ -210,13 +219,19 @@ def format_duration(seconds: float) -> str:
 def evaluate_blocks(weights: LinearAttentionWeights, partition: Partition, XP: np.ndarray,
                     XQ: np.ndarray, coordinate: int, sizes: dict[int, int],
                     evaluator: Callable[..., np.ndarray] = evaluate_structured,
-                    bar: tqdm | None = None) -> dict[int, np.ndarray]:
+                    bar: tqdm | None = None, blocks: dict[int, np.ndarray] | None = None,
+                    first_row: int = 0,
+                    after_chunk: Callable[[int], None] | None = None) -> dict[int, np.ndarray]:
     """The evaluation matrices F_a of the homogeneous parts named in ``sizes``.
 
     Parameters
     ----------
     XP : (≥ max n_a, |P|, d) int64 residues; XQ : (≥ max n_a, |Q|, d).
     sizes : {a: n_a}; block a is F_a[r, c] = f_a(XP[r], XQ[c]) for r, c < n_a.
+    blocks, first_row : resume: (n_a, n_a) int32 arrays whose rows below
+        ``first_row`` are evaluated already (rows are independent of each other,
+        :mod:`~attndepth.simulations.exact.block_checkpoint`); only the rest is.
+    after_chunk : called with the number of rows evaluated after every row chunk.
 
     Returns
     -------
@@ -226,8 +241,9 @@ def evaluate_blocks(weights: LinearAttentionWeights, partition: Partition, XP: n
     degree = (3 ** weights.depth - 1) // 2
     scales, inverse = separating_scales(degree, prime)
     rows_needed = max(sizes.values())
-    blocks = {a: np.empty((n, n), dtype=np.int32) for a, n in sizes.items()}
-    start = 0
+    if blocks is None:
+        blocks = {a: np.empty((n, n), dtype=np.int32) for a, n in sizes.items()}
+    start = first_row
     while start < rows_needed:
         columns = max(n for n in sizes.values() if n > start)
         # enough rows for the evaluator's cache-sized chunks to reach every core
@@ -257,6 +273,8 @@ def evaluate_blocks(weights: LinearAttentionWeights, partition: Partition, XP: n
         if bar is not None:
             bar.update(rows.stop - rows.start)
         start = rows.stop
+        if after_chunk is not None:
+            after_chunk(start)
     return blocks
 
 
@@ -311,7 +329,8 @@ def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], see
                         prime: int = BLOCK_PRIME, margin: int = DEFAULT_MARGIN,
                         max_points: int = MAX_BLOCK_POINTS, progress: bool = False,
                         evaluator: Callable[..., np.ndarray] = evaluate_structured,
-                        max_seconds: float = MAX_BLOCK_SECONDS) -> BlockMeasurement:
+                        max_seconds: float = MAX_BLOCK_SECONDS,
+                        checkpoint: str | Path | None = None) -> BlockMeasurement:
     """Rank of every homogeneous part f_a of ``config``'s f on nested grids (module docstring).
 
     Parameters
@@ -326,6 +345,13 @@ def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], see
     progress : a tqdm bar over the grid rows (after 2 s).
     max_seconds : refuse up front when :func:`estimated_seconds` of the blocks exceeds
         it (``math.inf``: no limit).
+    checkpoint : a file the measurement saves its progress to, every
+        :data:`~attndepth.simulations.exact.block_checkpoint.CHECKPOINT_SECONDS`
+        and once done, and resumes from (the same numbers; proof in
+        :mod:`~attndepth.simulations.exact.block_checkpoint`). A checkpoint of
+        another measurement is refused (ValueError); a damaged one is warned about
+        and the measurement starts over. Delete it once the result is kept: a
+        measurement run again with it returns at once.
     """
     if not isinstance(config, SeparationRankConfig):
         raise InvalidType(f"config must be a SeparationRankConfig, got {type(config).__name__}")
@@ -357,6 +383,53 @@ def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], see
             f"{format_duration(max_seconds)}; "
             f"lower max_points (--max-points) for a lower bound, or raise max_seconds "
             f"(--max-seconds) if you mean it")
+    path = _checkpoint_file(checkpoint)
+    identity = measurement_identity(config.as_dict(), seed, prime, margin, sizes,
+                                    f"{evaluator.__module__}.{evaluator.__qualname__}")
+    with writer_lock(path, "block measurement") if path else contextlib.nullcontext():
+        done = _measure_batches(config, bounds, sizes, seed, prime, margin, evaluator,
+                                progress, path, identity)
+    return BlockMeasurement(blocks=tuple(BlockRank(**done.ranked[a]) for a in range(degree + 1)),
+                            prime=prime, seed=seed, margin=margin,
+                            eval_seconds=done.eval_seconds)
+
+
+class _Recorder:
+    """After each row chunk of a batch: its rows and evaluation time into ``done``, saved
+    when due (the blocks' rows are views, not copies)."""
+
+    def __init__(self, done: BlockProgress, blocks: dict[int, np.ndarray],
+                 pending: dict[int, int], save: ProgressSaver) -> None:
+        self.done, self.blocks, self.pending, self.save = done, blocks, pending, save
+        self.eval_before, self.start = done.eval_seconds, time.perf_counter()
+
+    def __call__(self, rows: int) -> None:
+        done = self.done
+        done.rows = rows
+        done.eval_seconds = self.eval_before + time.perf_counter() - self.start
+        done.blocks = {a: self.blocks[a][:min(rows, n)] for a, n in self.pending.items()}
+        self.save(done)
+
+
+def _checkpoint_file(checkpoint: str | Path | None) -> Path | None:
+    if checkpoint is None:
+        return None
+    if not isinstance(checkpoint, (str, Path)):
+        raise InvalidType(f"checkpoint must be a str or Path, got {type(checkpoint).__name__}")
+    path = Path(checkpoint)
+    if path.is_dir():
+        raise InvalidParameter(f"checkpoint must be a file path, {path} is a directory")
+    return path
+
+
+def _measure_batches(config: SeparationRankConfig, bounds: list[int], sizes: list[int],
+                     seed: int, prime: int, margin: int,
+                     evaluator: Callable[..., np.ndarray], show: bool, path: Path | None,
+                     identity: str) -> BlockProgress:
+    """Evaluate and rank every batch of blocks, from the progress saved at ``path`` on."""
+    batches = _batches(sizes)
+    done = (load_progress(path, identity, sizes, batches) if path else None) or BlockProgress()
+    save = ProgressSaver(path, identity)
     partition = config.split
     weights = draw_linear_attention_weights(config.width, config.depth, config.heads, 0, 1,
                                             seed, prime=prime)
@@ -364,22 +437,29 @@ def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], see
     points = max(sizes)
     XP = generator.integers(0, prime, (points, len(partition.p_positions), config.width))
     XQ = generator.integers(0, prime, (points, len(partition.q_positions), config.width))
-    results: dict[int, BlockRank] = {}
-    eval_seconds = 0.0
-    batches = _batches(sizes)
-    total_rows = sum(max(sizes[a] for a in batch) for batch in batches)
-    with tqdm(total=total_rows, desc="blocks", unit=" rows", delay=2.0,
-              disable=not progress, leave=False) as bar:
-        for batch in batches:
-            start = time.perf_counter()
-            built = evaluate_blocks(weights, partition, XP, XQ, config.coordinate,
-                                    {a: sizes[a] for a in batch}, evaluator, bar)
-            eval_seconds += time.perf_counter() - start
-            for a in batch:
-                results[a] = _rank_block(built.pop(a), a, bounds[a], config.depth, prime,
-                                         margin)
-    return BlockMeasurement(blocks=tuple(results[a] for a in range(degree + 1)), prime=prime,
-                            seed=seed, margin=margin, eval_seconds=eval_seconds)
+    batch_rows = [max(sizes[a] for a in batch) for batch in batches]
+    with tqdm(total=sum(batch_rows), initial=sum(batch_rows[:done.batch]) + done.rows,
+              desc="blocks", unit=" rows", delay=2.0, disable=not show, leave=False) as bar:
+        for index in range(done.batch, len(batches)):
+            pending = {a: sizes[a] for a in batches[index] if a not in done.ranked}
+            blocks = {a: np.empty((n, n), dtype=np.int32) for a, n in pending.items()}
+            for a, saved in done.blocks.items():  # the rows the checkpoint holds
+                blocks[a][:len(saved)] = saved
+            done.batch = index
+            done.blocks = {a: blocks[a][:min(done.rows, n)] for a, n in pending.items()}
+            if done.rows < batch_rows[index]:
+                evaluate_blocks(weights, partition, XP, XQ, config.coordinate, pending,
+                                evaluator, bar, blocks, done.rows,
+                                _Recorder(done, blocks, pending, save))
+            for a in list(pending):  # largest first; each int32 block freed once ranked
+                done.blocks.pop(a, None)
+                ranked = _rank_block(blocks.pop(a), a, bounds[a], config.depth, prime, margin)
+                done.ranked[a] = asdict(ranked)
+                save(done)
+            done.rows = 0
+    done.batch = len(batches)
+    save(done, force=True)  # everything: a run with this checkpoint returns at once
+    return done
 
 
 def _rank_block(matrix: np.ndarray, degree: int, bound: int, depth: int, prime: int,

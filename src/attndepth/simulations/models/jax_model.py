@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import math
-import os
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,6 +31,7 @@ import numpy as np
 from tqdm import tqdm
 
 from attndepth.errors import InvalidParameter, MissingExtra
+from attndepth.simulations.checkpoints import read_checkpoint, write_checkpoint, writer_lock
 from attndepth.simulations.measures.similarity import token_similarity
 from attndepth.simulations.models.jax_stack import INSTALL_HINT, attention_block, load_jax
 from attndepth.simulations.models.stacks import (
@@ -221,81 +219,7 @@ def _save_checkpoint(path: Path, run: TrainingRun, params, state) -> None:
               "validation_accuracy": run.validation_accuracy, "similarity": run.similarity}
     arrays = {f"param.{k}": np.asarray(v) for k, v in params.items()}
     arrays.update({f"state.{k}": np.asarray(leaf) for k, leaf in enumerate(leaves)})
-    identity, curves_text = _run_identity(run), json.dumps(curves)
-    checksum = _checksum(identity, curves_text, arrays)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    with open(partial, "wb") as handle:
-        np.savez(handle, identity=np.array(identity), curves=np.array(curves_text),
-                 checksum=np.array(checksum), **arrays)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
-
-
-def _checksum(identity: str, curves: str, arrays: dict[str, np.ndarray]) -> str:
-    """SHA-256 of everything a checkpoint holds: any changed byte is detected."""
-    digest = hashlib.sha256(identity.encode())
-    digest.update(curves.encode())
-    for name in sorted(arrays):
-        array = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}{array.dtype.str}{array.shape}".encode())
-        digest.update(array.tobytes())
-    return digest.hexdigest()
-
-
-def _process_alive(pid: str) -> bool:
-    """Whether process ``pid`` (text) runs on this host; unparsable ids count as alive."""
-    if not pid.isdigit():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, another user's
-        return True
-    return True
-
-
-@contextlib.contextmanager
-def _writer_lock(path: Path) -> Iterator[None]:
-    """Hold ``.NAME.lock`` beside the checkpoint for the whole run: a second run on the
-    same checkpoint is refused instead of deleting or overwriting the first's files.
-
-    The lock file is removed when the run ends (while still locked); a process that
-    opened it just before then finds it unlinked and opens the new one instead.
-    """
-    import fcntl
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lock = path.with_name(f".{path.name}.lock")
-    while True:
-        handle = open(lock, "a+")  # noqa: SIM115 - closed below on every path
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            handle.close()
-            raise InvalidParameter(f"checkpoint {path} is in use by a running training "
-                                   f"(process {holder}); wait for it or give another "
-                                   f"path") from None
-        try:
-            same = os.fstat(handle.fileno()).st_ino == os.stat(lock).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        handle.close()  # locked a file its owner had just removed: take the new one
-    try:
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        yield
-    finally:
-        lock.unlink(missing_ok=True)
-        handle.close()  # closing releases the lock
+    write_checkpoint(path, _run_identity(run), json.dumps(curves), arrays)
 
 
 def _load_checkpoint(path: Path, run: TrainingRun, params, state):
@@ -303,43 +227,31 @@ def _load_checkpoint(path: Path, run: TrainingRun, params, state):
 
     Returns ``(params, state)`` or None when there is nothing usable: no file,
     or an unreadable one (a warning; the run starts over and recomputes the
-    same numbers). A readable checkpoint of another run is a ValueError.
+    same numbers; :func:`attndepth.simulations.checkpoints.read_checkpoint`). A
+    readable checkpoint of another run is a ValueError.
     """
     jax = load_jax()
-    for stale in path.parent.glob(f".{path.name}.*.partial"):  # a writer killed mid-write
-        if not _process_alive(stale.name.rsplit(".", 2)[-2]):
-            stale.unlink(missing_ok=True)
-    if not path.exists():
+    saved = read_checkpoint(path, "training")
+    if saved is None:
         return None
-    leaves, tree = jax.tree_util.tree_flatten(state)
-    try:
-        # opened here, so that a damaged zip (np.load raising mid-open) leaks no handle
-        with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as saved:
-            identity = str(saved["identity"])
-            curves_text = str(saved["curves"])
-            checksum = str(saved["checksum"])
-            loaded = {k: saved[f"param.{k}"] for k in params}
-            restored = [saved[f"state.{k}"] for k in range(len(leaves))]
-        curves = json.loads(curves_text)
-        arrays = {**{f"param.{k}": v for k, v in loaded.items()},
-                  **{f"state.{k}": v for k, v in enumerate(restored)}}
-        expected = {**{f"param.{k}": v for k, v in params.items()},
-                    **{f"state.{k}": v for k, v in enumerate(leaves)}}
-        wrong = [name for name, value in arrays.items()
-                 if value.shape != tuple(np.shape(expected[name]))
-                 or value.dtype != np.asarray(expected[name]).dtype]
-        if wrong:
-            raise ValueError(f"arrays of the wrong shape or dtype: {', '.join(wrong[:3])}")
-        if checksum != _checksum(identity, curves_text, arrays):
-            raise ValueError("checksum mismatch")
-    except Exception as error:  # noqa: BLE001 - any damage: the numpy/zip/json parsers
-        # raise many types (a damaged .npy header even raises tokenize.TokenError)
-        warnings.warn(f"checkpoint {path} is unreadable ({type(error).__name__}: "
-                      f"{str(error)[:80]}); training starts over", stacklevel=3)
-        return None
-    if identity != _run_identity(run):
+    if saved.identity != _run_identity(run):
         raise InvalidParameter(f"checkpoint {path} belongs to another run (configuration, task, "
                                f"settings or seed differ); give another path or delete it")
+    leaves, tree = jax.tree_util.tree_flatten(state)
+    expected = {**{f"param.{k}": v for k, v in params.items()},
+                **{f"state.{k}": v for k, v in enumerate(leaves)}}
+    wrong = sorted(set(saved.arrays) ^ set(expected)) or [
+        name for name, value in saved.arrays.items()
+        if value.shape != tuple(np.shape(expected[name]))
+        or value.dtype != np.asarray(expected[name]).dtype]
+    if wrong:  # the same run, saved by a toolkit whose model differed
+        warnings.warn(f"checkpoint {path} holds arrays of the wrong shape or dtype, or "
+                      f"other arrays, for this model ({', '.join(wrong[:3])}); training "
+                      f"starts over", stacklevel=2)
+        return None
+    curves = json.loads(saved.state)
+    loaded = {k: saved.arrays[f"param.{k}"] for k in params}
+    restored = [saved.arrays[f"state.{k}"] for k in range(len(leaves))]
     run.steps, run.train_loss = curves["steps"], curves["train_loss"]
     run.validation_loss = curves["validation_loss"]
     run.validation_accuracy = curves["validation_accuracy"]
@@ -384,7 +296,7 @@ def train(config: StackConfig, task: RecallTask, settings: TrainingSettings, see
     path = None if checkpoint is None else Path(checkpoint)
     if path is not None and path.is_dir():
         raise InvalidParameter(f"checkpoint must be a file path, {path} is a directory")
-    with _writer_lock(path) if path is not None else contextlib.nullcontext():
+    with writer_lock(path, "training") if path is not None else contextlib.nullcontext():
         return _train_steps(run, params, state, path, update, evaluate, progress)
 
 
