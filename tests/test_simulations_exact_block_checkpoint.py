@@ -90,13 +90,16 @@ def test_a_finished_checkpoint_returns_at_once_with_its_timings(tmp_path, monkey
     assert again == first  # the ranks and both timings, as measured the first time
 
 
-def test_a_checkpoint_of_another_measurement_is_refused(tmp_path):
+def test_a_checkpoint_of_another_measurement_is_refused(tmp_path, monkeypatch):
     path = tmp_path / "seed0.npz"
     measure_block_ranks(CONFIG, BOUNDS, 0, checkpoint=path)
     with pytest.raises(ValueError, match="belongs to another measurement"):
         measure_block_ranks(CONFIG, BOUNDS, 1, checkpoint=path)
     with pytest.raises(ValueError, match="belongs to another measurement"):
         measure_block_ranks(CONFIG, BOUNDS, 0, margin=9, checkpoint=path)
+    monkeypatch.setattr(degree_blocks, "BATCH_BYTES", 4 * 29**2 + 8 * 29**2)  # other batches
+    with pytest.raises(ValueError, match="belongs to another measurement"):
+        measure_block_ranks(CONFIG, BOUNDS, 0, checkpoint=path)
     with pytest.raises(ValueError, match="is a directory"):
         measure_block_ranks(CONFIG, BOUNDS, 0, checkpoint=tmp_path)
     with pytest.raises(TypeError, match="str or Path"):
@@ -122,7 +125,7 @@ def test_a_damaged_checkpoint_is_warned_about_and_the_measurement_starts_over(
 def test_saved_blocks_of_the_wrong_shape_are_a_bug_not_a_restart(tmp_path):
     sizes = [min(bound + 8, 16_384) for bound in BOUNDS]
     batches = degree_blocks._batches(sizes)
-    identity = measurement_identity(CONFIG.as_dict(), 0, 7, 8, sizes, "e")
+    identity = measurement_identity(CONFIG.as_dict(), 0, 7, 8, sizes, batches, "e")
     path = tmp_path / "bad.npz"
     save_progress(path, identity, BlockProgress(rows=3, blocks={batches[0][0]: np.zeros(
         (2, 2), dtype=np.int32)}))

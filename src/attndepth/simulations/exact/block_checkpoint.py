@@ -16,7 +16,8 @@ chunk's evaluation reads only its own rows of XP). So rows 0 … R − 1 saved
 by one process and rows R … n − 1 evaluated by another form the block a
 single process forms, and its rank is the same. The checkpoint's identity
 names everything the blocks depend on — configuration, seed, prime, block
-sizes, evaluator, toolkit version — and a checkpoint of another measurement
+sizes, evaluator, toolkit version — and the batches the progress is counted
+in, and a checkpoint of another measurement
 is refused, never merged. The file itself is written atomically with a
 checksum (:mod:`attndepth.simulations.checkpoints`); a damaged one is warned
 about and the measurement starts over.
@@ -66,12 +67,12 @@ class BlockProgress:
 
 
 def measurement_identity(config: Mapping[str, Any], seed: int, prime: int, margin: int,
-                         sizes: list[int], evaluator: str) -> str:
+                         sizes: list[int], batches: list[list[int]], evaluator: str) -> str:
     """The text a checkpoint must match to resume a measurement: everything its blocks
-    and their certificates depend on."""
+    and their certificates depend on, and the batches its progress is counted in."""
     return json.dumps({"config": dict(config), "seed": seed, "prime": prime,
-                       "margin": margin, "sizes": sizes, "evaluator": evaluator,
-                       "version": TOOLKIT_VERSION}, sort_keys=True)
+                       "margin": margin, "sizes": sizes, "batches": batches,
+                       "evaluator": evaluator, "version": TOOLKIT_VERSION}, sort_keys=True)
 
 
 def save_progress(path: Path, identity: str, progress: BlockProgress) -> None:

@@ -385,6 +385,7 @@ def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], see
             f"(--max-seconds) if you mean it")
     path = _checkpoint_file(checkpoint)
     identity = measurement_identity(config.as_dict(), seed, prime, margin, sizes,
+                                    _batches(sizes),
                                     f"{evaluator.__module__}.{evaluator.__qualname__}")
     with writer_lock(path, "block measurement") if path else contextlib.nullcontext():
         done = _measure_batches(config, bounds, sizes, seed, prime, margin, evaluator,
