@@ -186,3 +186,21 @@ def block_batches_before(sizes: list[int]) -> list[list[int]]:
             batches.append([a])
             entries = sizes[a] ** 2
     return batches
+
+
+def block_batches_in_memory(sizes: list[int], budget: int = 3 << 30) -> list[list[int]]:
+    """Degree-block batches of the second design, one pass over the grid each: largest
+    first, while a batch's int32 blocks plus the float64 copy of its largest take at
+    most ``budget`` bytes (every block in memory; none in files)."""
+    order = sorted((a for a, n in enumerate(sizes) if n), key=lambda a: -sizes[a])
+    batches: list[list[int]] = []
+    entries = 0
+    for a in order:
+        if batches and 4 * (entries + sizes[a] ** 2) + 8 * sizes[batches[-1][0]] ** 2 \
+                <= budget:
+            batches[-1].append(a)
+            entries += sizes[a] ** 2
+        else:
+            batches.append([a])
+            entries = sizes[a] ** 2
+    return batches

@@ -13,7 +13,7 @@ from attndepth.simulations.exact import grid_parts
 from attndepth.simulations.exact.degree_blocks import (
     BLOCK_PRIME,
     DEFAULT_MARGIN,
-    _batches,
+    _resident_blocks,
     separating_scales,
 )
 from attndepth.simulations.exact.grid_evaluation import (
@@ -30,6 +30,7 @@ from attndepth.simulations.threads import available_cores
 from attndepth.theory.separation_rank import degree_block_bounds, separation_rank_bounds
 from bench.baselines import (
     block_batches_before,
+    block_batches_in_memory,
     evaluate_structured_before,
     polynomial_product_before,
     rank_mod_before,
@@ -173,9 +174,11 @@ def _pass_pairs(sizes: list[int], batches: list[list[int]]) -> int:
 
 
 def block_passes() -> list[dict]:
-    """Pair evaluations of the atlas' block classes under 512 MiB batches of int32
-    (before) and the 3 GiB budget of blocks and float64 copy (after); one row per
-    (d, L) with a class that took more than one pass before. Exact counts: a pass
+    """Pair evaluations of the atlas' block classes in three designs: batches of at most
+    512 MiB of int32, batches filling a 3 GiB budget of blocks and float64 copy (every
+    block in memory, one pass per batch), and one pass for every block (those past the
+    budget in files, ``degree_blocks._resident_blocks``). One row per (d, L) with a
+    class that took more than one pass in either batch design. Exact counts: a pass
     evaluates its largest block's grid (``degree_blocks.evaluate_blocks``)."""
     groups: dict[tuple[int, int], list] = {}
     for atlas_class in atlas_classes():
@@ -188,13 +191,16 @@ def block_passes() -> list[dict]:
             groups.setdefault((atlas_class.width, atlas_class.depth), []).append(sizes)
     rows = []
     for (width, depth), members in sorted(groups.items()):
-        before = sum(_pass_pairs(s, block_batches_before(s)) for s in members)
-        after = sum(_pass_pairs(s, _batches(s)) for s in members)
+        small = sum(_pass_pairs(s, block_batches_before(s)) for s in members)
+        budget = sum(_pass_pairs(s, block_batches_in_memory(s)) for s in members)
+        one = sum(max(s) ** 2 for s in members)
         rows.append({"d, L": f"{width}, {depth}", "classes": len(members),
-                     "passes before": max(len(block_batches_before(s)) for s in members),
-                     "passes after": max(len(_batches(s)) for s in members),
-                     "pairs before": before, "pairs after": after,
-                     "ratio": before / after})
+                     "passes 512 MiB": max(len(block_batches_before(s)) for s in members),
+                     "passes 3 GiB": max(len(block_batches_in_memory(s)) for s in members),
+                     "pairs 512 MiB": small, "pairs 3 GiB": budget, "pairs one pass": one,
+                     "ratio 3 GiB / one pass": budget / one,
+                     "blocks in files": max(len(s) - len(_resident_blocks(s))
+                                            for s in members)})
     return rows
 
 

@@ -15,6 +15,7 @@ from attndepth.simulations.models.stacks import (
 )
 from bench.baselines import (
     block_batches_before,
+    block_batches_in_memory,
     draw_weights_before,
     evaluate_structured_before,
     polynomial_product_before,
@@ -49,6 +50,16 @@ def test_block_batches_before_hold_at_most_512_mib_of_int32_unless_alone():
     batches = block_batches_before(sizes)
     assert batches[0] == [7] and sorted(sum(batches, [])) == list(range(14))
     assert all(len(b) == 1 or sum(sizes[a] ** 2 for a in b) <= 1 << 27 for b in batches)
+
+
+def test_block_batches_in_memory_partition_the_blocks_within_their_budget():
+    sizes = [9, 18, 63, 228, 723, 2010, 5013, 11448, 8016, 2868, 888, 228, 48, 12]
+    assert block_batches_in_memory(sizes) == [sorted(range(14), key=lambda a: -sizes[a])]
+    batches = block_batches_in_memory(sizes, budget=8 * 11448**2 + 4 * 11448**2)
+    assert batches[0] == [7] and sorted(sum(batches, [])) == list(range(14))
+    for batch in batches:
+        peak = 4 * sum(sizes[a] ** 2 for a in batch) + 8 * sizes[batch[0]] ** 2
+        assert len(batch) == 1 or peak <= 8 * 11448**2 + 4 * 11448**2
 
 
 def test_rank_before_gives_the_same_rank():

@@ -121,11 +121,11 @@ def test_the_atlas_page_names_the_missing_classes_and_those_beyond_reach():
 
     scope = [atlas_class(2, 1, 1, 0, 1, 1), atlas_class(2, 3, 1, 1, 1, 2),
              atlas_class(4, 4, 1, 0, 1, 1), atlas_class(6, 3, 1, 0, 1, 2)]
-    # reachable with a raised limit: a 68-minute estimate; beyond: past the 2 GiB guard
+    # reachable with a raised limit: a 45-minute estimate; beyond: past the 2 GiB guard
     page = "\n".join(generate._missing_classes(scope, Atlas([])))
     assert "not measured yet: 3 classes" in page
     assert all(c.command() in page for c in scope[:3])
-    assert "| 68 min |" in page and "--max-seconds 7200" in page
+    assert "| 45 min |" in page and "--max-seconds 3600" in page
     assert "Beyond reach: 1 class**, whose largest block" in page
     assert "2 GiB guard (16,384² float64): (6, 3, 1, 0, 1, 2)." in page
     from attndepth import atlas

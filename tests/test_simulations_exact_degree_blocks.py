@@ -96,31 +96,46 @@ def test_a_wrong_separation_is_caught(monkeypatch):
         measure_block_ranks(config, block_bounds(config), 0)
 
 
-def test_batches_do_not_change_the_ranks(monkeypatch):
+def test_blocks_kept_in_files_do_not_change_the_ranks(monkeypatch):
     config = SeparationRankConfig(width=2, depth=3, tokens=4)
-    whole_batch = measure_block_ranks(config, block_bounds(config), 1)
+    in_memory = measure_block_ranks(config, block_bounds(config), 1)
     monkeypatch.setattr(degree_blocks, "BATCH_BYTES", 6000)
     monkeypatch.setattr(degree_blocks, "CHUNK_ENTRIES", 300)
-    small_batches = measure_block_ranks(config, block_bounds(config), 1)
-    assert [b.rank for b in whole_batch.blocks] == [b.rank for b in small_batches.blocks]
+    sizes = [b + 8 for b in block_bounds(config)]
+    assert len(degree_blocks._resident_blocks(sizes)) < len(sizes) - 5  # most in files
+    in_files = measure_block_ranks(config, block_bounds(config), 1)
+    assert [b.rank for b in in_memory.blocks] == [b.rank for b in in_files.blocks]
 
 
-@given(st.lists(st.integers(0, 20_000), min_size=1, max_size=42))
-def test_batches_partition_the_blocks_within_the_memory_budget(sizes):
-    batches = degree_blocks._batches(sizes)
-    assert sorted(a for batch in batches for a in batch) == [a for a, n in enumerate(sizes) if n]
-    for batch in batches:
-        first = batch[0]
-        assert all(sizes[a] <= sizes[first] for a in batch)  # ranked largest first
-        peak = 4 * sum(sizes[a] ** 2 for a in batch) + 8 * sizes[first] ** 2
-        assert len(batch) == 1 or peak <= degree_blocks.BATCH_BYTES
+def test_blocks_that_would_not_fit_on_disk_are_refused_up_front(monkeypatch, tmp_path):
+    import collections
+
+    config = SeparationRankConfig(width=2, depth=3, tokens=4)
+    monkeypatch.setattr(degree_blocks, "BATCH_BYTES", 6000)
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(degree_blocks.shutil, "disk_usage", lambda where: usage(1, 1, 10**6))
+    with pytest.raises(ValueError, match=r"need 0\.0 GiB of files in .*0\.0 GiB free"):
+        measure_block_ranks(config, block_bounds(config), 1, checkpoint=tmp_path / "c.npz")
+    assert not list(tmp_path.iterdir())  # refused before anything is written
 
 
-def test_one_pass_evaluates_every_block_of_the_atlas_largest_classes():
+@given(st.lists(st.integers(0, 20_000), min_size=1, max_size=42).filter(any))
+def test_the_blocks_in_memory_are_the_largest_within_the_memory_budget(sizes):
+    resident = degree_blocks._resident_blocks(sizes)
+    order = sorted((a for a, n in enumerate(sizes) if n), key=lambda a: -sizes[a])
+    assert resident == order[:len(resident)] and resident  # a prefix, the largest always
+    peak = 4 * sum(sizes[a] ** 2 for a in resident) + 8 * sizes[resident[0]] ** 2
+    assert len(resident) == 1 or peak <= degree_blocks.BATCH_BYTES
+    if len(resident) < len(order):  # the next one would not have fitted
+        nxt = order[len(resident)]
+        assert peak + 4 * sizes[nxt] ** 2 > degree_blocks.BATCH_BYTES
+
+
+def test_every_block_of_the_atlas_largest_in_memory_class_stays_in_memory():
     # d = 4, L = 3, |P| = 5, |Q| = 4: 14 blocks up to 11,448², 1.85 GiB at the peak
     sizes = [min(b + 8, 16_384) for b in block_bounds(SeparationRankConfig(
         width=4, depth=3, tokens=9, partition="sizes=5/4"))]
-    assert max(sizes) == 11_448 and len(degree_blocks._batches(sizes)) == 1
+    assert max(sizes) == 11_448 and len(degree_blocks._resident_blocks(sizes)) == 14
 
 
 def test_certificate_reasons_and_probabilities():
@@ -165,7 +180,7 @@ def test_the_block_method_refuses_hours_of_work_up_front_and_names_the_way_out()
 
     huge = SeparationRankConfig(width=6, depth=4, tokens=8)  # 41 blocks, 32 capped at 16,384²
     bounds = block_bounds_for(huge)
-    with pytest.raises(ValueError, match=r"about 40\.4 h.*--max-points.*--max-seconds"):
+    with pytest.raises(ValueError, match=r"about 2\.0 h.*--max-points.*--max-seconds"):
         measure_block_ranks(huge, bounds)
     # the reach of the README stays inside the limit (measured 538 s, estimated 777 s)
     reach = SeparationRankConfig(width=4, depth=3, tokens=8)

@@ -1,13 +1,12 @@
 """A degree-block measurement's progress, saved and resumed.
 
 The blocks method (:mod:`attndepth.simulations.exact.degree_blocks`) builds its
-blocks in batches, each from one pass over the grid in row chunks, then ranks
-them one at a time. Everything it has computed at a chunk boundary or after a
-block's rank is
+blocks in one pass over the grid in row chunks, then ranks them one at a time.
+Everything it has computed at a chunk boundary or after a block's rank is
 
 * the ranks of the blocks already ranked (a few numbers each),
-* the batch in progress and how many of its grid rows are evaluated, and
-* the evaluated rows of that batch's blocks not ranked yet (int32 residues).
+* how many grid rows are evaluated, and
+* those rows of the blocks not ranked yet (int32 residues).
 
 Why resuming gives the same numbers. Block a is F_a[r, c] = f_a(XP[r], XQ[c])
 for r, c < n_a, a function of the weights and grid points alone, both drawn
@@ -16,8 +15,7 @@ chunk's evaluation reads only its own rows of XP). So rows 0 … R − 1 saved
 by one process and rows R … n − 1 evaluated by another form the block a
 single process forms, and its rank is the same. The checkpoint's identity
 names everything the blocks depend on — configuration, seed, prime, block
-sizes, evaluator, toolkit version — and the batches the progress is counted
-in, and a checkpoint of another measurement
+sizes, evaluator, toolkit version — and a checkpoint of another measurement
 is refused, never merged. The file itself is written atomically with a
 checksum (:mod:`attndepth.simulations.checkpoints`); a damaged one is warned
 about and the measurement starts over.
@@ -52,40 +50,36 @@ class BlockProgress:
     Attributes
     ----------
     ranked : {a: the block's rank record (``BlockRank`` fields)}.
-    batch : index of the batch in progress (in ``degree_blocks._batches`` order).
-    rows : grid rows of that batch evaluated (every block of it, up to its own n_a).
-    blocks : {a: (min(rows, n_a), n_a) int32} the evaluated rows of its blocks
+    rows : grid rows evaluated (of every block, up to its own n_a).
+    blocks : {a: (min(rows, n_a), n_a) int32} the evaluated rows of the blocks
         not ranked yet.
     eval_seconds : evaluation time spent so far, in every process.
     """
 
     ranked: dict[int, dict[str, Any]] = field(default_factory=dict)
-    batch: int = 0
     rows: int = 0
     blocks: dict[int, np.ndarray] = field(default_factory=dict)
     eval_seconds: float = 0.0
 
 
 def measurement_identity(config: Mapping[str, Any], seed: int, prime: int, margin: int,
-                         sizes: list[int], batches: list[list[int]], evaluator: str) -> str:
+                         sizes: list[int], evaluator: str) -> str:
     """The text a checkpoint must match to resume a measurement: everything its blocks
-    and their certificates depend on, and the batches its progress is counted in."""
+    and their certificates depend on."""
     return json.dumps({"config": dict(config), "seed": seed, "prime": prime,
-                       "margin": margin, "sizes": sizes, "batches": batches,
-                       "evaluator": evaluator, "version": TOOLKIT_VERSION}, sort_keys=True)
+                       "margin": margin, "sizes": sizes, "evaluator": evaluator,
+                       "version": TOOLKIT_VERSION}, sort_keys=True)
 
 
 def save_progress(path: Path, identity: str, progress: BlockProgress) -> None:
     """Write ``progress`` atomically to ``path`` (the blocks' rows are not copied)."""
     state = json.dumps({"ranked": {str(a): record for a, record in progress.ranked.items()},
-                        "batch": progress.batch, "rows": progress.rows,
-                        "eval_seconds": progress.eval_seconds})
+                        "rows": progress.rows, "eval_seconds": progress.eval_seconds})
     write_checkpoint(path, identity, state,
                      {f"block.{a}": block for a, block in progress.blocks.items()})
 
 
-def load_progress(path: Path, identity: str, sizes: list[int],
-                  batches: list[list[int]]) -> BlockProgress | None:
+def load_progress(path: Path, identity: str, sizes: list[int]) -> BlockProgress | None:
     """The progress saved at ``path`` for this measurement, or None (nothing usable).
 
     Raises
@@ -105,12 +99,11 @@ def load_progress(path: Path, identity: str, sizes: list[int],
     state = json.loads(saved.state)
     progress = BlockProgress(
         ranked={int(a): record for a, record in state["ranked"].items()},
-        batch=state["batch"], rows=state["rows"], eval_seconds=state["eval_seconds"],
+        rows=state["rows"], eval_seconds=state["eval_seconds"],
         blocks={int(name.removeprefix("block.")): block
                 for name, block in saved.arrays.items()})
-    expected = {a: (min(progress.rows, sizes[a]), sizes[a])
-                for a in (batches[progress.batch] if progress.batch < len(batches) else [])
-                if a not in progress.ranked}
+    expected = {a: (min(progress.rows, n), n) for a, n in enumerate(sizes)
+                if n and a not in progress.ranked}
     shapes = {a: block.shape for a, block in progress.blocks.items()}
     if shapes != expected or any(b.dtype != np.int32 for b in progress.blocks.values()):
         raise CheckFailed(f"checkpoint {path} of this measurement holds blocks of shapes "

@@ -28,25 +28,30 @@ and equal with probability ≥ 1 − R_a·(3^{L+1} − 2)/p when it stays ``marg
 below the grid (Schwartz–Zippel: F_a's entries are polynomials of the same
 degrees as f's). The blocks' failure probabilities add (union bound).
 
-Memory: the blocks are built in batches, each from its own pass over the grid
-in row chunks, and held as int32 centred residues (|x| ≤ p/2 + 2 < 2^25); a
-block becomes float64 only when it is ranked, one at a time, largest first.
-A batch's peak is therefore its int32 blocks plus the float64 copy of its
-largest block (and the GEMM LU's panels, a third of that copy more at
-11,448²), and batches are filled up to :data:`BATCH_BYTES` of blocks and copy
-(3 GiB: what the largest block the 2 GiB guard allows, 16,384², takes alone). Every
-pass evaluates its largest block's grid at all K + 1 parts, so fewer passes mean
-less evaluation: one batch holds every block of each class up to 11,448
-points per side (d = 4, L = 3, |P| = 5, |Q| = 4: 0.87 GiB of int32 blocks and
-0.98 GiB for the largest one's float64 copy), where 512 MiB batches of int32
-alone took two passes and 1.1–1.5× the evaluation.
+Memory: every block is built in one pass over the grid in row chunks (each
+pair is evaluated once, at all K + 1 parts) and held as int32 centred residues
+(|x| ≤ p/2 + 2 < 2^25); a block becomes float64 only when it is ranked, one at
+a time, largest first. The peak is the int32 blocks in memory plus the
+float64 copy of the largest (and the GEMM LU's panels, a third of that copy
+more at 11,448²). Blocks are kept in memory, largest first, up to
+:data:`BATCH_BYTES` of blocks and copy (3 GiB: what the largest block the
+2 GiB guard allows, 16,384², takes alone); the rest are written to files
+(memory-mapped, in a temporary directory or beside the checkpoint) and read
+back one at a time to be ranked. Every class of the atlas up to 11,448 points
+per side (d = 4, L = 3, |P| = 5, |Q| = 4: 0.87 GiB of int32 blocks and 0.98
+GiB for the largest one's float64 copy) fits in memory whole; d = 4, L = 4,
+|P| = |Q| = 1 (41 blocks, 3.7 GiB of int32) keeps its 4 largest in memory and
+writes 37 to disk, where a second pass over the grid would cost 1.55× the
+evaluation.
 """
 
 from __future__ import annotations
 
 import contextlib
+import shutil
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -94,8 +99,9 @@ from attndepth.simulations.validation import check_int, check_size
 BLOCK_PRIME = 67_108_859
 #: The next prime below, for a second, independent measurement (``--verify``).
 SECOND_BLOCK_PRIME = 67_108_837
-#: Bytes a batch of blocks may hold at its peak: its int32 blocks and the float64 copy
-#: of its largest while that is ranked (3 GiB, what one 16,384² block takes alone).
+#: Bytes the blocks in memory may hold at their peak: their int32 residues and the
+#: float64 copy of the largest while that is ranked (3 GiB, what one 16,384² block
+#: takes alone); the other blocks are kept in files.
 BATCH_BYTES = 3 << 30
 #: Pairs evaluated per row chunk, all K + 1 scales together (bounds what is held at once).
 CHUNK_ENTRIES = 1 << 22
@@ -116,8 +122,8 @@ MAX_BLOCK_SECONDS = 1200.0
 def estimated_seconds(sizes: Sequence[int]) -> float:
     """Up-front time estimate of measuring blocks of these grid sizes (one per degree).
 
-    Evaluation visits max(n)² pairs of each batch of blocks, all K + 1 scales
-    per pair; ranking a block of side n costs n³ (the GEMM LU). The constants are
+    Evaluation visits max(n)² pairs, all K + 1 scales per pair (one pass for
+    every block); ranking a block of side n costs n³ (the GEMM LU). The constants are
     :data:`SECONDS_PER_PAIR_SCALE` and :data:`SECONDS_PER_CUBED_SIDE`.
 
     Parameters
@@ -128,7 +134,7 @@ def estimated_seconds(sizes: Sequence[int]) -> float:
     -------
     float, seconds on this machine (2 cores).
     """
-    pairs = sum(max(sizes[a] for a in batch) ** 2 for batch in _batches(sizes))
+    pairs = max(sizes) ** 2
     cubes = sum(float(n) ** 3 for n in sizes)
     return SECONDS_PER_PAIR_SCALE * pairs * len(sizes) + SECONDS_PER_CUBED_SIDE * cubes
 
@@ -189,22 +195,19 @@ def separating_scales(degree: int, prime: int) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(1, count + 1, dtype=np.int64), np.array(rows, dtype=np.int64)
 
 
-def _batches(sizes: Sequence[int]) -> list[list[int]]:
-    """Block indices grouped, largest first, so that a batch's int32 blocks plus the
-    float64 copy of its first (largest) block take at most :data:`BATCH_BYTES`; a
-    block too large for that is a batch alone."""
+def _resident_blocks(sizes: Sequence[int]) -> list[int]:
+    """The blocks kept in memory, largest first: while their int32 blocks plus the
+    float64 copy of the first (largest) take at most :data:`BATCH_BYTES`, and the
+    largest always. The others are kept in files (module docstring)."""
     order = sorted((a for a, n in enumerate(sizes) if n), key=lambda a: -sizes[a])
-    batches: list[list[int]] = []
-    entries = 0
-    for a in order:
-        if batches and 4 * (entries + sizes[a] ** 2) + 8 * sizes[batches[-1][0]] ** 2 \
-                <= BATCH_BYTES:
-            batches[-1].append(a)
-            entries += sizes[a] ** 2
-        else:
-            batches.append([a])
-            entries = sizes[a] ** 2
-    return batches
+    resident = order[:1]
+    entries = sizes[order[0]] ** 2
+    for a in order[1:]:
+        entries += sizes[a] ** 2
+        if 4 * entries + 8 * sizes[order[0]] ** 2 > BATCH_BYTES:
+            break
+        resident.append(a)
+    return resident
 
 
 def format_duration(seconds: float) -> str:
@@ -384,20 +387,20 @@ def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], see
             f"lower max_points (--max-points) for a lower bound, or raise max_seconds "
             f"(--max-seconds) if you mean it")
     path = _checkpoint_file(checkpoint)
+    _check_disk_space(sizes, path)
     identity = measurement_identity(config.as_dict(), seed, prime, margin, sizes,
-                                    _batches(sizes),
                                     f"{evaluator.__module__}.{evaluator.__qualname__}")
     with writer_lock(path, "block measurement") if path else contextlib.nullcontext():
-        done = _measure_batches(config, bounds, sizes, seed, prime, margin, evaluator,
-                                progress, path, identity)
+        done = _measure_blocks(config, bounds, sizes, seed, prime, margin, evaluator,
+                               progress, path, identity)
     return BlockMeasurement(blocks=tuple(BlockRank(**done.ranked[a]) for a in range(degree + 1)),
                             prime=prime, seed=seed, margin=margin,
                             eval_seconds=done.eval_seconds)
 
 
 class _Recorder:
-    """After each row chunk of a batch: its rows and evaluation time into ``done``, saved
-    when due (the blocks' rows are views, not copies)."""
+    """After each row chunk: the rows and evaluation time into ``done``, saved when due
+    (the blocks' rows are views, not copies)."""
 
     def __init__(self, done: BlockProgress, blocks: dict[int, np.ndarray],
                  pending: dict[int, int], save: ProgressSaver) -> None:
@@ -423,14 +426,84 @@ def _checkpoint_file(checkpoint: str | Path | None) -> Path | None:
     return path
 
 
-def _measure_batches(config: SeparationRankConfig, bounds: list[int], sizes: list[int],
-                     seed: int, prime: int, margin: int,
-                     evaluator: Callable[..., np.ndarray], show: bool, path: Path | None,
-                     identity: str) -> BlockProgress:
-    """Evaluate and rank every batch of blocks, from the progress saved at ``path`` on."""
-    batches = _batches(sizes)
-    done = (load_progress(path, identity, sizes, batches) if path else None) or BlockProgress()
-    save = ProgressSaver(path, identity)
+#: Disk space left free when blocks are kept in files.
+DISK_RESERVE_BYTES = 1 << 30
+
+
+def _check_disk_space(sizes: list[int], path: Path | None) -> None:
+    """Refuse up front when the blocks past the memory budget would not fit on disk
+    (with :data:`DISK_RESERVE_BYTES` to spare) where :func:`_block_files` puts them."""
+    resident = set(_resident_blocks(sizes))
+    needed = 4 * sum(n * n for a, n in enumerate(sizes) if n and a not in resident)
+    if not needed:
+        return
+    where = path.parent if path is not None else Path(tempfile.gettempdir())
+    where.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(where).free
+    if needed + DISK_RESERVE_BYTES > free:
+        raise InvalidParameter(
+            f"the degree blocks past the {BATCH_BYTES / 2**30:.0f} GiB memory budget need "
+            f"{needed / 2**30:.1f} GiB of files in {where}, which has "
+            f"{free / 2**30:.1f} GiB free; lower max_points (--max-points) for a lower "
+            f"bound, free space, or set TMPDIR")
+
+
+@contextlib.contextmanager
+def _block_files(path: Path | None) -> Iterator[Path]:
+    """A directory for the blocks kept in files, removed afterwards: beside the
+    checkpoint (replacing what a killed run left there), else a temporary one."""
+    if path is None:
+        with tempfile.TemporaryDirectory(prefix="attndepth-blocks-") as temporary:
+            yield Path(temporary)
+        return
+    beside = path.with_name(f".{path.name}.blocks")
+    shutil.rmtree(beside, ignore_errors=True)
+    beside.mkdir(parents=True)
+    try:
+        yield beside
+    finally:
+        shutil.rmtree(beside, ignore_errors=True)
+
+
+def _measure_blocks(config: SeparationRankConfig, bounds: list[int], sizes: list[int],
+                    seed: int, prime: int, margin: int,
+                    evaluator: Callable[..., np.ndarray], show: bool, path: Path | None,
+                    identity: str) -> BlockProgress:
+    """Evaluate every block in one pass and rank each, from the progress saved at
+    ``path`` on (:mod:`~attndepth.simulations.exact.block_checkpoint`)."""
+    done = (load_progress(path, identity, sizes) if path else None) or BlockProgress()
+    pending = {a: sizes[a] for a in sorted(range(len(sizes)), key=lambda a: -sizes[a])
+               if sizes[a] and a not in done.ranked}
+    resident = set(_resident_blocks(sizes))
+    on_disk = [a for a in pending if a not in resident]
+    with _block_files(path) if on_disk else contextlib.nullcontext() as directory:
+        blocks = {a: np.empty((n, n), dtype=np.int32) if a in resident else
+                  np.lib.format.open_memmap(directory / f"{a}.npy", mode="w+",
+                                            dtype=np.int32, shape=(n, n))
+                  for a, n in pending.items()}
+        for a, saved in done.blocks.items():  # the rows the checkpoint holds
+            blocks[a][:len(saved)] = saved
+        done.blocks = {a: blocks[a][:min(done.rows, n)] for a, n in pending.items()}
+        save = ProgressSaver(path, identity)
+        if pending and done.rows < max(pending.values()):
+            _evaluate_pass(config, seed, prime, sizes, evaluator, show, pending, blocks,
+                           done, save)
+        for a in list(pending):  # largest first; each int32 block freed once ranked
+            done.blocks.pop(a, None)
+            ranked = _rank_block(blocks.pop(a), a, bounds[a], config.depth, prime, margin)
+            done.ranked[a] = asdict(ranked)
+            save(done)
+    done.rows = 0
+    save(done, force=True)  # everything: a run with this checkpoint returns at once
+    return done
+
+
+def _evaluate_pass(config: SeparationRankConfig, seed: int, prime: int, sizes: list[int],
+                   evaluator: Callable[..., np.ndarray], show: bool, pending: dict[int, int],
+                   blocks: dict[int, np.ndarray], done: BlockProgress,
+                   save: ProgressSaver) -> None:
+    """The rows of ``pending``'s blocks from ``done.rows`` on, into ``blocks``: the
+    weights and grid points drawn from ``seed`` as by every run of this measurement."""
     partition = config.split
     weights = draw_linear_attention_weights(config.width, config.depth, config.heads, 0, 1,
                                             seed, prime=prime)
@@ -438,29 +511,10 @@ def _measure_batches(config: SeparationRankConfig, bounds: list[int], sizes: lis
     points = max(sizes)
     XP = generator.integers(0, prime, (points, len(partition.p_positions), config.width))
     XQ = generator.integers(0, prime, (points, len(partition.q_positions), config.width))
-    batch_rows = [max(sizes[a] for a in batch) for batch in batches]
-    with tqdm(total=sum(batch_rows), initial=sum(batch_rows[:done.batch]) + done.rows,
-              desc="blocks", unit=" rows", delay=2.0, disable=not show, leave=False) as bar:
-        for index in range(done.batch, len(batches)):
-            pending = {a: sizes[a] for a in batches[index] if a not in done.ranked}
-            blocks = {a: np.empty((n, n), dtype=np.int32) for a, n in pending.items()}
-            for a, saved in done.blocks.items():  # the rows the checkpoint holds
-                blocks[a][:len(saved)] = saved
-            done.batch = index
-            done.blocks = {a: blocks[a][:min(done.rows, n)] for a, n in pending.items()}
-            if done.rows < batch_rows[index]:
-                evaluate_blocks(weights, partition, XP, XQ, config.coordinate, pending,
-                                evaluator, bar, blocks, done.rows,
-                                _Recorder(done, blocks, pending, save))
-            for a in list(pending):  # largest first; each int32 block freed once ranked
-                done.blocks.pop(a, None)
-                ranked = _rank_block(blocks.pop(a), a, bounds[a], config.depth, prime, margin)
-                done.ranked[a] = asdict(ranked)
-                save(done)
-            done.rows = 0
-    done.batch = len(batches)
-    save(done, force=True)  # everything: a run with this checkpoint returns at once
-    return done
+    with tqdm(total=max(pending.values()), initial=done.rows, desc="blocks", unit=" rows",
+              delay=2.0, disable=not show, leave=False) as bar:
+        evaluate_blocks(weights, partition, XP, XQ, config.coordinate, pending, evaluator,
+                        bar, blocks, done.rows, _Recorder(done, blocks, pending, save))
 
 
 def _rank_block(matrix: np.ndarray, degree: int, bound: int, depth: int, prime: int,
@@ -469,8 +523,8 @@ def _rank_block(matrix: np.ndarray, degree: int, bound: int, depth: int, prime: 
     grid = matrix.shape[0]
     # the caller hands over its only reference: dropping ours frees the int32 block
     # while the wider copy is ranked (0.5 GB of 1.6 at a 11,448² block)
-    wide = matrix.astype(np.float64 if prime < MAX_PRIME and grid >= GEMM_RANK_MIN_SIDE
-                         else np.int64)
+    wide = np.asarray(matrix).astype(np.float64 if prime < MAX_PRIME
+                                     and grid >= GEMM_RANK_MIN_SIDE else np.int64)
     del matrix
     if wide.dtype == np.float64:
         rank = rank_of_float_residues(wide, prime)
