@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from attndepth import __version__ as TOOLKIT_VERSION
 from attndepth.errors import CheckFailed, InvalidParameter
 from attndepth.simulations.checkpoints import read_checkpoint, write_checkpoint
+from attndepth.simulations.sweeps.sweep_spec import TOOLKIT_VERSION
 
 #: Seconds of work between two saves of a block measurement's progress.
 CHECKPOINT_SECONDS = 600.0
