@@ -173,34 +173,31 @@ def polynomial_product_before(a: np.ndarray, b: np.ndarray, prime: int) -> np.nd
     return reduce_nonnegative(total, prime)
 
 
-def block_batches_before(sizes: list[int]) -> list[list[int]]:
-    """Degree-block batches before: at most 2^27 int32 entries (512 MiB) each."""
+def _greedy_batches(sizes: list[int], peak_bytes) -> list[list[int]]:
+    """Block indices, largest first, grouped while ``peak_bytes(entries, largest)`` (the
+    batch's int32 entries and its largest block's side) allows; a block alone otherwise."""
     order = sorted((a for a, n in enumerate(sizes) if n), key=lambda a: -sizes[a])
     batches: list[list[int]] = []
     entries = 0
     for a in order:
-        if batches and entries + sizes[a] ** 2 <= 1 << 27:
+        if batches and peak_bytes(entries + sizes[a] ** 2, sizes[batches[-1][0]]):
             batches[-1].append(a)
             entries += sizes[a] ** 2
         else:
             batches.append([a])
             entries = sizes[a] ** 2
     return batches
+
+
+def block_batches_before(sizes: list[int]) -> list[list[int]]:
+    """Degree-block batches of the first design: at most 2^27 int32 entries (512 MiB)
+    each, one pass over the grid per batch."""
+    return _greedy_batches(sizes, lambda entries, largest: entries <= 1 << 27)
 
 
 def block_batches_in_memory(sizes: list[int], budget: int = 3 << 30) -> list[list[int]]:
     """Degree-block batches of the second design, one pass over the grid each: largest
     first, while a batch's int32 blocks plus the float64 copy of its largest take at
     most ``budget`` bytes (every block in memory; none in files)."""
-    order = sorted((a for a, n in enumerate(sizes) if n), key=lambda a: -sizes[a])
-    batches: list[list[int]] = []
-    entries = 0
-    for a in order:
-        if batches and 4 * (entries + sizes[a] ** 2) + 8 * sizes[batches[-1][0]] ** 2 \
-                <= budget:
-            batches[-1].append(a)
-            entries += sizes[a] ** 2
-        else:
-            batches.append([a])
-            entries = sizes[a] ** 2
-    return batches
+    return _greedy_batches(sizes, lambda entries, largest: 4 * entries + 8 * largest ** 2
+                           <= budget)
