@@ -77,7 +77,7 @@ def test_method_and_cost_of_a_class():
 
 
 def test_a_class_that_fits_the_guard_is_reachable_however_long_it_takes():
-    slow = atlas_class(4, 4, 2, 0, 1, 1)  # one 12,349² block at most; about an hour
+    slow = atlas_class(4, 4, 2, 0, 1, 1)  # blocks up to 12,349²; 45 estimated minutes
     assert slow.reachable and slow.grid <= MAX_BLOCK_POINTS
     assert slow.estimated_seconds > MAX_BLOCK_SECONDS
     assert slow.max_seconds >= slow.estimated_seconds and slow.max_seconds % 3600 == 0
