@@ -1,5 +1,6 @@
 """Sweeps: resume after a kill, failed points recorded, nothing computed twice."""
 
+import json
 import os
 import signal
 import subprocess
@@ -133,8 +134,7 @@ def test_a_killed_driver_takes_its_workers_with_it(tmp_path):
 @pytest.mark.slow
 @pytest.mark.jax
 def test_a_training_point_killed_mid_run_resumes_from_its_checkpoint(tmp_path):
-    import numpy as np
-
+    from attndepth.simulations.checkpoints import read_checkpoint
     from attndepth.simulations.sweeps.observables import observe_training
     from attndepth.simulations.sweeps.sweep import checkpoint_directory
 
@@ -158,9 +158,9 @@ def test_a_training_point_killed_mid_run_resumes_from_its_checkpoint(tmp_path):
     os.killpg(child.pid, signal.SIGKILL)
     child.wait()
     [checkpoint] = list(folder.glob("*.npz"))
-    with np.load(checkpoint) as saved:
-        import json
-        done = json.loads(str(saved["curves"]))["steps"][-1]
+    saved = read_checkpoint(checkpoint, "training")
+    assert saved is not None
+    done = json.loads(saved.state)["steps"][-1]
     assert 0 < done < params["steps"]  # killed mid-run, with steps to spare
     subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
     [row] = open_store(store).rows()
