@@ -112,6 +112,41 @@ def scales_before_after(width: int, depth: int, tokens: int, rows: int, columns:
             "identical": bool(np.array_equal(one_per_scale(), together()))}
 
 
+def compiled_against_numpy(width: int, depth: int, heads: int, rows: int,
+                           columns: int) -> dict:
+    """The degree blocks' scaled evaluations of one position a side (|P| = |Q| = 1, the
+    atlas' slowest classes): NumPy (before) vs the XLA-compiled kernel (after,
+    :mod:`attndepth.simulations.exact.compiled_scales`), both on every core. The
+    compilation is done before the timing (once per grid in a measurement)."""
+    from attndepth.simulations.exact.compiled_scales import evaluate_scales_compiled
+
+    weights = draw_linear_attention_weights(width, depth, heads, 0, 1, 0, prime=BLOCK_PRIME)
+    split = make_partition("sizes=1/1", 2)
+    rng = np.random.default_rng(0)
+    XP = rng.integers(0, BLOCK_PRIME, (rows, 1, width))
+    XQ = rng.integers(0, BLOCK_PRIME, (columns, 1, width))
+    scales, _ = separating_scales((3 ** depth - 1) // 2, BLOCK_PRIME)
+
+    def numpy_scales():
+        return evaluate_structured_scales(weights, split, XP, XQ, 0, scales)
+
+    def compiled():
+        return evaluate_scales_compiled(weights, split, XP, XQ, 0, scales)
+
+    identical = bool(np.array_equal(numpy_scales(), compiled()))  # compiles
+    before, after = interleaved(numpy_scales, compiled, 2)
+    cpu = []
+    for function in (numpy_scales, compiled):
+        start = time.process_time()
+        function()
+        cpu.append(time.process_time() - start)
+    evaluations = rows * columns * len(scales)
+    return {"config": f"d={width}, L={depth}, H={heads}, |P|=|Q|=1",
+            "pair-scales": evaluations, "before µs each": 1e6 * before / evaluations,
+            "after µs each": 1e6 * after / evaluations, "speed-up": before / after,
+            "CPU-time ratio": cpu[0] / cpu[1], "identical": identical}
+
+
 def parts_against_scales(width: int, heads: int, tokens: int, rows: int,
                          columns: int) -> dict:
     """The 14 degree-block parts of a depth-3 grid: K + 1 scaled evaluations and the

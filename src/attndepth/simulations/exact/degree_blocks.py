@@ -8,7 +8,9 @@ its own proved bound, far below the whole: d = 4, L = 3, |P| = |Q| = 4 has
 
 At depth 3 the parts are computed directly as the coefficients of matrix
 polynomials in s (:mod:`attndepth.simulations.exact.grid_parts`, 1.3–1.8× faster);
-the scales below serve every other depth and the tests' oracle.
+the scales below serve every other depth and the tests' oracle, evaluated by
+the compiled kernel of :mod:`attndepth.simulations.exact.compiled_scales` at
+depth ≥ 4 where JAX is installed (the same numbers, fewer seconds).
 
 Separating the parts (proof). f depends on x_Q only through M_Q (structural
 lemma), and M_Q ↦ s·M_Q multiplies f_a by s^a, so for K + 1 distinct s_j
@@ -66,6 +68,12 @@ from attndepth.simulations.exact.block_checkpoint import (
     ProgressSaver,
     load_progress,
     measurement_identity,
+)
+from attndepth.simulations.exact.compiled_scales import (
+    COMPILED_MIN_DEPTH,
+    compiled_available,
+    compiled_supports,
+    evaluate_scales_compiled,
 )
 from attndepth.simulations.exact.grid_evaluation import (
     CHUNK_PAIRS,
@@ -219,6 +227,23 @@ def format_duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+#: Evaluations (pairs × scales) from which the blocks compile their kernel: below, the
+#: NumPy evaluation (about 1 µs each) takes less than the compilation (a few seconds).
+COMPILED_MIN_EVALUATIONS = 10**7
+
+
+def _scales_evaluator(weights: LinearAttentionWeights,
+                      evaluations: int) -> Callable[..., np.ndarray]:
+    """The compiled evaluation for ``evaluations`` scaled pairs where it pays and applies
+    (JAX installed, depth ≥ 3, a prime it is exact for), else the NumPy one: the same
+    numbers (:mod:`~attndepth.simulations.exact.compiled_scales`)."""
+    if evaluations >= COMPILED_MIN_EVALUATIONS and weights.depth >= COMPILED_MIN_DEPTH \
+            and weights.prime is not None and compiled_supports(weights.width, weights.prime) \
+            and compiled_available():
+        return evaluate_scales_compiled
+    return evaluate_structured_scales
+
+
 def evaluate_blocks(weights: LinearAttentionWeights, partition: Partition, XP: np.ndarray,
                     XQ: np.ndarray, coordinate: int, sizes: dict[int, int],
                     evaluator: Callable[..., np.ndarray] = evaluate_structured,
@@ -244,6 +269,8 @@ def evaluate_blocks(weights: LinearAttentionWeights, partition: Partition, XP: n
     degree = (3 ** weights.depth - 1) // 2
     scales, inverse = separating_scales(degree, prime)
     rows_needed = max(sizes.values())
+    scales_evaluator = _scales_evaluator(weights, (rows_needed - first_row) * rows_needed
+                                         * len(scales))
     if blocks is None:
         blocks = {a: np.empty((n, n), dtype=np.int32) for a, n in sizes.items()}
     start = first_row
@@ -260,8 +287,8 @@ def evaluate_blocks(weights: LinearAttentionWeights, partition: Partition, XP: n
             parts[parts > prime // 2] -= prime  # centred, as the GEMM below leaves them
         else:
             if evaluator is evaluate_structured:  # the first layer once per pair
-                scaled = evaluate_structured_scales(weights, partition, XP[rows],
-                                                    XQ[:columns], coordinate, scales)
+                scaled = scales_evaluator(weights, partition, XP[rows], XQ[:columns],
+                                          coordinate, scales)
             else:
                 scaled = np.stack([evaluator(weights, partition, XP[rows],
                                              XQ[:columns] * t % prime, coordinate)
