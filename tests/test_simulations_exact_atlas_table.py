@@ -125,6 +125,14 @@ def test_a_file_that_is_not_an_atlas_is_refused_in_one_line(tmp_path, text, mess
     assert isinstance(raised.value, ValueError) and "\n" not in str(raised.value)
 
 
+@pytest.mark.parametrize("limit", [0.0, -5.0, float("nan")])
+def test_a_row_without_a_positive_time_limit_is_refused(tmp_path, limit):
+    path = tmp_path / "atlas.csv"
+    write_atlas(Atlas([_row(max_seconds=limit)]), path)
+    with pytest.raises(ValueError, match="line 2: not an atlas row .max_seconds"):
+        atlas(path)
+
+
 def test_missing_file_and_wrong_type():
     with pytest.raises(ValueError, match="cannot read the atlas"):
         atlas("/nonexistent/atlas.csv")

@@ -138,6 +138,9 @@ def _parse(record: dict[str, str], where: str) -> AtlasRow:
     if row.certificate not in CERTIFICATES or not 0 <= row.rank <= row.bound_best:
         raise InvalidParameter(f"{where}: not an atlas row (certificate "
                                f"{row.certificate!r}, rank {row.rank} of bound {row.bound_best})")
+    if not (row.max_seconds > 0 and row.seconds >= 0):  # also refuses nan
+        raise InvalidParameter(f"{where}: not an atlas row (max_seconds {row.max_seconds} "
+                               f"must be > 0 and seconds {row.seconds} >= 0)")
     return row
 
 
