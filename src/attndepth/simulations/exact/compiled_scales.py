@@ -21,7 +21,7 @@ equality with the NumPy function on hypothesis-drawn networks.
 
 JAX is optional (the ``train`` extra): :func:`compiled_available` says
 whether this path can run, and the degree blocks fall back to NumPy without
-it. ``bench/exact.py`` measures the ratio (``compiled scales``).
+it. ``bench/exact.py`` measures the ratio (``compiled_against_numpy``).
 """
 
 from __future__ import annotations
@@ -45,8 +45,9 @@ from attndepth.simulations.models.linear_attention import LinearAttentionWeights
 #: Pairs per compiled call (whole rows of the grid; the last call is padded to the same
 #: rows, so a grid compiles once, in a few seconds, and every call reuses it).
 COMPILED_CHUNK_PAIRS = 1 << 15
-#: Smallest depth the compiled path serves: below it the NumPy evaluation is cheap
-#: (depth 2) or the parts are computed directly (depth 3, ``grid_parts``).
+#: Smallest depth the compiled path serves (below it the NumPy evaluation is cheap).
+#: The degree blocks still compute depth 3 as polynomial parts (``grid_parts``), which
+#: beat this path at their real chunk sizes with one or two heads.
 COMPILED_MIN_DEPTH = 3
 
 

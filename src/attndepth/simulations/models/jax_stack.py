@@ -9,8 +9,10 @@ states equal the NumPy stack's to round-off (the tests ask ≤ 1e-12 relative
 on hypothesis-drawn block specifications), so measurements and trained
 weights move between the two freely.
 
-JAX is optional (``pip install -e ".[train]"``); nothing else in attndepth
-imports it. Float64 needs ``jax_enable_x64``, switched on here at import.
+JAX is optional (``pip install -e ".[train]"``); attndepth imports it only
+through :func:`load_jax` (here, the training runs and the compiled degree-block
+evaluation, :mod:`attndepth.simulations.exact.compiled_scales`). Float64 and
+int64 need ``jax_enable_x64``, switched on by :func:`load_jax`.
 """
 
 from __future__ import annotations
