@@ -1,6 +1,7 @@
 """Hypothesis profiles: ``dev`` (default), ``ci`` (when CI is set), ``fuzz`` (many cases);
-the JAX ordering; a small training sweep shared by the figure tests; the figures' quick
-data, computed once and (with ATTNDEPTH_FIGURES_DIR set) saved for the docs build."""
+the JAX ordering; a full disk for checkpoint writers; a small training sweep shared by
+the figure tests; the figures' quick data, computed once and (with
+ATTNDEPTH_FIGURES_DIR set) saved for the docs build."""
 
 import copy
 import os
@@ -33,6 +34,31 @@ def pytest_collection_modifyitems(config, items):
     so). Running the JAX tests last keeps every fork before JAX exists.
     """
     items.sort(key=lambda item: item.get_closest_marker("jax") is not None)
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    """``full_disk(after)``: every checkpoint save after the first ``after`` finds the disk
+    full, as the writer sees it (an ENOSPC inside the file); returns the save counter."""
+    import errno
+
+    from attndepth.simulations import checkpoints
+
+    real = checkpoints.np.savez
+
+    def fill(after: int, patch=monkeypatch) -> list[int]:
+        count = [0]
+
+        def savez(*args, **kwargs):
+            count[0] += 1
+            if count[0] > after:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            real(*args, **kwargs)
+
+        patch.setattr(checkpoints.np, "savez", savez)
+        return count
+
+    return fill
 
 
 @pytest.fixture

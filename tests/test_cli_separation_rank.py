@@ -154,3 +154,34 @@ def test_seprank_torus_bad_input_is_one_line(extra, message, capsys):
     assert main([*argv, *extra]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert message in line
+
+
+def test_seprank_prints_its_finished_rank_when_the_last_save_finds_the_disk_full(
+        tmp_path, capsys, full_disk):
+    argv = ["seprank", "--width", "2", "--depth", "2", "--tokens", "4", "--method", "blocks",
+            "--json", "--checkpoint", str(tmp_path / "c.npz")]
+    full_disk(0)
+    assert main(argv) == 3
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["rank"] == 18  # the work, printed
+    assert len(captured.err.strip().splitlines()) == 1 and "No space" in captured.err
+
+
+def test_seprank_stopped_by_a_full_disk_is_exit_3_and_continues(tmp_path, capsys,
+                                                                monkeypatch, full_disk):
+    from attndepth.simulations.exact import block_checkpoint
+
+    argv = ["seprank", "--width", "3", "--depth", "2", "--tokens", "4", "--partition",
+            "sizes=2/2", "--method", "blocks", "--json"]
+    assert main(argv) == 0
+    rank = json.loads(capsys.readouterr().out)["rank"]
+    path = tmp_path / "c.npz"
+    with monkeypatch.context() as patched:
+        patched.setattr(block_checkpoint, "CHECKPOINT_SECONDS", 0.0)  # a save per rank
+        full_disk(1, patched)
+        assert main([*argv, "--checkpoint", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "same command continues" in err
+    assert path.stat().st_size > 0  # the first save, kept
+    assert main([*argv, "--checkpoint", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["rank"] == rank

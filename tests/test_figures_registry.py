@@ -2,6 +2,7 @@ import ast
 import csv
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pytest
 
 from attndepth.figures import registry
@@ -63,3 +64,34 @@ def test_a_user_figure_is_checked_where_it_is_registered_and_drawn(tmp_path, mon
         lambda preset, seed: [1, 2])
     with pytest.raises(TypeError, match="must return a dict"):
         registry.write_figure("mine.list", tmp_path)
+
+
+def test_a_full_disk_keeps_the_earlier_figure_whole(tmp_path, monkeypatch):
+    import errno
+
+    import matplotlib.figure
+
+    from attndepth.errors import DiskFull
+    from attndepth.figures.registry import save
+
+    figure, _ = plt.subplots()
+    data = {"x": [1, 2], "y": [3, 4]}
+    first = save(figure, data, "mine", tmp_path)
+    before = [path.read_bytes() for path in first]
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full)
+    figure, _ = plt.subplots()
+    with pytest.raises(DiskFull, match="left as it was"):
+        save(figure, data, "mine", tmp_path)
+    assert [path.read_bytes() for path in first] == before
+    assert not list(tmp_path.glob(".*partial"))
+
+
+def test_a_file_of_the_user_where_a_figure_goes_is_refused_before_computing(tmp_path):
+    (tmp_path / "similarity_depth.png").write_text("my own picture notes")
+    with pytest.raises(ValueError, match="left untouched"):
+        write_figure("similarity_depth", tmp_path)
+    assert (tmp_path / "similarity_depth.png").read_text() == "my own picture notes"

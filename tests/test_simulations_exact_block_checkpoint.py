@@ -133,3 +133,37 @@ def test_saved_blocks_of_the_wrong_shape_are_a_bug_not_a_restart(tmp_path):
     loaded = load_progress(path, identity, sizes)
     assert dataclasses.replace(loaded, blocks={}) == dataclasses.replace(progress, blocks={})
     assert load_progress(tmp_path / "none.npz", identity, sizes) is None
+
+
+def test_a_full_disk_mid_measurement_stops_it_at_the_last_good_checkpoint(
+        tmp_path, monkeypatch, many_saves, full_disk):
+    from attndepth.errors import DiskFull
+
+    whole = measure_block_ranks(CONFIG, BOUNDS, 0)
+    path = tmp_path / "c.npz"
+    count = full_disk(3)
+    with pytest.raises(DiskFull, match="last good checkpoint.*same command continues"):
+        measure_block_ranks(CONFIG, BOUNDS, 0, checkpoint=path)
+    assert count[0] == 4
+    from attndepth.simulations.checkpoints import read_checkpoint
+
+    kept = read_checkpoint(path, "the test")  # the third save, intact
+    assert kept is not None and '"rows": 0,' not in kept.state
+    monkeypatch.undo()
+    resumed = measure_block_ranks(CONFIG, BOUNDS, 0, checkpoint=path)
+    assert _numbers(resumed) == _numbers(whole)
+    assert not list(tmp_path.glob(".*partial"))
+
+
+def test_a_full_disk_at_the_final_save_returns_the_finished_measurement(
+        tmp_path, monkeypatch, full_disk):
+    from attndepth.errors import CheckpointNotSaved
+
+    whole = measure_block_ranks(CONFIG, BOUNDS, 0)
+    monkeypatch.setattr(block_checkpoint, "CHECKPOINT_SECONDS", 1e9)  # the final save only
+    full_disk(0)
+    with pytest.warns(CheckpointNotSaved, match="complete"):
+        done = measure_block_ranks(CONFIG, BOUNDS, 0, checkpoint=tmp_path / "c.npz")
+    assert _numbers(done) == _numbers(whole)
+    assert not (tmp_path / "c.npz").exists() and not list(tmp_path.glob(".*partial"))
+

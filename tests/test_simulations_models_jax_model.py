@@ -126,11 +126,16 @@ def test_a_checkpoint_of_another_run_is_refused_and_a_broken_one_restarts(tmp_pa
     config, settings = _small_run()
     path = tmp_path / "run.npz"
     first = train(config, TASK, settings, seed=3, checkpoint=path)
+    first_bytes = path.read_bytes()
     with pytest.raises(ValueError, match="belongs to another run"):
         train(config, TASK, settings, seed=4, checkpoint=path)
     with pytest.raises(ValueError, match="is a directory"):
         train(config, TASK, settings, seed=3, checkpoint=tmp_path)
-    path.write_bytes(b"not a checkpoint")
+    path.write_bytes(b"not a checkpoint")  # a file of something else: never replaced
+    with pytest.raises(ValueError, match="not an attndepth checkpoint.*left untouched"):
+        train(config, TASK, settings, seed=3, checkpoint=path)
+    assert path.read_bytes() == b"not a checkpoint"
+    path.write_bytes(first_bytes[:len(first_bytes) // 2])  # a damaged checkpoint
     (tmp_path / ".run.npz.99999999.partial").write_bytes(b"half")  # its writer is gone
     with pytest.warns(UserWarning, match="unreadable"):
         again = train(config, TASK, settings, seed=3, checkpoint=path)
@@ -194,3 +199,29 @@ def test_budget_width_spends_the_budget_and_refuses_a_coarse_grid():
         budget_width(10_000, 32, 2)
     with pytest.raises(ValueError, match="multiple"):
         budget_width(10_000, 2, 0)
+
+
+def test_a_full_disk_stops_training_at_its_last_good_checkpoint(tmp_path, monkeypatch,
+                                                                full_disk):
+    from attndepth.errors import DiskFull
+
+    config, settings = _small_run()
+    whole = train(config, TASK, settings, seed=3)
+    path = tmp_path / "run.npz"
+    with monkeypatch.context() as patched:
+        full_disk(2, patched)  # steps 10 and 20 saved, 30 not
+        with pytest.raises(DiskFull, match="stopped at step 30; the checkpoint of step 20 is kept"):
+            train(config, TASK, settings, seed=3, checkpoint=path)
+    resumed = train(config, TASK, settings, seed=3, checkpoint=path)
+    assert resumed.validation_loss == whole.validation_loss
+    assert not list(tmp_path.glob(".*partial"))
+
+
+def test_a_full_disk_at_the_last_save_returns_the_finished_run(tmp_path, full_disk):
+    from attndepth.errors import CheckpointNotSaved
+
+    config, settings = _small_run()
+    full_disk(3)
+    with pytest.warns(CheckpointNotSaved, match="training is complete"):
+        run = train(config, TASK, settings, seed=3, checkpoint=tmp_path / "run.npz")
+    assert run.steps == [10, 20, 30, 40]

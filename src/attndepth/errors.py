@@ -15,9 +15,17 @@ standard types they already know.
   a proved bound. CLI exit 1.
 * :class:`WorkerDied`, also a ``RuntimeError``: a sweep worker process died (the
   committed rows are kept). CLI exit 3.
-* :class:`DiskFull`, also an ``OSError``: the file system of a sweep store filled
-  up (the committed rows are kept). CLI exit 3: the run was stopped by its
-  environment, and the same command continues it once there is room.
+* :class:`OutputFailed`, also an ``OSError``: a file could not be written (an
+  I/O error, a file system turned read-only) while the work it holds is kept:
+  the file is left as it was, a checkpoint at its last good state. CLI exit 3:
+  the run was stopped by its environment, and the same command continues it.
+* :class:`DiskFull`, an ``OutputFailed``: the disk filled up (a sweep store's
+  committed rows, a checkpoint's last good state are kept). CLI exit 3, and the
+  same command continues once there is room.
+
+:class:`CheckpointNotSaved` is a warning, not an error: a computation finished and
+returned its result, but its final checkpoint could not be written (the CLI
+prints the result, then exits 3).
 
 Anything else escaping the command line is an internal bug: it prints a short
 traceback and asks for a report, exit code 4
@@ -27,8 +35,9 @@ This module imports nothing from attndepth, so every layer may import it.
 
 from __future__ import annotations
 
-__all__ = ["AttndepthError", "CheckFailed", "DamagedStore", "DiskFull", "InvalidParameter",
-           "InvalidType", "MissingExtra", "Overflow", "WorkerDied"]
+__all__ = ["AttndepthError", "CheckFailed", "CheckpointNotSaved", "DamagedStore", "DiskFull",
+           "InvalidParameter", "InvalidType", "MissingExtra", "OutputFailed", "Overflow",
+           "WorkerDied"]
 
 
 class AttndepthError(Exception):
@@ -63,5 +72,14 @@ class WorkerDied(AttndepthError, RuntimeError):
     """A worker process of a sweep died; the rows it committed are kept."""
 
 
-class DiskFull(AttndepthError, OSError):
-    """The disk of a store is full; every row committed before is kept (CLI exit 3)."""
+class OutputFailed(AttndepthError, OSError):
+    """A file could not be written; it was left as it was, and the work is kept (CLI exit 3)."""
+
+
+class DiskFull(OutputFailed):
+    """The disk is full; every row committed or checkpoint saved before is kept (CLI exit 3)."""
+
+
+class CheckpointNotSaved(UserWarning):
+    """A finished computation's final checkpoint could not be written; its result is
+    returned all the same (nothing computed is lost), and a rerun computes it again."""

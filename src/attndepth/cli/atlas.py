@@ -14,11 +14,19 @@ from attndepth.atlas_classes import (
     spec_classes,
 )
 from attndepth.errors import InvalidParameter
-from attndepth.simulations.exact.atlas_table import atlas, atlas_from_store, write_atlas
+from attndepth.simulations.exact.atlas_table import (
+    atlas,
+    atlas_from_store,
+    atlas_output,
+    write_atlas,
+)
+from attndepth.simulations.output_files import output_file, text_kind
 
 #: Where the spec lives in a clone, and where the shipped atlas lives.
 SPEC_PATH = Path("examples/atlas/atlas.toml")
 DATA_PATH = Path("src/attndepth/simulations/data/atlas.csv")
+#: An earlier spec of ``attndepth atlas spec`` (its first comment line).
+ATLAS_SPEC = text_kind("an atlas sweep spec", r"# The separation-rank atlas")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,7 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=examples("attndepth atlas spec", "attndepth atlas spec --out my_atlas.toml",
                         "attndepth atlas spec --missing --out rest.toml"))
     spec.add_argument("--out", type=Path, default=SPEC_PATH, metavar="FILE",
-                      help=f"the spec to write (default: {SPEC_PATH})")
+                      help=f"the spec to write (default: {SPEC_PATH}; replaces only an "
+                           f"earlier spec)")
     spec.add_argument("--missing", action="store_true",
                       help="only the classes the atlas (--atlas) lacks: a sweep that "
                            "completes it")
@@ -70,20 +79,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     export.add_argument("--out", type=Path, default=DATA_PATH, metavar="CSV",
                         help=f"the atlas file to write (default: {DATA_PATH}, the shipped one)")
     export.add_argument("--replace", action="store_true",
-                        help="write the store's rows alone instead of joining the file's")
+                        help="write the store's rows alone instead of joining the file's, and "
+                             "replace --out even if it is not an atlas file (never a store "
+                             "or the --store itself)")
     export.set_defaults(handler=run_export)
 
 
 def run_spec(args: argparse.Namespace) -> int:
     if args.atlas is not None and not args.missing:
         raise InvalidParameter("--atlas names the atlas --missing compares with; add --missing")
+    out = output_file(args.out, ATLAS_SPEC, reading=(args.atlas,),
+                      hint="choose another file for --out, or delete it")
     known = (atlas() if args.atlas is None else atlas(args.atlas)) if args.missing else None
     classes = atlas_classes()
     reachable = [c for c in classes if c.reachable]
     points = spec_classes(classes, known)
     text = atlas_spec(classes, known=known)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
+    out.write_text(text)
     derived = sum(c.derived for c in reachable)
     print(f"{args.out}: {len(points)} points for {len(reachable)} classes of {len(classes)} "
           f"in scope ({len(classes) - len(reachable)} beyond the 2 GiB guard; "
@@ -93,10 +105,14 @@ def run_spec(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    # the store is read, never written: --out naming it (or any store) is refused
+    out = atlas_output(args.out, replace=args.replace, reading=(args.store,),
+                       hint="give --replace to write the store's rows over it, or "
+                            "choose another file")
     measured, failed = atlas_from_store(args.store)
     previous = None if args.replace or not args.out.is_file() else atlas(args.out)
     table, counts = merge_atlas(measured, previous)
-    write_atlas(table, args.out)
+    write_atlas(table, out)
     print(f"{args.out}: {len(table)} size classes ({counts['measured']} from the store, "
           f"{counts['kept']} kept from the file, {counts['derived']} rho = 1 rows from the "
           f"rho = 0 blocks)")

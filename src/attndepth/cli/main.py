@@ -24,8 +24,8 @@ from pathlib import Path
 from attndepth.errors import (
     AttndepthError,
     CheckFailed,
-    DiskFull,
     InvalidParameter,
+    OutputFailed,
     WorkerDied,
 )
 
@@ -108,15 +108,8 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def _emit(text: str, out: str | None) -> None:
-    """Print to stdout, or write to ``out`` when given."""
-    if out is None:
-        print(text)
-    else:
-        Path(out).write_text(text + "\n")
-
-
 def cmd_verify(args: argparse.Namespace) -> int:
+    from attndepth.cli.outputs import REPORT, emit, output_option
     from attndepth.framework.registry import (
         FAILING_VERDICTS,
         all_claims,
@@ -128,6 +121,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     )
     from attndepth.framework.report import render
 
+    # the report's file is checked before any claim runs: a refusal costs nothing
+    args.out = output_option(args.out, REPORT, "--out", reading=tuple(args.claims or ()))
     loaded = [claim_id for source in args.claims or [] for claim_id in load_claims(source)]
     if loaded and not args.claim:
         args.claim = loaded  # --claims FILE alone runs the claims of FILE
@@ -161,7 +156,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
              (args.claim or default_claims()) if args.wrong_theory else [])
     results = run_claims(args.claim, args.preset, args.seed, progress=progress,
                          wrong_theory=wrong)
-    _emit(render(results, args.format, args.preset, args.seed), args.out)
+    emit(render(results, args.format, args.preset, args.seed), args.out)
     broken = [r for r in results if r.id in loaded and r.verdict == "error"]
     for result in broken:  # a user's claim that could not be run: bad input, one line each
         print(f"attndepth: error: claim {result.id!r} could not be run: {result.outcome.note}; "
@@ -188,6 +183,7 @@ def _verify_member(args: argparse.Namespace) -> int:
     """``verify --claim ID --member JSON``: one family member (reproduces a counterexample)."""
     import json
 
+    from attndepth.cli.outputs import emit
     from attndepth.framework.registry import FAILING_VERDICTS, get_claim, run_claim
     from attndepth.framework.report import render
 
@@ -210,7 +206,7 @@ def _verify_member(args: argparse.Namespace) -> int:
         print(f"attndepth: note: {args.member} lies outside the family of {found.id} "
               f"({found.family.describe()}): its verdict is not the claim's",
               file=sys.stderr)
-    _emit(render([result], args.format, args.preset, args.seed), args.out)
+    emit(render([result], args.format, args.preset, args.seed), args.out)
     return EXIT_CLAIM_FAILED if result.verdict in FAILING_VERDICTS else EXIT_OK
 
 
@@ -218,6 +214,7 @@ def _search(args: argparse.Namespace) -> int:
     """``verify --search``: each claim's family, exhaustively then with hypothesis."""
     import csv
 
+    from attndepth.cli.outputs import COUNTEREXAMPLES, emit, output_option
     from attndepth.framework.registry import all_claims, get_claim
     from attndepth.framework.report import TABLE_WIDTH, dumps
     from attndepth.framework.search import counterexample_rows, search_claim
@@ -229,12 +226,16 @@ def _search(args: argparse.Namespace) -> int:
             raise InvalidParameter(f"claim {claim_id!r} declares no family to search")
     if args.counterexamples and Path(args.counterexamples).suffix not in (".csv", ".json"):
         raise InvalidParameter("--counterexamples must name a .csv or .json file")
+    table = output_option(args.counterexamples, COUNTEREXAMPLES, "--counterexamples",
+                          reading=(args.store, *(args.claims or ())))
+    if table is not None and args.out is not None and table.target == args.out.target:
+        raise InvalidParameter("--out and --counterexamples name the same file: give two")
     reports = []
     for claim_id in ids:  # progress: a bar on a terminal, one line per member otherwise
         reports.append(search_claim(claim_id, args.seed, args.draws, args.store,
                                     args.scheduler, args.workers, progress=None))
     if args.format == "json":
-        _emit(dumps([r.as_dict() for r in reports]), args.out)
+        emit(dumps([r.as_dict() for r in reports]), args.out)
     else:
         lines = []
         for report in reports:
@@ -247,15 +248,14 @@ def _search(args: argparse.Namespace) -> int:
                 lines += textwrap.wrap(text, TABLE_WIDTH, initial_indent=f"    {label:<10} ",
                                        subsequent_indent=" " * 15, break_on_hyphens=False,
                                        break_long_words=False)
-        _emit("\n".join(lines), args.out)
-    if args.counterexamples:
+        emit("\n".join(lines), args.out)
+    if table is not None:
         rows = counterexample_rows(reports)
-        path = Path(args.counterexamples)
-        if path.suffix == ".json":
-            path.write_text(dumps(rows) + "\n")
+        if table.path.suffix == ".json":
+            table.write_text(dumps(rows) + "\n")
         else:
             keys = list(dict.fromkeys(k for row in rows for k in row)) or ["claim"]
-            with open(path, "w", newline="") as handle:
+            with table.open("w", newline="") as handle:
                 writer = csv.DictWriter(handle, keys)
                 writer.writeheader()
                 writer.writerows(rows)
@@ -268,7 +268,12 @@ def _member_line(result) -> str:
 
 
 def cmd_figures(args: argparse.Namespace) -> int:
-    from attndepth.figures.registry import all_figures, write_figure, write_store_figure
+    from attndepth.figures.registry import (
+        all_figures,
+        figure_files,
+        write_figure,
+        write_store_figure,
+    )
     from attndepth.framework.registry import load_claims
 
     before = set(all_figures())
@@ -293,6 +298,8 @@ def cmd_figures(args: argparse.Namespace) -> int:
     for name in names:
         if name not in known:
             raise InvalidParameter(f"unknown figure {name!r}; known: {', '.join(known)}")
+    for name in names:  # every file is checked before the first figure is computed
+        figure_files(name, Path(args.out))
     for name in names:
         paths = write_figure(name, Path(args.out), args.preset, args.seed)
         print(" ".join(str(p) for p in paths))
@@ -328,7 +335,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--format", choices=FORMATS, default="table",
                         help="report format")
     verify.add_argument("--out", metavar="FILE", help="write the report to FILE instead of "
-                        "standard output")
+                        "standard output (an existing FILE is replaced only if it is an "
+                        "earlier report; checked before any claim runs)")
     verify.add_argument("--seed", type=_non_negative_int, default=0,
                         help="base seed (integer >= 0) of every random draw")
     verify.add_argument("--claims", action="append", metavar="PATH_OR_MODULE",
@@ -356,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --search: local | dask-local | tcp://HOST:PORT")
     verify.add_argument("--counterexamples", metavar="FILE",
                         help="with --search: write every counterexample as rows of a .csv "
-                             "or .json file")
+                             "or .json file (replacing only an earlier such table)")
     verify.add_argument("--member", metavar="JSON",
                         help="run the one --claim on one member of its family, e.g. "
                              "'{\"width\": 3, \"depth\": 2}' (reproduces a counterexample)")
@@ -375,7 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "attndepth figures --claims my_claims.py --out figs",
                         "attndepth figures --store sweep.sqlite --out figs"))
     figures.add_argument("--out", default="figures-out", metavar="DIR",
-                         help="output directory (created if missing)")
+                         help="output directory (created if missing); NAME.pdf, .png and .csv "
+                              "there are replaced only if they are earlier figures")
     figures.add_argument("--only", action="append", metavar="NAME",
                          help="draw only this figure (repeatable; names: --list); "
                               "default: all")
@@ -422,7 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CheckFailed as error:  # a measurement contradicting a proved bound
         print(f"attndepth: check failed: {_first_line(error)}", file=sys.stderr)
         return EXIT_CLAIM_FAILED
-    except (WorkerDied, DiskFull) as error:  # stopped by its environment: rerun to continue
+    except (WorkerDied, OutputFailed) as error:  # stopped by its environment: rerun
         print(f"attndepth: {_first_line(error)}", file=sys.stderr)
         return EXIT_WORKER_DIED
     except AttndepthError as error:  # bad input of every kind (attndepth.errors)

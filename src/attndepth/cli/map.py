@@ -10,6 +10,7 @@ from pathlib import Path
 
 from attndepth.errors import InvalidParameter
 from attndepth.framework.progress import MemberProgress
+from attndepth.simulations.output_files import CSV_TABLE, PDF, PNG, OutputFile, output_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,7 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--claims", action="append", metavar="PATH_OR_MODULE",
                         help="load your own claims first (repeatable)")
     parser.add_argument("--out", default="maps", metavar="DIR",
-                        help="output directory (created if missing)")
+                        help="output directory (created if missing); CLAIM.png, .pdf and .csv "
+                             "there are replaced only if they are earlier maps")
     parser.add_argument("--fit", action=argparse.BooleanOptionalAction, default=True,
                         help="fit and draw a power law c·x^(−k) to the error's size along "
                              "the first grid parameter")
@@ -72,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         band = (low, high)
     found = get_claim(args.claim)
     grid = parse_grid(args.grid)
+    files = _map_files(found.id, Path(args.out))  # checked before the map is computed
     total = 1
     for values in grid.values():
         total *= len(values)
@@ -84,8 +87,7 @@ def run(args: argparse.Namespace) -> int:
     first = next(iter(grid))
     scaling = error_scaling(result, first) if args.fit else None
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    _write(result, scaling, first, out)
+    _write(result, scaling, first, files)
     width = max(len(str(p.params)) for p in result.points)
     for point in result.points:
         where = "" if point.in_family is not False else "  (outside the family)"
@@ -107,14 +109,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(result, scaling, parameter: str, out: Path) -> None:
+def _map_files(claim_id: str, out: Path) -> dict[str, OutputFile]:
+    """The map's CSV, PNG and PDF in ``out``, each allowed to replace only an earlier file
+    of its kind (claim ids contain dots: never Path.with_suffix)."""
+    kinds = {".csv": CSV_TABLE, ".png": PNG, ".pdf": PDF}
+    return {suffix: output_file(out / f"{claim_id}{suffix}", kind)
+            for suffix, kind in kinds.items()}
+
+
+def _write(result, scaling, parameter: str, files: dict[str, OutputFile]) -> None:
     from attndepth.figures.style import PNG_DPI
     from attndepth.figures.validity_map import draw_validity_map
 
-    def path(suffix: str) -> Path:  # ids contain dots: never Path.with_suffix
-        return out / f"{result.claim}{suffix}"
-
-    with open(path(".csv"), "w", newline="") as handle:
+    with files[".csv"].open("w", newline="") as handle:
         rows = [p.as_dict() for p in result.points]
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -127,5 +134,12 @@ def _write(result, scaling, parameter: str, out: Path) -> None:
         parameter=parameter, label=result.label, claim=result.claim, band=result.band,
         scaling=(scaling.c, scaling.k) if scaling else None,
         log_x=numeric and min(x) > 0)
-    figure.savefig(path(".png"), dpi=PNG_DPI)
-    figure.savefig(path(".pdf"))
+    try:
+        with files[".png"].open("wb") as handle:
+            figure.savefig(handle, format="png", dpi=PNG_DPI)
+        with files[".pdf"].open("wb") as handle:
+            figure.savefig(handle, format="pdf")
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from attndepth.cli.options import add_settings, configure_from
+from attndepth.cli.outputs import report_unsaved, unsaved_checkpoints
 from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
 from attndepth.separation_rank import (
@@ -95,16 +96,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         specs = [args.partition]
     results, exit_code = [], 0
-    for spec in specs:
-        result, code = _one(args, spec)
-        results.append(result)
-        exit_code = max(exit_code, code)
+    with unsaved_checkpoints() as unsaved:  # a finished rank is printed all the same
+        for spec in specs:
+            result, code = _one(args, spec)
+            results.append(result)
+            exit_code = max(exit_code, code)
     if args.json:
         document = results[0] if len(results) == 1 else {"partitions": results}
         print(dumps(document))
     else:
         print("\n\n".join(_describe(result) for result in results))
-    return exit_code
+    return max(exit_code, report_unsaved(unsaved))
 
 
 def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import attndepth.separation_rank  # noqa: F401  (registers the seprank observable)
-from attndepth.errors import InvalidParameter
+from attndepth.simulations.output_files import CSV_TABLE, output_file
 from attndepth.simulations.sweeps.store import open_store
 from attndepth.simulations.sweeps.sweep import load_spec, run_sweep
 
@@ -34,31 +34,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--store", default=None, metavar="FILE",
                         help="SQLite store (default: SPEC with the suffix .sqlite)")
     parser.add_argument("--export", default=None, metavar="CSV",
-                        help="also write the store's table as CSV")
+                        help="also write the store's table as CSV (replacing only an earlier "
+                             "CSV table; never the store or the spec)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
 
 
 def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     store = Path(args.store) if args.store else Path(args.spec).with_suffix(".sqlite")
-    if args.export:
-        export = Path(args.export)
-        guarded = [store, *(store.with_name(store.name + suffix)
-                            for suffix in ("-wal", "-shm", "-journal")), Path(args.spec)]
-        if any(_same_file(export, path) for path in guarded):
-            raise InvalidParameter(f"--export {export} would overwrite the store or the spec: "
-                                   f"choose another file")
+    export = None
+    if args.export:  # checked before the sweep runs: never the store, its logs or the spec
+        export = output_file(args.export, CSV_TABLE, reading=(
+            store, *(store.with_name(store.name + suffix)
+                     for suffix in ("-wal", "-shm", "-journal")), Path(args.spec)),
+            hint="choose another file for --export, or delete it")
     progress = False if args.quiet else None
     summary = run_sweep(spec, store, args.scheduler, args.workers, progress)
     print(f"{spec.measurement}: {summary.total} points — {summary.computed} computed, "
           f"{summary.reused} reused, {summary.failed} failed; store {store}", file=sys.stderr)
     if args.export:
         with open_store(store, readonly=True) as opened:
-            rows = opened.export_csv(args.export)
+            rows = opened.export_csv(export)
         print(f"exported {rows} rows to {args.export}", file=sys.stderr)
     return 0

@@ -8,6 +8,7 @@ import sys
 import time
 
 from attndepth.cli.options import add_settings, configure_from
+from attndepth.cli.outputs import report_unsaved, unsaved_checkpoints
 from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
 from attndepth.simulations.models.stacks import StackConfig
@@ -60,14 +61,15 @@ def run(args: argparse.Namespace) -> int:
         from attndepth.simulations.models.jax_model import train
 
         start = time.perf_counter()
-        record = train(config, task, settings, args.seed, checkpoint=args.checkpoint,
-                       progress=sys.stderr.isatty())
+        with unsaved_checkpoints() as unsaved:  # a finished run is printed all the same
+            record = train(config, task, settings, args.seed, checkpoint=args.checkpoint,
+                           progress=sys.stderr.isatty())
     except ModuleNotFoundError as error:  # the train extra is not installed
         raise InvalidParameter(str(error)) from None
     result = {**record.as_dict(), "chance_loss": math.log(task.values),
               "seconds": time.perf_counter() - start, "environment": environment()}
     print(dumps(result) if args.json else _describe(result))
-    return 0
+    return report_unsaved(unsaved)
 
 
 def _describe(result: dict) -> str:

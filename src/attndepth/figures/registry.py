@@ -16,6 +16,7 @@ import numpy as np
 
 from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.figures.style import PNG_DPI
+from attndepth.simulations.output_files import CSV_TABLE, PDF, PNG, OutputFile, output_file
 
 FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.similarity_depth",
@@ -129,27 +130,49 @@ def check_figure_name(name: str, owner: str) -> None:
                                f"in the claims file, or drop figure=")
 
 
-def write_csv(data: dict[str, list], path: Path) -> None:
-    """Columns of equal length as a CSV with a header row."""
+def write_csv(data: dict[str, list], path: Path | OutputFile) -> None:
+    """Columns of equal length as a CSV with a header row, written whole (a file there
+    that is not a CSV table is refused)."""
     lengths = {len(column) for column in data.values()}
     if len(lengths) > 1:
         raise InvalidParameter(f"figure data columns differ in length: {lengths}")
-    with open(path, "w", newline="") as handle:
+    output = path if isinstance(path, OutputFile) else output_file(path, CSV_TABLE)
+    with output.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(data)
         writer.writerows(zip(*data.values(), strict=True))
 
 
-def save(figure, data: dict[str, list], name: str, out_dir: Path) -> list[Path]:
-    """Write a drawn figure as PDF and PNG and its data as CSV; returns the paths."""
+def figure_files(name: str, out_dir: Path) -> tuple[OutputFile, OutputFile, OutputFile]:
+    """The PDF, PNG and CSV of figure ``name`` in ``out_dir``, checked before the figure
+    is computed: each may replace only an earlier file of its own kind
+    (:mod:`attndepth.simulations.output_files`)."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / f"{name}.{ext}" for ext in ("pdf", "png", "csv")]
-    figure.savefig(paths[0])
-    figure.savefig(paths[1], dpi=PNG_DPI)
-    plt.close(figure)
-    write_csv(data, paths[2])
-    return paths
+    return (output_file(out_dir / f"{name}.pdf", PDF), output_file(out_dir / f"{name}.png", PNG),
+            output_file(out_dir / f"{name}.csv", CSV_TABLE))
+
+
+def save(figure, data: dict[str, list], name: str, out_dir: Path) -> list[Path]:
+    """Write a drawn figure as PDF and PNG and its data as CSV, each whole; returns the
+    paths.
+
+    Raises
+    ------
+    InvalidParameter
+        A file there is not an earlier one of its kind (left untouched).
+    OutputFailed
+        The disk failed (CLI exit 3); each file is whole, the new one or the old one.
+    """
+    pdf, png, table = figure_files(name, out_dir)
+    try:
+        with pdf.open("wb") as handle:
+            figure.savefig(handle, format="pdf")
+        with png.open("wb") as handle:
+            figure.savefig(handle, format="png", dpi=PNG_DPI)
+    finally:
+        plt.close(figure)
+    write_csv(data, table)
+    return [pdf.path, png.path, table.path]
 
 
 def write_store_figure(store: Path, out_dir: Path) -> list[Path]:
@@ -177,6 +200,8 @@ def write_store_figure(store: Path, out_dir: Path) -> list[Path]:
             modules += [sweep_training] + ([sweep_training_curves] if curves else [])
         if True in budgets:  # rows of a budget: Experiment B
             modules.append(sweep_transition)
+    for module in modules:  # every file checked before anything is computed
+        figure_files(module.NAME, out_dir)
     paths = []
     for module in modules:
         data = module.compute_from_store(store)
@@ -192,6 +217,7 @@ def write_figure(name: str, out_dir: Path, preset: str = "quick", seed: int = 0)
     if preset not in PRESETS:
         raise InvalidParameter(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
     module = figures[name]
+    figure_files(name, out_dir)  # a refusal before the computation, not after
     data = module.compute(preset, seed)
     if not isinstance(data, dict) or not all(
             isinstance(k, str) and isinstance(v, (list, tuple, np.ndarray))

@@ -7,9 +7,12 @@ partial file beside the target, synced, and renamed over it, so a process
 killed while writing leaves the previous checkpoint intact. A reader takes any
 damage (a truncated zip, a changed byte, a missing entry) for no checkpoint at
 all: it warns and the computation starts over, recomputing the same numbers.
-A readable checkpoint of another computation is the caller's to refuse (its
-identity differs). A writer holds ``.NAME.lock`` for its whole run, so two
-processes never write one checkpoint.
+A file that is not a checkpoint at all (a sweep store, a CSV, a typo'd path
+to anything else) is never read as a damaged one and never replaced: it is
+refused before the computation starts (:func:`checkpoint_file`, the rules of
+:mod:`attndepth.simulations.output_files`). A readable checkpoint of another
+computation is the caller's to refuse (its identity differs). A writer holds
+``.NAME.lock`` for its whole run, so two processes never write one checkpoint.
 
 Used by training runs (:func:`attndepth.simulations.models.jax_model.train`) and
 the degree-block measurement
@@ -29,6 +32,51 @@ from pathlib import Path
 import numpy as np
 
 from attndepth.errors import InvalidParameter
+from attndepth.simulations.output_files import (
+    OutputFile,
+    OutputKind,
+    output_file,
+    remove_orphaned_partials,
+)
+
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+#: The entries a checkpoint's zip begins with (``curves``: training checkpoints before
+#: this module), in the order :func:`write_checkpoint` saves them.
+ENTRY_NAMES = (b"identity.npy", b"state.npy", b"curves.npy", b"checksum.npy")
+
+
+def _is_checkpoint(head: bytes) -> bool:
+    """A zip (a local header's signature) naming one of a checkpoint's first entries in its
+    first bytes: a truncated or damaged checkpoint is still recognised (a changed byte
+    must hit every name and signature there to hide it), a store or a text is not."""
+    return ZIP_MAGIC in head and any(name in head for name in ENTRY_NAMES)
+
+
+#: An earlier checkpoint (of this or another computation, damaged or not).
+CHECKPOINT = OutputKind("an attndepth checkpoint", _is_checkpoint)
+
+
+def checkpoint_file(path: str | os.PathLike[str]) -> OutputFile:
+    """Check ``path`` as a checkpoint before the computation starts.
+
+    Parameters
+    ----------
+    path : the checkpoint file; it may be missing, empty or an earlier checkpoint.
+
+    Returns
+    -------
+    OutputFile
+
+    Raises
+    ------
+    InvalidParameter
+        Anything else is there (a store, another file, a directory, a device): it is
+        left untouched.
+    """
+    return output_file(path, CHECKPOINT, hint="give another path, or delete the file if "
+                                              "it is yours to lose")
 
 
 @dataclass(frozen=True)
@@ -64,49 +112,43 @@ def write_checkpoint(path: Path, identity: str, state: str,
     path : the checkpoint file (its directory is created).
     identity, state : text.
     arrays : name → array; the names ``identity``, ``state`` and ``checksum`` are taken.
+
+    Raises
+    ------
+    InvalidParameter
+        ``path`` holds something other than a checkpoint (left untouched).
+    OutputFailed, DiskFull
+        The file could not be written; the checkpoint there is the last good one.
     """
     reserved = {"identity", "state", "checksum"} & set(arrays)
     if reserved:
         raise InvalidParameter(f"array names {sorted(reserved)} are reserved in a checkpoint")
     total = checksum(identity, state, arrays)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    with open(partial, "wb") as handle:
+    with checkpoint_file(path).open("wb") as handle:
         np.savez(handle, identity=np.array(identity), state=np.array(state),
                  checksum=np.array(total), **arrays)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
-
-
-def _process_alive(pid: str) -> bool:
-    """Whether process ``pid`` (text) runs on this host; unparsable ids count as alive."""
-    if not pid.isdigit():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, another user's
-        return True
-    return True
 
 
 def read_checkpoint(path: Path, what: str) -> Checkpoint | None:
     """The checkpoint at ``path``, or None when there is nothing usable.
 
     None for no file, and for a damaged one with a warning naming ``what``
-    starts over. Partial files of writers that were killed mid-write are removed.
+    starts over. Partial files of writers that were killed mid-write are removed
+    (the caller holds :func:`writer_lock`, so no live writer of this file is left).
 
     Parameters
     ----------
     path : the checkpoint file.
     what : the computation, for the warning (``"training"``, ``"the measurement"``).
+
+    Raises
+    ------
+    InvalidParameter
+        ``path`` holds something other than a checkpoint (left untouched).
     """
-    for stale in path.parent.glob(f".{path.name}.*.partial"):
-        if not _process_alive(stale.name.rsplit(".", 2)[-2]):
-            stale.unlink(missing_ok=True)
-    if not path.exists():
+    checkpoint_file(path)
+    remove_orphaned_partials(path, min_age=0)
+    if not path.exists() or path.stat().st_size == 0:
         return None
     try:
         # opened here, so that a damaged zip (np.load raising mid-open) leaks no handle

@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
 from importlib import resources
@@ -32,6 +33,7 @@ from typing import Any
 
 from attndepth.errors import InvalidParameter, InvalidType, MissingExtra
 from attndepth.simulations.exact.degree_blocks import MAX_BLOCK_SECONDS
+from attndepth.simulations.output_files import OutputFile, output_file, text_kind
 
 #: The shipped atlas, inside the package.
 ATLAS_RESOURCE = ("attndepth.simulations", "data/atlas.csv")
@@ -250,15 +252,50 @@ def atlas(path: str | Path | None = None) -> Atlas:
                  for number, record in enumerate(reader, start=2))
 
 
-def write_atlas(atlas: Atlas, path: str | Path) -> None:
-    """Write the atlas as CSV (the header :data:`ATLAS_COLUMNS`), replacing ``path``
-    atomically (a kill leaves the old file or the new, never half of one)."""
+#: An earlier atlas file: its header row.
+ATLAS_FILE = text_kind("an atlas file (its header is the atlas' columns)",
+                       re.escape(",".join(ATLAS_COLUMNS)) + r"\r?\n")
+
+
+def atlas_output(path: str | Path, *, replace: bool = False,
+                 reading: tuple[str | Path | None, ...] = (), hint: str = "") -> OutputFile:
+    """Check ``path`` as the atlas to write, before the work: it may replace an earlier
+    atlas file, another regular file only with ``replace``, and never a store, an
+    input in ``reading``, a directory or a device
+    (:mod:`attndepth.simulations.output_files`).
+
+    Raises
+    ------
+    InvalidParameter
+        No directory of that name (from a clone, run at its root), or a file there that
+        may not be replaced (left untouched).
+    """
     target = Path(path)
     if not target.parent.is_dir():
         raise InvalidParameter(f"cannot write the atlas {target}: no directory "
                                f"{target.parent} (from a clone, run at its root)")
-    partial = target.with_name(target.name + ".partial")
-    with partial.open("w", newline="") as handle:
+    return output_file(target, ATLAS_FILE, replace=replace, reading=reading, hint=hint)
+
+
+def write_atlas(atlas: Atlas, path: str | Path | OutputFile) -> None:
+    """Write the atlas as CSV (the header :data:`ATLAS_COLUMNS`), replacing ``path``
+    whole (a kill leaves the old file or the new, never half of one).
+
+    Parameters
+    ----------
+    atlas : the rows.
+    path : a file path (which may hold nothing or an earlier atlas), or an
+        :class:`~attndepth.simulations.output_files.OutputFile` from :func:`atlas_output`.
+
+    Raises
+    ------
+    InvalidParameter
+        ``path`` may not be written (:func:`atlas_output`).
+    OutputFailed
+        The disk failed; the file there was left as it was.
+    """
+    output = path if isinstance(path, OutputFile) else atlas_output(path)
+    with output.open("w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(ATLAS_COLUMNS)
         for row in atlas:
@@ -269,7 +306,6 @@ def write_atlas(atlas: Atlas, path: str | Path) -> None:
                                              else repr(row.failure_probability))
             record["seconds"] = f"{row.seconds:.3f}"
             writer.writerow([record[name] for name in ATLAS_COLUMNS])
-    partial.replace(target)
 
 
 def row_from_point(config: dict[str, Any], metrics: dict[str, Any], seed: int,

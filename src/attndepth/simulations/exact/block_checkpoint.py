@@ -21,13 +21,19 @@ checksum (:mod:`attndepth.simulations.checkpoints`); a damaged one is warned
 about and the measurement starts over.
 
 What a kill loses: at most :data:`CHECKPOINT_SECONDS` of work (a save
-follows every chunk or rank that ends that long after the last save).
+follows every chunk or rank that ends that long after the last save). What a
+full disk loses: nothing saved. A save that fails mid-measurement stops it
+with :class:`~attndepth.errors.OutputFailed` (CLI exit 3) and leaves the last
+good checkpoint in place, from which the same call continues; when the final
+save fails the measurement is complete, so its result is returned with a
+:class:`~attndepth.errors.CheckpointNotSaved` warning.
 """
 
 from __future__ import annotations
 
 import json
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from attndepth.errors import CheckFailed, InvalidParameter
+from attndepth.errors import CheckFailed, CheckpointNotSaved, InvalidParameter, OutputFailed
 from attndepth.simulations.checkpoints import read_checkpoint, write_checkpoint
 from attndepth.simulations.sweeps.sweep_spec import TOOLKIT_VERSION
 
@@ -113,7 +119,12 @@ def load_progress(path: Path, identity: str, sizes: list[int]) -> BlockProgress 
 
 class ProgressSaver:
     """Saves a measurement's progress when :data:`CHECKPOINT_SECONDS` have passed since
-    the last save (or ``force``); does nothing without a path."""
+    the last save (or ``force``); does nothing without a path.
+
+    A save that fails (:class:`~attndepth.errors.OutputFailed`) is raised with what
+    the last good checkpoint holds; with ``final`` (the measurement is complete) it
+    is a :class:`~attndepth.errors.CheckpointNotSaved` warning instead.
+    """
 
     def __init__(self, path: Path | None, identity: str, interval: float | None = None) -> None:
         self.path, self.identity = path, identity
@@ -121,9 +132,21 @@ class ProgressSaver:
         self.last = time.monotonic()
         self.saves = 0
 
-    def __call__(self, progress: BlockProgress, force: bool = False) -> None:
-        if self.path is None or not (force or time.monotonic() - self.last >= self.interval):
+    def __call__(self, progress: BlockProgress, force: bool = False,
+                 final: bool = False) -> None:
+        if self.path is None or not (force or final
+                                     or time.monotonic() - self.last >= self.interval):
             return
-        save_progress(self.path, self.identity, progress)
+        try:
+            save_progress(self.path, self.identity, progress)
+        except OutputFailed as error:
+            if final:
+                warnings.warn(f"{error}: the measurement is complete and its result is "
+                              f"returned, but a rerun will not find it saved",
+                              CheckpointNotSaved, stacklevel=2)
+                return
+            raise type(error)(f"{error}: the measurement stopped at its last good "
+                              f"checkpoint, which the same command continues from once "
+                              f"the file can be written") from error
         self.last = time.monotonic()
         self.saves += 1

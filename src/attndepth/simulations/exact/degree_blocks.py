@@ -62,7 +62,7 @@ import numpy as np
 from tqdm import tqdm
 
 from attndepth.errors import CheckFailed, InvalidParameter, InvalidType
-from attndepth.simulations.checkpoints import writer_lock
+from attndepth.simulations.checkpoints import checkpoint_file, writer_lock
 from attndepth.simulations.exact.block_checkpoint import (
     BlockProgress,
     ProgressSaver,
@@ -447,10 +447,7 @@ def _checkpoint_file(checkpoint: str | Path | None) -> Path | None:
         return None
     if not isinstance(checkpoint, (str, Path)):
         raise InvalidType(f"checkpoint must be a str or Path, got {type(checkpoint).__name__}")
-    path = Path(checkpoint)
-    if path.is_dir():
-        raise InvalidParameter(f"checkpoint must be a file path, {path} is a directory")
-    return path
+    return checkpoint_file(checkpoint).path  # refuses what is not a checkpoint, up front
 
 
 #: Disk space left free when blocks are kept in files.
@@ -521,7 +518,7 @@ def _measure_blocks(config: SeparationRankConfig, bounds: list[int], sizes: list
             done.ranked[a] = asdict(ranked)
             save(done)
     done.rows = 0
-    save(done, force=True)  # everything: a run with this checkpoint returns at once
+    save(done, final=True)  # everything: a run with this checkpoint returns at once
     return done
 
 

@@ -30,8 +30,13 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from attndepth.errors import InvalidParameter, MissingExtra
-from attndepth.simulations.checkpoints import read_checkpoint, write_checkpoint, writer_lock
+from attndepth.errors import CheckpointNotSaved, InvalidParameter, MissingExtra, OutputFailed
+from attndepth.simulations.checkpoints import (
+    checkpoint_file,
+    read_checkpoint,
+    write_checkpoint,
+    writer_lock,
+)
 from attndepth.simulations.measures.similarity import token_similarity
 from attndepth.simulations.models.jax_stack import INSTALL_HINT, attention_block, load_jax
 from attndepth.simulations.models.stacks import (
@@ -222,6 +227,25 @@ def _save_checkpoint(path: Path, run: TrainingRun, params, state) -> None:
     write_checkpoint(path, _run_identity(run), json.dumps(curves), arrays)
 
 
+def _save_or_stop(path: Path, run: TrainingRun, params, state, final: bool) -> None:
+    """Save the run; a save that fails stops it at its last good checkpoint
+    (:class:`~attndepth.errors.OutputFailed`, CLI exit 3), except the last one, after
+    which the finished run is returned with a
+    :class:`~attndepth.errors.CheckpointNotSaved` warning."""
+    try:
+        _save_checkpoint(path, run, params, state)
+    except OutputFailed as error:
+        if final:
+            warnings.warn(f"{error}: training is complete and its run is returned, but a "
+                          f"rerun will not find it saved", CheckpointNotSaved, stacklevel=2)
+            return
+        kept = (f"the checkpoint of step {run.steps[-2]} is kept" if len(run.steps) > 1
+                else "no step was saved yet")
+        raise type(error)(f"{error}: training stopped at step {run.steps[-1]}; {kept}, and "
+                          f"the same command continues once the file can be written") \
+            from error
+
+
 def _load_checkpoint(path: Path, run: TrainingRun, params, state):
     """Restore ``run``, the parameters and the optimiser state from ``path``.
 
@@ -277,7 +301,10 @@ def train(config: StackConfig, task: RecallTask, settings: TrainingSettings, see
         half a file). If it already holds this run (same configuration, task,
         settings and seed), training resumes after its last evaluation and
         ends with exactly the numbers of an uninterrupted run (CPU); a
-        checkpoint of another run is refused (ValueError).
+        checkpoint of another run, or a file that is not a checkpoint, is
+        refused (ValueError) before anything is computed. A save that fails
+        stops the run at its last good checkpoint (OutputFailed); a failed
+        last save returns the finished run with a CheckpointNotSaved warning.
     progress : bool
         Show a tqdm bar of the steps on stderr.
     """
@@ -288,14 +315,13 @@ def train(config: StackConfig, task: RecallTask, settings: TrainingSettings, see
                                f"{config.tokens}")
     config = replace(config, dtype="float32")
     seed = check_seed("seed", seed)
+    # refuses, before anything is compiled, a path holding anything but a checkpoint
+    path = None if checkpoint is None else checkpoint_file(checkpoint).path
     optimiser, update, evaluate = _compiled(config, settings.learning_rate, settings.warmup)
     params = {k: jnp.asarray(v, dtype=jnp.float32)
               for k, v in init_params(config, task.vocabulary, seed).items()}
     state = optimiser.init(params)
     run = TrainingRun(config=config, task=task, settings=settings, seed=seed)
-    path = None if checkpoint is None else Path(checkpoint)
-    if path is not None and path.is_dir():
-        raise InvalidParameter(f"checkpoint must be a file path, {path} is a directory")
     with writer_lock(path, "training") if path is not None else contextlib.nullcontext():
         return _train_steps(run, params, state, path, update, evaluate, progress)
 
@@ -327,6 +353,6 @@ def _train_steps(run: TrainingRun, params, state, path: Path | None, update, eva
             run.similarity.append(np.median(token_similarity(np.asarray(states)),
                                             axis=1).tolist())
             if path is not None:
-                _save_checkpoint(path, run, params, state)
+                _save_or_stop(path, run, params, state, final=step == settings.steps)
     run.params = {k: np.asarray(v) for k, v in params.items()}
     return run

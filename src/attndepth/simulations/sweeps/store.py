@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from attndepth.errors import DamagedStore, DiskFull, InvalidParameter
+from attndepth.simulations.output_files import CSV_TABLE, OutputFile, output_file
 
 STORE_FORMAT = "attndepth-store"
 SCHEMA_VERSION = 1
@@ -189,11 +190,17 @@ class ResultStore:
                          for k, t in dtype) for row in table]
         return np.array(records, dtype=dtype)
 
-    def export_csv(self, path: str | Path, measurement: str | None = None) -> int:
-        """Write the flat table as CSV; returns the number of rows."""
+    def export_csv(self, path: str | Path | OutputFile, measurement: str | None = None) -> int:
+        """Write the flat table as CSV, whole; returns the number of rows.
+
+        ``path`` may hold nothing or an earlier CSV table; the store itself, another
+        database or any other file is refused (:mod:`attndepth.simulations.output_files`).
+        """
+        output = path if isinstance(path, OutputFile) else output_file(
+            path, CSV_TABLE, reading=(self.path,))
         table = self.table(measurement)
         keys = list(dict.fromkeys(k for row in table for k in row))
-        with open(path, "w", newline="") as handle:
+        with output.open("w", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=keys)
             writer.writeheader()
             writer.writerows(table)
