@@ -25,6 +25,7 @@ from attndepth.framework.relations import (
     subsets,
 )
 from attndepth.framework.validity import parse_grid
+from attndepth.framework.verdicts import VERDICTS
 from attndepth.simulations.models.blocks import Sublayer
 from attndepth.simulations.models.stacks import StackConfig, run_stack
 
@@ -100,7 +101,7 @@ def _run_fuzzed_claim(action, value):
         return registry.Outcome(*value) if action == "build" else value
 
     [result] = registry.run_claims(["mine.fuzzed"], wrong_theory=["mine.fuzzed"])
-    assert result.verdict in registry.VERDICTS
+    assert result.verdict in VERDICTS
     from attndepth.framework.report import render
 
     for fmt in ("table", "json", "markdown", "latex"):
@@ -133,7 +134,7 @@ def _declare(fields):
         lambda width: StackConfig(variant="pure", depth=2, tokens=3, width=width)))
     if declared is not None:
         [result] = registry.run_claims(["mine.declared"])
-        assert result.verdict in registry.VERDICTS
+        assert result.verdict in VERDICTS
 
 
 numbers = st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), anything),

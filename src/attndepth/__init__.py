@@ -47,6 +47,7 @@ _PUBLIC: dict[str, str] = {
     "Rival": "attndepth.framework.evidence",
     "search_claim": "attndepth.framework.search",
     "verdict_from": "attndepth.framework.registry",
+    "Verdict": "attndepth.framework.verdicts",
     "StackConfig": "attndepth.simulations.models.stacks",
     "run_stack": "attndepth.simulations.models.stacks",
     "SeparationRankConfig": "attndepth.simulations.exact.separation_rank",
@@ -64,7 +65,7 @@ _PUBLIC: dict[str, str] = {
 #: A literal list, so that static tools read it; a test keeps it equal to _PUBLIC.
 __all__ = [
     "Claim", "ClaimResult", "Estimate", "Family", "Outcome", "Rival", "SeparationRankConfig",
-    "StackConfig", "all_claims", "atlas", "certified_rank", "claim", "derived_claim",
+    "StackConfig", "Verdict", "all_claims", "atlas", "certified_rank", "claim", "derived_claim",
     "escalation_rate", "explain", "figure", "first_crossing", "load_claims", "measure_rank",
     "monotone_margin", "plan_for_budget", "postln_rate", "rank_with_bounds", "register",
     "run_claim", "run_claims", "run_stack", "scaling_exponent", "search_claim",
@@ -99,6 +100,7 @@ if TYPE_CHECKING:  # static tools (mypy, pyright, jedi) see every public name
         subsets,
     )
     from attndepth.framework.search import search_claim
+    from attndepth.framework.verdicts import Verdict
     from attndepth.separation_rank import (
         measure_rank,
         rank_with_bounds,

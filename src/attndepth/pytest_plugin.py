@@ -24,8 +24,6 @@ from pathlib import Path
 
 import pytest
 
-PASSING = ("holds", "proved")
-
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("attndepth", "attndepth claims as tests")
@@ -77,7 +75,9 @@ class ClaimItem(pytest.Item):
         config = self.config
         strict = config.getoption("attndepth_strict")
         draws = config.getoption("attndepth_search")
-        passing = PASSING if strict else (*PASSING, "inconclusive", "indistinguishable")
+        from attndepth.framework.verdicts import PASSING, UNDECIDED
+
+        passing = PASSING if strict else PASSING | UNDECIDED
         if draws is not None:
             from attndepth.framework.search import search_claim
 

@@ -18,6 +18,7 @@ from attndepth.claims.rank_conjectures import shipped_atlas
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
+from attndepth.framework.verdicts import Verdict
 from attndepth.simulations.exact.atlas_table import atlas
 from attndepth.theory.separation_rank import structural_degree
 from attndepth.theory.single_position_rank import (
@@ -87,7 +88,7 @@ def verify_one_position_rank(seed: int, sizes: Sequence[Sequence[int]]) -> Outco
         predicted="sep = C(K + d, d) (proved for every d, L; single_position_rank)",
         measured=(f"{len(rows) - len(differing)}/{len(rows)} atlas classes equal it; "
                   f"{'every' if not unconfirmed else 'not every'} proof step confirmed"),
-        verdict="proved" if proved else "fails",
+        verdict=Verdict.PROVED if proved else Verdict.FAILS,
         note=note,
         values={"unconfirmed": unconfirmed, "atlas_classes": len(rows),
                 "differing": [list(row.key) for row in differing]})

@@ -25,6 +25,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
+from attndepth.framework.verdicts import Verdict
 from attndepth.simulations.exact.atlas_table import Atlas, AtlasRow, atlas
 from attndepth.theory.rank_deficits import one_position_deficit, two_head_deficit
 from attndepth.theory.separation_rank import TIGHT_FAMILY_STATEMENT, in_tight_family
@@ -53,10 +54,10 @@ class AtlasTest:
     absent: tuple[Key, ...]
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         if self.refutations:
-            return "fails"
-        return "holds" if self.support else "inconclusive"
+            return Verdict.FAILS
+        return Verdict.HOLDS if self.support else Verdict.INCONCLUSIVE
 
     def note(self, predicted: Callable[[AtlasRow], str]) -> str:
         """Support, the smallest refutations with their commands, what is undecided."""

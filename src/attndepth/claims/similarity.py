@@ -17,6 +17,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.verdicts import Verdict
 from attndepth.simulations import presets
 from attndepth.simulations.measures.escalation import (
     contraction_samples,
@@ -259,7 +260,7 @@ def verify_linear_rate_fixed(seed: int, tokens: int, width: int, depth: int, bat
         predicted.append(fixed_matrix_slope(float(decay.lambda2[k])))
         errors.append(abs(fit.slope - predicted[-1]) / abs(predicted[-1]))
     if not errors:
-        return Outcome("slope = 2 log|λ₂|", "no linear phase", "inconclusive",
+        return Outcome("slope = 2 log|λ₂|", "no linear phase", Verdict.INCONCLUSIVE,
                        "every run reached round-off within the transient")
     median_error = float(np.median(errors))
     return Outcome(
@@ -672,7 +673,7 @@ def verify_dong_collapse(seed: int, depth: int, tokens: int, width: int, batch: 
     order = convergence_order(skip=False)
     orders, residuals = _orders("pure", seed, depth, tokens, width, batch, temperature)
     if orders.size == 0:
-        return Outcome(f"order {order}", "no asymptotic triples", "inconclusive",
+        return Outcome(f"order {order}", "no asymptotic triples", Verdict.INCONCLUSIVE,
                        "collapse too fast for the depth window")
     median = float(np.median(orders))
     weights = draw_softmax_weights(StackConfig(variant="pure", depth=depth, tokens=tokens,
@@ -725,7 +726,7 @@ def verify_skip_prevents(seed: int, depth: int, tokens: int, width: int, batch: 
     orders, residuals = _orders("residual", seed, depth, tokens, width, batch, temperature)
     pure_orders, pure = _orders("pure", seed, depth, tokens, width, batch, temperature)
     if orders.size == 0:
-        return Outcome(f"order {order}", "no asymptotic triples", "inconclusive",
+        return Outcome(f"order {order}", "no asymptotic triples", Verdict.INCONCLUSIVE,
                        "the residual never entered the asymptotic window: deepen the stack")
     median = float(np.median(orders))
     relative = np.median(residuals["frobenius"], axis=1)

@@ -20,6 +20,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
+from attndepth.framework.verdicts import Verdict
 from attndepth.simulations.models.jax_model import TrainingSettings, budget_width
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.models.tasks import RecallTask
@@ -170,9 +171,9 @@ def verify_trained_transition(seed: int, budgets: tuple[int, ...], depths: tuple
     corrected_slope = transition_slope(budgets[-1], corrected)
     empirical_slope = fit_slope(readings[-1]["best_depth"])
     if not all(r["informative"] for r in readings):
-        verdict = "inconclusive"
+        verdict = Verdict.INCONCLUSIVE
     else:
-        verdict = "holds" if all(r["agrees"] for r in readings) else "fails"
+        verdict = Verdict.HOLDS if all(r["agrees"] for r in readings) else Verdict.FAILS
 
     def describe(r):
         return (f"N = {r['budget']:,}: best L = {r['best_depth']} "

@@ -111,7 +111,6 @@ def _non_negative_int(text: str) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from attndepth.cli.outputs import REPORT, emit, output_option
     from attndepth.framework.registry import (
-        FAILING_VERDICTS,
         all_claims,
         default_claims,
         explain,
@@ -120,6 +119,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         run_claims,
     )
     from attndepth.framework.report import render
+    from attndepth.framework.verdicts import FAILING, Verdict
 
     # the report's file is checked before any claim runs: a refusal costs nothing
     args.out = output_option(args.out, REPORT, "--out", reading=tuple(args.claims or ()))
@@ -157,13 +157,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     results = run_claims(args.claim, args.preset, args.seed, progress=progress,
                          wrong_theory=wrong)
     emit(render(results, args.format, args.preset, args.seed), args.out)
-    broken = [r for r in results if r.id in loaded and r.verdict == "error"]
+    broken = [r for r in results if r.id in loaded and r.verdict == Verdict.ERROR]
     for result in broken:  # a user's claim that could not be run: bad input, one line each
         print(f"attndepth: error: claim {result.id!r} could not be run: {result.outcome.note}; "
               f"fix its file and rerun with --claim {result.id}", file=sys.stderr)
     if broken:
         return EXIT_BAD_INPUT
-    failed = any(r.verdict in FAILING_VERDICTS or r.wrong_theory_caught is False
+    failed = any(r.verdict in FAILING or r.wrong_theory_caught is False
                  for r in results)
     return EXIT_CLAIM_FAILED if failed else EXIT_OK
 
@@ -184,8 +184,9 @@ def _verify_member(args: argparse.Namespace) -> int:
     import json
 
     from attndepth.cli.outputs import emit
-    from attndepth.framework.registry import FAILING_VERDICTS, get_claim, run_claim
+    from attndepth.framework.registry import get_claim, run_claim
     from attndepth.framework.report import render
+    from attndepth.framework.verdicts import FAILING
 
     if not args.claim or len(args.claim) != 1:
         raise InvalidParameter("--member needs exactly one --claim")
@@ -207,7 +208,7 @@ def _verify_member(args: argparse.Namespace) -> int:
               f"({found.family.describe()}): its verdict is not the claim's",
               file=sys.stderr)
     emit(render([result], args.format, args.preset, args.seed), args.out)
-    return EXIT_CLAIM_FAILED if result.verdict in FAILING_VERDICTS else EXIT_OK
+    return EXIT_CLAIM_FAILED if result.verdict in FAILING else EXIT_OK
 
 
 def _search(args: argparse.Namespace) -> int:
@@ -218,6 +219,7 @@ def _search(args: argparse.Namespace) -> int:
     from attndepth.framework.registry import all_claims, get_claim
     from attndepth.framework.report import TABLE_WIDTH, dumps
     from attndepth.framework.search import counterexample_rows, search_claim
+    from attndepth.framework.verdicts import FAILING
 
     ids = args.claim or [c for c, found in all_claims().items()
                          if found.family is not None and found.by_default]
@@ -259,7 +261,7 @@ def _search(args: argparse.Namespace) -> int:
                 writer = csv.DictWriter(handle, keys)
                 writer.writeheader()
                 writer.writerows(rows)
-    failed = any(r.verdict in ("fails", "inconsistent", "error") for r in reports)
+    failed = any(r.verdict in FAILING for r in reports)
     return EXIT_CLAIM_FAILED if failed else EXIT_OK
 
 

@@ -61,6 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from attndepth.framework.registry import get_claim, load_claims
     from attndepth.framework.validity import error_scaling, parse_grid, validity_map
+    from attndepth.framework.verdicts import Verdict
 
     for source in args.claims or []:
         load_claims(source)
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     width = max(len(str(p.params)) for p in result.points)
     for point in result.points:
         where = "" if point.in_family is not False else "  (outside the family)"
-        if point.verdict == "error":
+        if point.verdict == Verdict.ERROR:
             print(f"{str(point.params):<{width}}  error             {point.note}")
             continue
         if math.isnan(point.mean):

@@ -49,6 +49,7 @@ from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
+from attndepth.framework.verdicts import Verdict
 from attndepth.simulations.measures.catalogue import OBSERVABLES, measure
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.validation import check_int
@@ -169,7 +170,7 @@ def derived_claim(id: str, *, expression: Any, observable: str, source: str,
                             for key, (function, _) in rival_functions.items()}
             return Outcome(f"{observable} {predicted:.4g}",
                            f"{observable} {mean:.4g} ± {error:.2g} ({relative:+.2%})",
-                           "holds" if abs(relative) <= tolerance else "fails",
+                           Verdict.HOLDS if abs(relative) <= tolerance else Verdict.FAILS,
                            note=f"{batch} stacks; {OBSERVABLES[observable].description}",
                            values={"measured": mean, "predicted": predicted,
                                    "standard_error": error, **rival_values})

@@ -45,6 +45,7 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from attndepth.errors import InvalidParameter
+from attndepth.framework.verdicts import DECIDED, Verdict
 
 #: Seeds of a sample at base seed S are S·SEED_STRIDE + k, k = 0, 1, ...: samples of
 #: different base seeds never share a seed, and base seed 0 starts at seed 0.
@@ -192,7 +193,7 @@ class RivalResult:
 class Evidence:
     """What a sample of seeds says about one claim at one parameter set."""
 
-    verdict: str
+    verdict: Verdict
     interval: Interval | None
     seeds: tuple[int, ...]
     passed: int
@@ -336,7 +337,7 @@ def decide(verify: Callable[..., Any], params: Mapping[str, Any], base_seed: int
     while True:
         for seed in seed_sample(base_seed, count)[len(outcomes):]:
             outcomes.append(verify(seed=seed, **params))
-        usable = [o for o in outcomes if o.verdict in ("holds", "fails")]
+        usable = [o for o in outcomes if o.verdict in DECIDED]
         intervals = [_pooled(e, usable, _value_of(e.predicted), level) for e in estimates]
         compared = [_rival_sample(by_key.get(rival.against or primary.measured, primary),
                                   rival, usable, params, level, verify, base_seed, count,
@@ -356,21 +357,21 @@ def decide(verify: Callable[..., Any], params: Mapping[str, Any], base_seed: int
                         == "outside"), i)
         for rival, (i, prediction) in zip(rivals, compared, strict=True))
     decided = len(usable)
-    passed = sum(o.verdict == "holds" for o in usable)
+    passed = sum(o.verdict == Verdict.HOLDS for o in usable)
     claim_positions = [i.position(e.band) if i is not None else "straddles"
                        for i, e in zip(intervals, estimates, strict=True)]
-    if any(o.verdict == "error" for o in outcomes):
-        verdict = "error"
+    if any(o.verdict == Verdict.ERROR for o in outcomes):
+        verdict = Verdict.ERROR
     elif decided * 2 < len(outcomes):
-        verdict = "inconclusive"
+        verdict = Verdict.INCONCLUSIVE
     elif "outside" in claim_positions:
-        verdict = "fails"
+        verdict = Verdict.FAILS
     elif "straddles" in claim_positions:
-        verdict = "inconclusive"
+        verdict = Verdict.INCONCLUSIVE
     elif all(r.rejected for r in results):
-        verdict = "holds"
+        verdict = Verdict.HOLDS
     else:
-        verdict = "indistinguishable"
+        verdict = Verdict.INDISTINGUISHABLE
     evidence = Evidence(verdict, intervals[0], tuple(seed_sample(base_seed, len(outcomes))),
                         passed, decided, results, primary.band, 1 - primary.confidence,
                         primary.label,
@@ -422,7 +423,7 @@ def _rival_sample(estimate: Estimate, rival: Rival, usable: list[Any],
         raise InvalidParameter(f"rival {rival.name!r} replaces names but no module was given")
     with replaced(module, rival.replace):
         rerun = [verify(seed=seed, **params) for seed in seed_sample(base_seed, count)]
-    rerun = [o for o in rerun if o.verdict in ("holds", "fails")]
+    rerun = [o for o in rerun if o.verdict in DECIDED]
 
     def claimed(o: Any) -> Any:
         return o.values[estimate.predicted]
@@ -442,4 +443,4 @@ def rival_by_verdict(rival: Rival, run: Callable[[], str]) -> RivalResult:
     verdict = run()
     return RivalResult(rival.name, rival.source,
                        "(the claim run with " + ", ".join(rival.replace) + " replaced)",
-                       verdict == "fails")
+                       verdict == Verdict.FAILS)

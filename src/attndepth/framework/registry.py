@@ -31,7 +31,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.framework.evidence import (
@@ -44,22 +44,8 @@ from attndepth.framework.evidence import (
     rival_by_verdict,
 )
 from attndepth.framework.families import Family
+from attndepth.framework.verdicts import DECIDED, Verdict, failing_for
 
-Verdict = Literal["proved", "holds", "indistinguishable", "fails", "inconclusive", "error",
-                  "consistent", "inconsistent"]
-#: How strongly a claim was checked: ``proved`` (a symbolic or exact-integer proof
-#: over the whole stated family), ``holds`` (agrees with the measurement and every
-#: named rival is rejected), ``indistinguishable`` (agrees, but so does a named
-#: rival: the measurement cannot tell them apart), ``fails`` (a counterexample, the
-#: smallest found, in the note), ``inconclusive`` (the measurement could not decide;
-#: the note says why), ``error`` (the verify function raised; the message is the
-#: note). Consistency checks (a comparison only a software bug can fail, such as a
-#: certified lower bound against a proved upper bound) say ``consistent`` or
-#: ``inconsistent`` instead, and are counted apart from theory verdicts.
-VERDICTS: tuple[str, ...] = ("proved", "holds", "indistinguishable", "fails", "inconclusive",
-                             "error", "consistent", "inconsistent")
-#: Verdicts that make ``attndepth verify`` exit with status 1.
-FAILING_VERDICTS: tuple[str, ...] = ("fails", "error", "inconsistent")
 #: What a claim is: a theory verdict, or a consistency check of the software.
 KINDS: tuple[str, ...] = ("theory", "consistency")
 PRESETS: tuple[str, ...] = ("quick", "full")
@@ -91,7 +77,9 @@ class Outcome:
     ----------
     predicted, measured : str
         Short human-readable statements of the numbers.
-    verdict : {"holds", "fails", "inconclusive"}
+    verdict : Verdict
+        Usually ``holds``, ``fails`` or ``inconclusive``
+        (:mod:`attndepth.framework.verdicts`); the word is accepted too.
     note : str
         What the comparison was and anything worth knowing.
     values : dict
@@ -105,8 +93,7 @@ class Outcome:
     values: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.verdict not in VERDICTS:
-            raise InvalidParameter(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        object.__setattr__(self, "verdict", Verdict.of(self.verdict))
         for name in ("predicted", "measured", "note"):
             if not isinstance(getattr(self, name), str):
                 raise InvalidType(f"Outcome.{name} must be a str, got "
@@ -221,7 +208,7 @@ class ClaimResult:
     wrong_theory: str | None = None
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         return self.outcome.verdict
 
     @property
@@ -229,7 +216,7 @@ class ClaimResult:
         """Whether the wrong theory made the claim fail (None: not run, or none declared)."""
         if self.wrong_theory in (None, "none"):
             return None
-        return self.wrong_theory == ("inconsistent" if self.kind == "consistency" else "fails")
+        return self.wrong_theory == failing_for(self.kind)
 
 
 _REGISTRY: dict[str, Claim] = {}
@@ -507,14 +494,14 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
         rivals = tuple(rival_by_verdict(rival, functools.partial(run_with, rival))
                        for rival in found.rivals)
         # a consistency check reports its rivals; they cannot make a proof "indistinguishable"
-        if outcome.verdict == "holds" and found.kind != "consistency" \
+        if outcome.verdict == Verdict.HOLDS and found.kind != "consistency" \
                 and not all(r.rejected for r in rivals):
-            outcome = Outcome(outcome.predicted, outcome.measured, "indistinguishable",
+            outcome = Outcome(outcome.predicted, outcome.measured, Verdict.INDISTINGUISHABLE,
                               outcome.note, outcome.values)
-    if found.kind == "consistency" and outcome.verdict in ("holds", "fails"):
+    if found.kind == "consistency" and outcome.verdict in DECIDED:
         outcome = Outcome(outcome.predicted, outcome.measured,
-                          "consistent" if outcome.verdict == "holds" else "inconsistent",
-                          outcome.note, outcome.values)
+                          Verdict.CONSISTENT if outcome.verdict == Verdict.HOLDS
+                          else Verdict.INCONSISTENT, outcome.note, outcome.values)
     return outcome, evidence, rivals
 
 
@@ -547,7 +534,7 @@ def wrong_theory_verdict(claim_id: str, preset: str = "quick", seed: int = 0) ->
         with replaced(module, found.wrong_theory):
             return run_claim(claim_id, preset, seed).verdict
     except (Exception, SystemExit):
-        return "error"
+        return Verdict.ERROR
 
 
 def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
@@ -579,7 +566,7 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
         except (Exception, SystemExit) as error:  # a verdict, never fatal to the run
             found = get_claim(claim_id)
             message = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
-            outcome = Outcome("(not evaluated)", "(raised)", "error", message)
+            outcome = Outcome("(not evaluated)", "(raised)", Verdict.ERROR, message)
             results.append(ClaimResult(found.id, found.source, found.statement,
                                        found.tolerance, preset, seed,
                                        dict(found.presets[preset]), outcome,
@@ -598,7 +585,7 @@ def _checked(found: Claim) -> Callable[..., Outcome]:
             raise InvalidType(f"claim {found.id!r}: its verify function returned "
                               f"{type(outcome).__name__}, not an Outcome (return "
                               f"attndepth.Outcome(predicted, measured, verdict, ...))")
-        if outcome.verdict in ("holds", "fails"):
+        if outcome.verdict in DECIDED:
             missing = [key for e in found.estimates for key in (e.measured, e.predicted)
                        if key not in outcome.values]
             if missing:
@@ -612,8 +599,8 @@ def _checked(found: Claim) -> Callable[..., Outcome]:
 def verdict_from(condition: bool, inconclusive: bool = False) -> Verdict:
     """``holds`` / ``fails``, or ``inconclusive`` when the test could not decide."""
     if inconclusive:
-        return "inconclusive"
-    return "holds" if condition else "fails"
+        return Verdict.INCONCLUSIVE
+    return Verdict.HOLDS if condition else Verdict.FAILS
 
 
 def _where(function: Callable[..., Any]) -> str:

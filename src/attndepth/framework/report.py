@@ -13,7 +13,8 @@ from typing import Any
 
 from attndepth import __version__
 from attndepth.errors import InvalidParameter
-from attndepth.framework.registry import VERDICTS, ClaimResult
+from attndepth.framework.registry import ClaimResult
+from attndepth.framework.verdicts import DECIDED, PASSING, THEORY_VERDICTS, VERDICTS, Verdict
 
 FORMATS: tuple[str, ...] = ("table", "json", "markdown", "latex")
 COLUMNS: tuple[str, ...] = ("claim", "source", "predicted", "measured", "verdict", "seconds")
@@ -110,7 +111,7 @@ def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
     return dumps(document)
 
 
-def summary(results: list[ClaimResult]) -> dict[str, int]:
+def summary(results: list[ClaimResult]) -> dict[Verdict, int]:
     """Counts of each verdict (``indistinguishable`` apart from ``holds``; consistency
     checks as ``consistent`` / ``inconsistent``, apart from theory verdicts)."""
     counts = dict.fromkeys(VERDICTS, 0)
@@ -146,7 +147,7 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
         if result.in_family is False:
             lines.append(("family", "these parameters lie OUTSIDE the claim's family: the "
                                     "verdict is not the claim's"))
-        if result.verdict not in ("holds", "proved", "consistent"):
+        if result.verdict not in PASSING | {Verdict.CONSISTENT}:
             lines.append(("why", result.outcome.note))
         for label, text in lines:
             out += textwrap.wrap(text, width, initial_indent=f"    {label:<10} ",
@@ -155,14 +156,13 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
     counts = summary(results)
     out.append("")
     out.append(", ".join(f"{n} {v}" for v, n in counts.items()
-                         if n or v in ("holds", "fails")))
-    checks = counts["consistent"] + counts["inconsistent"]
+                         if n or v in DECIDED))
+    checks = counts[Verdict.CONSISTENT] + counts[Verdict.INCONSISTENT]
     if checks:
         out[-1] = ", ".join(f"{n} {v}" for v, n in counts.items()
-                            if (n or v in ("holds", "fails"))
-                            and v not in ("consistent", "inconsistent"))
-        out[-1] += (f"; consistency checks: {counts['consistent']} consistent, "
-                    f"{counts['inconsistent']} inconsistent")
+                            if (n or v in DECIDED) and v in THEORY_VERDICTS)
+        out[-1] += (f"; consistency checks: {counts[Verdict.CONSISTENT]} consistent, "
+                    f"{counts[Verdict.INCONSISTENT]} inconsistent")
     return "\n".join(out)
 
 

@@ -34,6 +34,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.families import Member
 from attndepth.framework.progress import MemberProgress
 from attndepth.framework.registry import Claim, evaluate, get_claim
+from attndepth.framework.verdicts import COUNTEREXAMPLE, Verdict, failing_for
 from attndepth.simulations.sweeps.observables import Parameter, register_observable
 from attndepth.simulations.sweeps.store import open_store
 from attndepth.simulations.sweeps.sweep import run_sweep
@@ -63,19 +64,18 @@ register_observable(OBSERVABLE, evaluate_member,
                     {"claim": Parameter(str), "member": Parameter(str)})
 
 
-#: Member verdicts that are counterexamples (a consistency check's failure is inconsistent).
-FAILING = ("fails", "inconsistent")
-
-
 @dataclass(frozen=True)
 class MemberResult:
     """One family member's verdict."""
 
     member: Member
-    verdict: str
+    verdict: Verdict
     measured: str
     note: str
     phase: str  # "exhaustive" or "drawn"
+
+    def __post_init__(self) -> None:  # the word a store row holds, as a verdict
+        object.__setattr__(self, "verdict", Verdict.of(self.verdict))
 
 
 @dataclass(frozen=True)
@@ -101,21 +101,21 @@ class SearchReport:
     kind: str = "theory"
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """``fails`` with a counterexample; ``error`` if a member raised; ``inconclusive``
         if no member decided; ``indistinguishable`` if every decided member is (a rival
         agrees everywhere too); otherwise ``holds`` (the summary says how many decided)."""
         if self.counterexamples:
-            return "inconsistent" if self.kind == "consistency" else "fails"
+            return failing_for(self.kind)
         if self.errors:
-            return "error"
+            return Verdict.ERROR
         if self.decided == 0:
-            return "inconclusive"
+            return Verdict.INCONCLUSIVE
         if self.kind == "consistency":
-            return "consistent"
+            return Verdict.CONSISTENT
         if self.indistinguishable == self.decided:  # agrees everywhere, but so does a rival
-            return "indistinguishable"
-        return "holds"
+            return Verdict.INDISTINGUISHABLE
+        return Verdict.HOLDS
 
     @property
     def decided(self) -> int:
@@ -177,7 +177,7 @@ def _exhaustive(found: Claim, seed: int, store: Path, scheduler: str,
     if points:
         with MemberProgress(found.id, len(points), "exhaustive", progress) as shown:
             def report(result: Any) -> None:
-                verdict = "error" if result.error else result.metrics["verdict"]
+                verdict = Verdict.ERROR if result.error else result.metrics["verdict"]
                 shown.done(wanted[result.hash], verdict)
             run_sweep(SweepSpec(OBSERVABLE, tuple(points)), store, scheduler, workers,
                       progress=False, on_result=report)
@@ -194,7 +194,7 @@ def _exhaustive(found: Claim, seed: int, store: Path, scheduler: str,
                                                      "exhaustive")
             else:
                 message = (row["error"] or "").splitlines()[0] if row["error"] else ""
-                results[_key(member)] = MemberResult(member, "error", "(raised)", message,
+                results[_key(member)] = MemberResult(member, Verdict.ERROR, "(raised)", message,
                                                      "exhaustive")
     return results
 
@@ -234,10 +234,10 @@ def _random_phase(found: Claim, seed: int, draws: int, known: dict[str, MemberRe
                     seen[key] = MemberResult(dict(member), outcome.verdict, outcome.measured,
                                              outcome.note, "drawn")
                 except Exception as error:  # recorded as an error, never fatal
-                    seen[key] = MemberResult(dict(member), "error", "(raised)",
+                    seen[key] = MemberResult(dict(member), Verdict.ERROR, "(raised)",
                                              f"{type(error).__name__}: {error}", "drawn")
                 shown.done(member, seen[key].verdict)
-        return seen[key].verdict in FAILING
+        return seen[key].verdict in COUNTEREXAMPLE
 
     config = settings(max_examples=draws, deadline=None, database=DirectoryBasedExampleDatabase(
         str(cache / "hypothesis")), suppress_health_check=list(HealthCheck),
@@ -294,15 +294,16 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
                      else ([], 0))
     everything = {**results, **{_key(r.member): r for r in drawn}}
     ordered = sorted(everything.values(), key=lambda r: found.family.order(r.member))
-    counterexamples = [r for r in ordered if r.verdict in FAILING]
+    counterexamples = [r for r in ordered if r.verdict in COUNTEREXAMPLE]
     return SearchReport(
         claim=claim_id, family=found.family.describe(),
         exhaustive_total=found.family.size(), exhaustive_checked=len(results),
         drawn=len([r for r in drawn if r.phase == "drawn"]), drawn_beyond=beyond,
         counterexamples=counterexamples,
-        inconclusive=sum(r.verdict == "inconclusive" for r in everything.values()),
-        indistinguishable=sum(r.verdict == "indistinguishable" for r in everything.values()),
-        errors=[r for r in ordered if r.verdict == "error"], seed=seed,
+        inconclusive=sum(r.verdict == Verdict.INCONCLUSIVE for r in everything.values()),
+        indistinguishable=sum(r.verdict == Verdict.INDISTINGUISHABLE
+                              for r in everything.values()),
+        errors=[r for r in ordered if r.verdict == Verdict.ERROR], seed=seed,
         seconds=time.perf_counter() - start, conjecture=found.conjecture, kind=found.kind,
         commands=[reproduce_command(claim_id, r.member, seed) for r in counterexamples])
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from attndepth.errors import InvalidParameter
 from attndepth.framework.registry import get_claim, run_claim
+from attndepth.framework.verdicts import Verdict
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,7 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
             kwargs = found.family.kwargs(combo) if members else combo
             result = run_claim(claim_id, preset, seed, **kwargs)
         except (ValueError, TypeError, ArithmeticError) as error:  # this point only
-            point = MapPoint(combo, "error", None, math.nan, math.nan, math.nan, 0,
+            point = MapPoint(combo, Verdict.ERROR, None, math.nan, math.nan, math.nan, 0,
                              f"{type(error).__name__}: {error}")
             points.append(point)
             if progress is not None:
