@@ -40,3 +40,38 @@ def test_an_internal_bug_is_not_bad_input(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == EXIT_INTERNAL_ERROR
     assert "internal error" in err and "Traceback" in err and "matmul" in err
+
+
+def test_user_code_contains_everything_but_ctrl_c_and_attndepths_own_errors():
+    class Escapes(BaseException):
+        pass
+
+    class Unprintable(Exception):
+        def __str__(self):
+            raise RuntimeError
+
+    for raised, words in [(Escapes("out"), "Escapes: out"), (SystemExit(0), "SystemExit: 0"),
+                          (Unprintable(), "could not be printed"), (KeyError("k"), "KeyError")]:
+        with pytest.raises(errors.UserCodeFailed, match=f"mine raised .*{words}"), \
+                errors.user_code("mine"):
+            raise raised
+    for passing in (KeyboardInterrupt(), errors.InvalidParameter("bad")):
+        with pytest.raises(type(passing)), errors.user_code("mine"):
+            raise passing
+
+
+def test_user_code_stops_a_function_at_its_time_limit():
+    import signal
+    import time
+
+    before = signal.getsignal(signal.SIGALRM)
+    start = time.perf_counter()
+    with pytest.raises(errors.UserCodeFailed, match="longer than its limit of 0.2 s"), \
+            errors.user_code("mine", 0.2):
+        try:
+            time.sleep(10)
+        except Exception:  # the user's own handler cannot swallow the limit
+            pass
+    assert time.perf_counter() - start < 5
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)

@@ -207,3 +207,27 @@ def test_an_unregistered_figure_name_is_one_line_and_exit_2(tmp_path, monkeypatc
     assert main(["verify", "--claims", str(path)]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert "names figure 'mine.pictur', which is not registered" in line
+
+
+ESCAPING = textwrap.dedent('''
+    from attndepth import Outcome, claim
+
+
+    class Escapes(BaseException):
+        pass
+
+
+    @claim("mine.escapes", source="s", statement="s", tolerance="exact",
+           presets={"quick": {}, "full": {}})
+    def verify_escapes(seed):
+        raise Escapes("out of the plugin")
+''')
+
+
+def test_a_claim_raising_a_base_exception_is_a_failed_test_not_an_internal_error(
+        tmp_path, monkeypatch):
+    path = _claims_file(tmp_path, monkeypatch, "escaping.py", ESCAPING)
+    run = _pytest(tmp_path, "--attndepth-claims", str(path))
+    assert run.returncode == 1 and "1 failed" in run.stdout, run.stdout + run.stderr
+    assert "INTERNALERROR" not in run.stdout + run.stderr
+    assert "Escapes: out of the plugin" in run.stdout

@@ -95,3 +95,23 @@ def test_a_file_of_the_user_where_a_figure_goes_is_refused_before_computing(tmp_
     with pytest.raises(ValueError, match="left untouched"):
         write_figure("similarity_depth", tmp_path)
     assert (tmp_path / "similarity_depth.png").read_text() == "my own picture notes"
+
+
+def test_a_user_figure_that_raises_is_one_error_naming_it(tmp_path, monkeypatch):
+    from attndepth.errors import UserCodeFailed
+
+    monkeypatch.setattr(registry, "_USER_FIGURES", {})
+
+    def compute(preset, seed):
+        raise SystemExit(0)
+
+    def draw(data):
+        raise RecursionError("deep")
+
+    registry.figure("mine.exits", description="exits", draw=draw)(compute)
+    with pytest.raises(UserCodeFailed, match="figure 'mine.exits'.s compute function raised "
+                                             "SystemExit"):
+        registry.write_figure("mine.exits", tmp_path)
+    registry.figure("mine.deep", description="deep", draw=draw)(lambda p, s: {"x": [1]})
+    with pytest.raises(UserCodeFailed, match="draw function raised RecursionError: deep"):
+        registry.write_figure("mine.deep", tmp_path)

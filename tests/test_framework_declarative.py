@@ -63,3 +63,25 @@ def test_a_malformed_declaration_is_one_clear_error(monkeypatch, fields, message
                      presets={"quick": {"width": 4}, "full": {"width": 4}})
     with pytest.raises((ValueError, TypeError), match=message):
         derived_claim("mine.bad", **{**arguments, **fields})(lambda width: StackConfig())
+
+
+@pytest.mark.parametrize("expression, shown", [(sp.log(0 * width), "-inf"),
+                                               (sp.nan + 0 * width, "nan")])
+def test_a_non_finite_prediction_is_an_error_not_inconclusive(monkeypatch, expression, shown):
+    from attndepth.errors import UserCodeFailed
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    claim_id = f"mine.non-finite-{shown}"
+
+    @derived_claim(claim_id, expression=expression, observable="t_sim_final", tolerance=0.01,
+                   source="s", statement="s",
+                   family=Family(parameters={"width": (4,)}, fixed={"tokens": 4}),
+                   presets={"quick": {"width": 4}, "full": {"width": 4}}, batch=2,
+                   seeds=(2, 2))
+    def stack(width, tokens):
+        return StackConfig(variant="pure", depth=2, tokens=tokens, width=width)
+
+    result = registry.run_claims([claim_id])[0]
+    assert result.verdict == "error" and shown in result.outcome.note
+    with pytest.raises(UserCodeFailed, match=shown):
+        registry.run_claim(claim_id)

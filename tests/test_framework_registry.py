@@ -224,7 +224,9 @@ def test_a_claim_that_raises_is_an_error_and_the_others_still_run(monkeypatch):
     monkeypatch.setitem(claims._REGISTRY, "test.broken", broken)
     results = run_claims(["test.broken", "levine.degree"])
     assert [r.verdict for r in results] == ["error", "consistent"]
-    assert results[0].outcome.note == "RuntimeError: measurement blew up"
+    # a claim from outside attndepth is a user's: its error names it
+    assert results[0].outcome.note == ("claim 'test.broken' raised RuntimeError: "
+                                       "measurement blew up")
 
 
 def test_installed_packages_register_claims_through_the_entry_point_group(monkeypatch,
@@ -309,3 +311,58 @@ def test_a_claims_file_calling_sys_exit_is_one_line_and_exit_2(tmp_path, capsys)
     assert main(["verify", "--claims", str(path)]) == 2
     err = capsys.readouterr().err
     assert "SystemExit" in err and len(err.strip().splitlines()) == 1
+
+
+#: What a user's verify function may do wrong, and a word its one line must contain.
+MISBEHAVIOURS = {
+    "RuntimeError": ("raise RuntimeError('boom')", "RuntimeError: boom"),
+    "KeyError": ("raise KeyError('k')", "KeyError"),
+    "MemoryError": ("raise MemoryError()", "MemoryError"),
+    "RecursionError": ("def f(): return f()\n    f()", "RecursionError"),
+    "sys.exit(0)": ("sys.exit(0)", "SystemExit"),
+    "BaseException": ("raise Escapes('out')", "Escapes: out"),
+    "unprintable": ("raise Unprintable()", "could not be printed"),
+    "NaN": ("return Outcome('p', 'm', 'holds', values={'m': math.nan, 'p': 1.0})", "nan"),
+    "inf": ("return Outcome('p', 'm', 'holds', values={'m': 1.0, 'p': [1.0, math.inf]})",
+            "inf"),
+    "endless": ("time.sleep(30)", "ran longer than its limit"),
+}
+ENTRY_POINTS = {
+    "verify": ["verify", "--claims", "{file}"],
+    "search": ["verify", "--claims", "{file}", "--search", "--draws", "0", "--store",
+               "{dir}/search.sqlite"],
+    "map": ["map", "{id}", "--claims", "{file}", "--grid", "x=1,2", "--out", "{dir}/map",
+            "--quiet"],
+}
+
+
+@pytest.mark.parametrize("entry", list(ENTRY_POINTS))
+@pytest.mark.parametrize("case", list(MISBEHAVIOURS))
+def test_whatever_a_users_claim_does_is_one_line_naming_it_and_exit_2(
+        tmp_path, capsys, monkeypatch, case, entry):
+    from attndepth.cli.main import main
+    from attndepth.framework import registry as claims
+
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims._REGISTRY))
+    monkeypatch.setenv("ATTNDEPTH_CLAIM_SECONDS", "0.5")
+    body, expected = MISBEHAVIOURS[case]
+    claim_id = f"mine.contained-{entry}-{len(case)}-{abs(hash(case)) % 10**6}"
+    path = tmp_path / "mine.py"
+    path.write_text(
+        "import math, sys, time\n"
+        "from attndepth import Estimate, Family, Outcome, claim\n\n"
+        "class Escapes(BaseException):\n    pass\n\n"
+        "class Unprintable(Exception):\n    def __str__(self):\n        raise ValueError\n\n"
+        f"@claim('{claim_id}', source='s', statement='s', tolerance='t',\n"
+        "       presets={'quick': {'x': 1}, 'full': {'x': 1}},\n"
+        "       family=Family(parameters={'x': (1, 2)}),\n"
+        "       estimate=Estimate('m', 'p', (-0.1, 0.1), seeds=(2, 2)))\n"
+        f"def verify(seed, x):\n    {body}\n"
+        "    return Outcome('p', 'm', 'holds', values={'m': 1.0, 'p': 1.0})\n")
+    argv = [a.format(file=path, dir=tmp_path, id=claim_id) for a in ENTRY_POINTS[entry]]
+    capsys.readouterr()
+    assert main(argv) == 2, (case, entry, capsys.readouterr())
+    err = capsys.readouterr().err  # progress and "wrote ..." lines may come before it
+    assert "Traceback" not in err
+    [line] = [line for line in err.splitlines() if line.startswith("attndepth: error")]
+    assert claim_id in line and expected in line and line == err.strip().splitlines()[-1]

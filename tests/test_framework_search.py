@@ -171,3 +171,44 @@ def test_a_search_where_a_rival_agrees_everywhere_is_indistinguishable(monkeypat
 
 
 LOWEST = 0
+
+
+def test_a_users_claim_ending_its_worker_process_is_one_line_naming_it(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "exits.py"
+    path.write_text(
+        "import os\nfrom attndepth import Family, Outcome, claim\n\n"
+        "@claim('mine.exits', source='s', statement='s', tolerance='t',\n"
+        "       presets={'quick': {'x': 1}, 'full': {'x': 1}},\n"
+        "       family=Family(parameters={'x': (1, 2, 3)}))\n"
+        "def verify(seed, x):\n    os._exit(0)\n")
+    run = subprocess.run([sys.executable, "-m", "attndepth.cli.main", "verify", "--claims",
+                          str(path), "--search", "--draws", "0", "--workers", "2", "--store",
+                          str(tmp_path / "s.sqlite")], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    [line] = [line for line in run.stderr.splitlines() if line.startswith("attndepth:")]
+    assert "claim 'mine.exits'" in line and "worker process running it died" in line
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.slow
+def test_a_users_claim_reaches_dask_workers(tmp_path, capsys, monkeypatch):
+    """Dask workers start afresh: they load the user's claims from the point's source."""
+    from attndepth.cli.main import main
+    from attndepth.framework import registry
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry.all_claims()))
+    path = tmp_path / "below.py"
+    path.write_text(
+        "from attndepth import Family, Outcome, claim, verdict_from\n\n"
+        "@claim('mine.below-three', source='s', statement='s', tolerance='t',\n"
+        "       presets={'quick': {'x': 1}, 'full': {'x': 1}},\n"
+        "       family=Family(parameters={'x': (1, 2, 3)}))\n"
+        "def verify(seed, x):\n    return Outcome('x<3', f'x={x}', verdict_from(x < 3))\n")
+    assert main(["verify", "--claims", str(path), "--search", "--draws", "0", "--scheduler",
+                 "dask-local", "--workers", "2", "--store", str(tmp_path / "s.sqlite")]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAILS") and "--member '{\"x\": 3}'" in out

@@ -13,6 +13,10 @@ standard types they already know.
   read (``attndepth store recover`` copies what is left). CLI exit 2.
 * :class:`CheckFailed`, also an ``ArithmeticError``: a measurement contradicting
   a proved bound. CLI exit 1.
+* :class:`UserCodeFailed`, also a ``RuntimeError``: a user's claim or figure
+  function raised (any exception, ``SystemExit`` and ``BaseException``
+  subclasses included), ran past its time limit, or returned a non-finite
+  number where a number is compared; the message names the claim. CLI exit 2.
 * :class:`WorkerDied`, also a ``RuntimeError``: a sweep worker process died (the
   committed rows are kept). CLI exit 3.
 * :class:`OutputFailed`, also an ``OSError``: a file could not be written (an
@@ -35,9 +39,12 @@ This module imports nothing from attndepth, so every layer may import it.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 __all__ = ["AttndepthError", "CheckFailed", "CheckpointNotSaved", "DamagedStore", "DiskFull",
            "InvalidParameter", "InvalidType", "MissingExtra", "OutputFailed", "Overflow",
-           "WorkerDied"]
+           "UserCodeFailed", "WorkerDied", "describe_exception", "user_code"]
 
 
 class AttndepthError(Exception):
@@ -83,3 +90,67 @@ class DiskFull(OutputFailed):
 class CheckpointNotSaved(UserWarning):
     """A finished computation's final checkpoint could not be written; its result is
     returned all the same (nothing computed is lost), and a rerun computes it again."""
+
+
+class UserCodeFailed(AttndepthError, RuntimeError):
+    """A user's claim or figure function raised, ran too long or returned a non-finite
+    number; the message names it (CLI exit 2)."""
+
+
+def describe_exception(error: BaseException) -> str:
+    """``Type: first line of the message``, even for an exception whose ``__str__``
+    raises or returns something other than text."""
+    try:
+        text = str(error)
+    except BaseException:  # noqa: BLE001 - a user's __str__ may do anything
+        text = "(its message could not be printed)"
+    if not isinstance(text, str):
+        text = "(its message is not text)"
+    first = text.splitlines()[0] if text.strip() else ""
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
+
+
+class _TimeLimit(BaseException):
+    """Raised by the alarm of :func:`user_code` inside the user's function (a
+    BaseException, so that the function's own ``except Exception`` cannot swallow it)."""
+
+
+@contextlib.contextmanager
+def user_code(what: str, seconds: float | None = None) -> Iterator[None]:
+    """Run a user's function: whatever it raises — any exception, ``SystemExit`` (also
+    ``sys.exit(0)``), a ``BaseException`` subclass, one whose message cannot be
+    printed — becomes one :class:`UserCodeFailed` naming ``what``. Ctrl-C
+    (``KeyboardInterrupt``) still stops the run, and attndepth's own errors raised
+    on behalf of the user's code pass unchanged.
+
+    Parameters
+    ----------
+    what : the function, for the message (``"claim 'mine.rate'"``).
+    seconds : a time limit (wall clock). It is enforced with ``SIGALRM`` in the main
+        thread of a process (the CLI, a sweep's worker processes); elsewhere (a
+        thread) it is not, and the function runs to its end. None: no limit.
+    """
+    import signal
+    import threading
+
+    timed = (seconds is not None and hasattr(signal, "setitimer")
+             and threading.current_thread() is threading.main_thread())
+    if timed:
+        def alarm(signum: int, frame: object) -> None:
+            raise _TimeLimit
+
+        previous = signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    except (KeyboardInterrupt, AttndepthError):
+        raise
+    except _TimeLimit:
+        raise UserCodeFailed(f"{what} ran longer than its limit of {seconds:g} s "
+                             f"(ATTNDEPTH_CLAIM_SECONDS)") from None
+    except BaseException as error:  # noqa: BLE001 - user code: contained, never fatal
+        raise UserCodeFailed(f"{what} raised {describe_exception(error)}") from None
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)

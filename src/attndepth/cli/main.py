@@ -216,7 +216,7 @@ def _search(args: argparse.Namespace) -> int:
     import csv
 
     from attndepth.cli.outputs import COUNTEREXAMPLES, emit, output_option
-    from attndepth.framework.registry import all_claims, get_claim
+    from attndepth.framework.registry import all_claims, get_claim, is_users
     from attndepth.framework.report import TABLE_WIDTH, dumps
     from attndepth.framework.search import counterexample_rows, search_claim
     from attndepth.framework.verdicts import FAILING
@@ -261,6 +261,14 @@ def _search(args: argparse.Namespace) -> int:
                 writer = csv.DictWriter(handle, keys)
                 writer.writeheader()
                 writer.writerows(rows)
+    broken = [r for r in reports if r.errors and is_users(get_claim(r.claim))]
+    for report in broken:  # a user's claim that raised: its code, not the theory
+        first = report.errors[0]
+        member = ", ".join(f"{k}={v}" for k, v in first.member.items())
+        print(f"attndepth: error: {first.note} (member {member}; {len(report.errors)} "
+              f"member(s) raised); fix its file and rerun", file=sys.stderr)
+    if broken:
+        return EXIT_BAD_INPUT
     failed = any(r.verdict in FAILING for r in reports)
     return EXIT_CLAIM_FAILED if failed else EXIT_OK
 

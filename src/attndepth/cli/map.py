@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from attndepth.framework.registry import get_claim, load_claims
+    from attndepth.framework.registry import get_claim, is_users, load_claims
     from attndepth.framework.validity import error_scaling, parse_grid, validity_map
     from attndepth.framework.verdicts import Verdict
 
@@ -107,6 +107,12 @@ def run(args: argparse.Namespace) -> int:
         print(scaling.describe() if scaling else
               f"no power-law fit along {first} (fewer than 3 points, or errors of both signs)")
     print(f"wrote {out / (found.id + '.png')}, .pdf, .csv", file=sys.stderr)
+    raised = [p for p in result.points if p.verdict == Verdict.ERROR]
+    if raised and is_users(found):  # the user's code, not the grid: one line, exit 2
+        print(f"attndepth: error: {raised[0].note} (at {raised[0].params}; "
+              f"{len(raised)} of {len(result.points)} points); the other points are in the "
+              f"map: fix the claim and rerun", file=sys.stderr)
+        return 2
     return 0
 
 

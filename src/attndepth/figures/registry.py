@@ -14,7 +14,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.errors import InvalidParameter, InvalidType, user_code
 from attndepth.figures.style import PNG_DPI
 from attndepth.simulations.output_files import CSV_TABLE, PDF, PNG, OutputFile, output_file
 
@@ -62,7 +62,8 @@ class UserFigure:
 
         from attndepth.figures.style import RC_PARAMS
 
-        with matplotlib.rc_context(RC_PARAMS):
+        with matplotlib.rc_context(RC_PARAMS), user_code(f"figure {self.NAME!r}'s draw "
+                                                         f"function"):
             drawn = self.draw_function(data)
         if not isinstance(drawn, Figure):
             raise InvalidType(f"figure {self.NAME!r}: its draw function returned "
@@ -218,7 +219,11 @@ def write_figure(name: str, out_dir: Path, preset: str = "quick", seed: int = 0)
         raise InvalidParameter(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
     module = figures[name]
     figure_files(name, out_dir)  # a refusal before the computation, not after
-    data = module.compute(preset, seed)
+    if isinstance(module, UserFigure):  # a user's function: contained
+        with user_code(f"figure {name!r}'s compute function"):
+            data = module.compute(preset, seed)
+    else:
+        data = module.compute(preset, seed)
     if not isinstance(data, dict) or not all(
             isinstance(k, str) and isinstance(v, (list, tuple, np.ndarray))
             for k, v in data.items()):

@@ -26,6 +26,8 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import math
+import os
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -33,7 +35,15 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from attndepth.errors import InvalidParameter, InvalidType
+import numpy as np
+
+from attndepth.errors import (
+    InvalidParameter,
+    InvalidType,
+    UserCodeFailed,
+    describe_exception,
+    user_code,
+)
 from attndepth.framework.evidence import (
     Estimate,
     Evidence,
@@ -220,6 +230,8 @@ class ClaimResult:
 
 
 _REGISTRY: dict[str, Claim] = {}
+#: claim id -> the source :func:`load_claims` loaded it from.
+_SOURCES: dict[str, str] = {}
 
 
 def register(claim: Claim) -> Claim:
@@ -391,14 +403,24 @@ def load_claims(source: str) -> list[str]:
                 raise
         elif not is_file:
             importlib.import_module(source)
-    except (Exception, SystemExit) as error:  # SystemExit: sys.exit() in a user's file
-        raise InvalidParameter(f"loading claims from {source} failed: {type(error).__name__}: "
-                               f"{error}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001 - sys.exit() or anything in a user's file
+        raise InvalidParameter(f"loading claims from {source} failed: "
+                               f"{describe_exception(error)}") from None
     ids = [found.id for found in _REGISTRY.values() if found.verify.__module__ == name]
     if not ids:
         raise InvalidParameter(f"{source} registered no claim (decorate a function with "
                                f"attndepth.claim)")
+    for claim_id in ids:  # how another process (a dask worker) loads the same claims
+        _SOURCES[claim_id] = str(path.resolve()) if is_file else source
     return ids
+
+
+def claim_source(claim_id: str) -> str | None:
+    """The file or module a user's claim was loaded from with :func:`load_claims` (None for
+    attndepth's own claims and for claims registered by the caller's own imports)."""
+    return _SOURCES.get(claim_id)
 
 
 def get_claim(claim_id: str) -> Claim:
@@ -565,7 +587,8 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
             results.append(result)
         except (Exception, SystemExit) as error:  # a verdict, never fatal to the run
             found = get_claim(claim_id)
-            message = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            message = (str(error).splitlines()[0] if isinstance(error, UserCodeFailed)
+                       else describe_exception(error))
             outcome = Outcome("(not evaluated)", "(raised)", Verdict.ERROR, message)
             results.append(ClaimResult(found.id, found.source, found.statement,
                                        found.tolerance, preset, seed,
@@ -575,12 +598,64 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
     return results
 
 
+#: Environment variable: the time limit of one call of a user's verify function (one
+#: seed of one member), in seconds; :data:`DEFAULT_CLAIM_SECONDS` when unset.
+CLAIM_SECONDS_VARIABLE = "ATTNDEPTH_CLAIM_SECONDS"
+DEFAULT_CLAIM_SECONDS = 600.0
+#: The largest limit the variable may set (a day).
+MAX_CLAIM_SECONDS = 86400.0
+
+
+def claim_seconds() -> float:
+    """The time limit of one call of a user's verify function: ``$ATTNDEPTH_CLAIM_SECONDS``
+    (a number of seconds, > 0 and at most a day), or :data:`DEFAULT_CLAIM_SECONDS`.
+
+    Raises
+    ------
+    InvalidParameter
+        The variable is set to anything else.
+    """
+    setting = os.environ.get(CLAIM_SECONDS_VARIABLE)
+    if setting is None:
+        return DEFAULT_CLAIM_SECONDS
+    text = setting.strip()
+    try:
+        value = float(text) if len(text) <= 20 else math.nan
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MAX_CLAIM_SECONDS:  # NaN too
+        shown = setting if len(setting) <= 40 else setting[:40] + "..."
+        raise InvalidParameter(f"{CLAIM_SECONDS_VARIABLE} must be a number of seconds "
+                               f"> 0 and <= {MAX_CLAIM_SECONDS:g}, got {shown!r}")
+    return value
+
+
+def is_users(found: Claim) -> bool:
+    """Whether a claim comes from a user's file or module, not from attndepth itself."""
+    return not (found.module == "attndepth" or found.module.startswith("attndepth."))
+
+
 def _checked(found: Claim) -> Callable[..., Outcome]:
     """The claim's verify function, refusing a return value that is not an Outcome (a
     user's claim returning None, a string or a dict: one clear error, not a traceback
-    from the report), and the missing keys of its estimates."""
+    from the report), the missing keys of its estimates, and non-finite numbers
+    where they are compared.
+
+    A user's verify function is contained (:func:`attndepth.errors.user_code`):
+    whatever it raises, ``sys.exit`` included, is one
+    :class:`~attndepth.errors.UserCodeFailed` naming the claim, and each call may run
+    :func:`claim_seconds` at most. attndepth's own claims raise as they are (a bug
+    of theirs is an internal error)."""
+    limit = claim_seconds() if is_users(found) else None
+
+    def call(**kwargs: Any) -> Any:
+        if limit is None:
+            return found.verify(**kwargs)
+        with user_code(f"claim {found.id!r}", limit):
+            return found.verify(**kwargs)
+
     def verify(**kwargs: Any) -> Outcome:
-        outcome = found.verify(**kwargs)
+        outcome = call(**kwargs)
         if not isinstance(outcome, Outcome):
             raise InvalidType(f"claim {found.id!r}: its verify function returned "
                               f"{type(outcome).__name__}, not an Outcome (return "
@@ -592,8 +667,26 @@ def _checked(found: Claim) -> Callable[..., Outcome]:
                 raise InvalidParameter(f"claim {found.id!r}: its estimate reads "
                                        f"Outcome.values {sorted(set(missing))}, which the "
                                        f"verify function did not return")
+            if is_users(found):
+                _refuse_non_finite(found, outcome)
         return outcome
     return verify
+
+
+def _refuse_non_finite(found: Claim, outcome: Outcome) -> None:
+    """A user's estimate compares a NaN or an infinite number (or text): an error naming
+    the value, never an ``inconclusive`` verdict drawn from what is left."""
+    for estimate in found.estimates:
+        for key in (estimate.measured, estimate.predicted):
+            try:
+                numbers = np.asarray(outcome.values[key], dtype=float)
+            except (TypeError, ValueError):
+                raise UserCodeFailed(f"claim {found.id!r}: Outcome.values[{key!r}] is not a "
+                                     f"number or a list of numbers") from None
+            bad = numbers.ravel()[~np.isfinite(numbers.ravel())]
+            if bad.size:
+                raise UserCodeFailed(f"claim {found.id!r}: Outcome.values[{key!r}] holds "
+                                     f"{bad[0]}; a prediction or measurement must be finite")
 
 
 def verdict_from(condition: bool, inconclusive: bool = False) -> Verdict:

@@ -30,10 +30,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, UserCodeFailed, WorkerDied, describe_exception
 from attndepth.framework.families import Member
 from attndepth.framework.progress import MemberProgress
-from attndepth.framework.registry import Claim, evaluate, get_claim
+from attndepth.framework.registry import (
+    Claim,
+    all_claims,
+    claim_source,
+    evaluate,
+    get_claim,
+    is_users,
+    load_claims,
+)
 from attndepth.framework.verdicts import COUNTEREXAMPLE, Verdict, failing_for
 from attndepth.simulations.sweeps.observables import Parameter, register_observable
 from attndepth.simulations.sweeps.store import open_store
@@ -46,12 +54,16 @@ OBSERVABLE = "claim"
 DEFAULT_DRAWS = 20
 
 
-def evaluate_member(seed: int, claim: str, member: str) -> dict[str, Any]:
+def evaluate_member(seed: int, claim: str, member: str, source: str = "") -> dict[str, Any]:
     """Run claim ``claim`` on one family member (JSON); the observable behind the search.
 
     The member is decided as ``attndepth verify`` decides a preset: a stochastic claim
-    on its sample of seeds based at ``seed``, with its rivals.
+    on its sample of seeds based at ``seed``, with its rivals. ``source`` is the file
+    or module a user's claim comes from: a worker that does not know the claim (a dask
+    worker, started afresh) loads it from there.
     """
+    if source and claim not in all_claims():
+        load_claims(source)
     found = get_claim(claim)
     if found.family is None:
         raise InvalidParameter(f"claim {claim!r} declares no family")
@@ -61,7 +73,8 @@ def evaluate_member(seed: int, claim: str, member: str) -> dict[str, Any]:
 
 
 register_observable(OBSERVABLE, evaluate_member,
-                    {"claim": Parameter(str), "member": Parameter(str)})
+                    {"claim": Parameter(str), "member": Parameter(str),
+                     "source": Parameter(str, "")})
 
 
 @dataclass(frozen=True)
@@ -171,7 +184,11 @@ def reproduce_command(claim_id: str, member: Member, seed: int) -> str:
 def _exhaustive(found: Claim, seed: int, store: Path, scheduler: str,
                 workers: int | None, progress: bool | None) -> dict[str, MemberResult]:
     members = list(found.family.exhaustive())
-    points = [SweepPoint(OBSERVABLE, {"claim": found.id, "member": _key(m)}, seed,
+    # a user's claim carries its source, so that a fresh worker can load it (attndepth's
+    # own claims do not: their points keep the hashes of earlier stores)
+    source = claim_source(found.id)
+    where = {"source": source} if source else {}
+    points = [SweepPoint(OBSERVABLE, {"claim": found.id, "member": _key(m), **where}, seed,
                          module=__name__) for m in members]
     wanted = {point.hash: member for point, member in zip(points, members, strict=True)}
     if points:
@@ -179,8 +196,17 @@ def _exhaustive(found: Claim, seed: int, store: Path, scheduler: str,
             def report(result: Any) -> None:
                 verdict = Verdict.ERROR if result.error else result.metrics["verdict"]
                 shown.done(wanted[result.hash], verdict)
-            run_sweep(SweepSpec(OBSERVABLE, tuple(points)), store, scheduler, workers,
-                      progress=False, on_result=report)
+            try:
+                run_sweep(SweepSpec(OBSERVABLE, tuple(points)), store, scheduler, workers,
+                          progress=False, on_result=report)
+            except WorkerDied:
+                if not is_users(found):
+                    raise
+                # a user's verify function that ends its process (os._exit) or exhausts
+                # its memory: the user's code, named; the decided members stay in the store
+                raise UserCodeFailed(f"claim {found.id!r}: a worker process running it died "
+                                     f"(os._exit, a crash or out of memory); the members "
+                                     f"decided are kept in {store}") from None
     results: dict[str, MemberResult] = {}
     with open_store(store) as opened:
         for row in opened.rows(OBSERVABLE):
@@ -235,7 +261,9 @@ def _random_phase(found: Claim, seed: int, draws: int, known: dict[str, MemberRe
                                              outcome.note, "drawn")
                 except Exception as error:  # recorded as an error, never fatal
                     seen[key] = MemberResult(dict(member), Verdict.ERROR, "(raised)",
-                                             f"{type(error).__name__}: {error}", "drawn")
+                                             str(error).splitlines()[0]
+                                             if isinstance(error, UserCodeFailed)
+                                             else describe_exception(error), "drawn")
                 shown.done(member, seen[key].verdict)
         return seen[key].verdict in COUNTEREXAMPLE
 

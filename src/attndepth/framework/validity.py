@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, UserCodeFailed, describe_exception
 from attndepth.framework.registry import get_claim, run_claim
 from attndepth.framework.verdicts import Verdict
 
@@ -173,9 +173,12 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
         try:
             kwargs = found.family.kwargs(combo) if members else combo
             result = run_claim(claim_id, preset, seed, **kwargs)
-        except (ValueError, TypeError, ArithmeticError) as error:  # this point only
+        # this point only; a user's claim that raised (UserCodeFailed) is reported by the
+        # caller once the points computed are kept
+        except (ValueError, TypeError, ArithmeticError, UserCodeFailed) as error:
             point = MapPoint(combo, Verdict.ERROR, None, math.nan, math.nan, math.nan, 0,
-                             f"{type(error).__name__}: {error}")
+                             str(error).splitlines()[0] if isinstance(error, UserCodeFailed)
+                             else describe_exception(error))
             points.append(point)
             if progress is not None:
                 progress(point)

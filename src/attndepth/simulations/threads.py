@@ -24,10 +24,13 @@ def available_cores() -> int:
     if setting is not None:
         text = setting.strip()
         # ASCII digits only: str.isdigit() also accepts '٣' and '²'
-        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_THREADS:
+        # at most two digits before int(): a very long value would trip Python's limit on
+        # converting long digit strings instead of this message
+        if not (text.isascii() and text.isdigit() and len(text) <= 2) \
+                or not 1 <= int(text) <= MAX_THREADS:
+            shown = setting if len(setting) <= 40 else setting[:40] + "..."
             raise InvalidParameter(f"{THREADS_VARIABLE} must be an integer from 1 to "
-                                   f"{MAX_THREADS}, "
-                                   f"got {setting!r}")
+                                   f"{MAX_THREADS}, got {shown!r}")
         return int(text)
     try:
         return len(os.sched_getaffinity(0))

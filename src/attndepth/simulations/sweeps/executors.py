@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, UserCodeFailed, describe_exception
 from attndepth.simulations.sweeps.observables import observables
 from attndepth.simulations.sweeps.store import PointResult
 from attndepth.simulations.sweeps.sweep_spec import TOOLKIT_VERSION, SweepPoint
@@ -40,8 +40,10 @@ def run_point(point: SweepPoint) -> PointResult:
         metrics, error = measurement.function(seed=point.seed, **point.params, **extra), None
     except Exception as exc:  # a failing point is recorded, never fatal to the sweep
         metrics = None
-        error = f"{type(exc).__name__}: {exc}\n" + "".join(
-            traceback.format_exception(exc)[-3:])
+        # a user's code names itself (UserCodeFailed); a message that cannot be printed
+        # is said so instead of failing the sweep
+        first = str(exc) if isinstance(exc, UserCodeFailed) else describe_exception(exc)
+        error = first + "\n" + "".join(traceback.format_exception(exc)[-3:])
     return PointResult(point.hash, point.measurement, point.params, metrics, error, point.seed,
                        TOOLKIT_VERSION, _environment(), time.perf_counter() - start)
 
