@@ -366,3 +366,26 @@ def test_whatever_a_users_claim_does_is_one_line_naming_it_and_exit_2(
     assert "Traceback" not in err
     [line] = [line for line in err.splitlines() if line.startswith("attndepth: error")]
     assert claim_id in line and expected in line and line == err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("setting", ["0", "-1", "nan", "inf", "1e9", "x", "9" * 5000, ""])
+def test_a_bad_claim_time_limit_is_one_clear_error(monkeypatch, setting):
+    from attndepth.framework.registry import claim_seconds
+
+    monkeypatch.setenv("ATTNDEPTH_CLAIM_SECONDS", setting)
+    with pytest.raises(ValueError, match="ATTNDEPTH_CLAIM_SECONDS must be a number"):
+        claim_seconds()
+    monkeypatch.setenv("ATTNDEPTH_CLAIM_SECONDS", " 2.5 ")
+    assert claim_seconds() == 2.5
+
+
+@pytest.mark.parametrize("argv", [["verify", "--claim", "levine.degree"],
+                                  ["verify", "--search", "--claim", "levine.degree",
+                                   "--draws", "0"]])
+def test_a_base_seed_beyond_64_bits_is_one_line_and_exit_2(capsys, argv):
+    from attndepth.cli.main import main
+    from attndepth.framework.evidence import MAX_BASE_SEED
+
+    assert main([*argv, "--seed", str(2**64)]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert f"seed must be an integer from 0 to {MAX_BASE_SEED}" in line

@@ -96,3 +96,26 @@ def test_no_power_law_for_errors_of_both_signs(synthetic):
                                **{**result.points[2].__dict__, "mean": -0.1})),
                            result.grid, result.preset, result.seed)
     assert error_scaling(flipped, "width") is None
+
+
+@pytest.mark.parametrize("items, message", [
+    (["width=8,8"], "repeats 8"),
+    (["width=8,8.0"], "repeats"),
+    (["width=nan"], "finite"),
+    (["width=1,inf"], "finite"),
+    (["width=" + ",".join(str(k) for k in range(1, 20_002))], "more than 10000 values"),
+    (["width=" + ",".join(str(k) for k in range(1, 150)),
+      "tokens=" + ",".join(str(k) for k in range(1, 150))], "more than 10000 points"),
+    (["width=1,,2"], "must not be empty"),
+])
+def test_a_grid_no_map_should_run_is_refused_before_anything_runs(items, message):
+    from attndepth.framework.validity import parse_grid
+
+    with pytest.raises(ValueError, match=message):
+        parse_grid(items)
+
+
+@pytest.mark.parametrize("band", [(1.0, 1.0), (2.0, 1.0), (math.nan, 1.0), (-math.inf, 0.0)])
+def test_a_band_must_be_finite_and_ordered(band):
+    with pytest.raises(ValueError, match="finite LOW < HIGH"):
+        validity_map("levine.threshold", {"width": (2, 3), "q_size": (1,)}, band=band)

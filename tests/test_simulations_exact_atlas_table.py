@@ -167,3 +167,67 @@ def test_a_sweep_of_atlas_points_exports_rows_with_their_certificates(tmp_path):
 def test_find_refuses_a_malformed_class(key):
     with pytest.raises(ValueError, match="must be"):
         SHIPPED.find(*key)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"width": -3}, "width must be >= 1"),
+    ({"residual": 2}, "residual must be 0 or 1"),
+    ({"failure_probability": math.nan}, "failure_probability must lie in"),
+    ({"failure_probability": -0.1}, "failure_probability must lie in"),
+    ({"certificate": "proved", "failure_probability": 0.0, "rank": 1},
+     "a proved rank equals its bound"),
+    ({"certificate": "saturated", "failure_probability": None},
+     "states its failure probability"),
+    ({"bound_best": 10**6}, "not the least of the bounds"),
+    ({"method": "guess"}, "method must be one of"),
+    ({"short_blocks": ((1, 5, 5),)}, "short_blocks"),
+    ({"seconds": math.inf}, "both finite"),
+])
+def test_a_row_no_measurement_can_produce_is_refused(tmp_path, change, message):
+    path = tmp_path / "atlas.csv"
+    write_atlas(Atlas([_row(**change)]), path)
+    with pytest.raises(ValueError, match=f"line 2: not an atlas row .*{message}"):
+        atlas(path)
+
+
+def _hostile_cells():
+    from hypothesis import strategies as st
+
+    return st.sampled_from(["", "nan", "-1", "inf", "1e400", "9" * 5000, "\x00", "[[[[", "null",
+                            "[" * 3000 + "]" * 3000, "{}", "[[1,2]]", "é", "1.5", "proved",
+                            "\"", "0"]) | st.text(max_size=12)
+
+
+def test_a_damaged_cell_is_one_error_or_a_possible_row(tmp_path):
+    """Any one cell of a real row replaced by anything: a ValueError naming the line, or a
+    row that passes every check (never another exception)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    rows = list(attndepth.atlas())[:40]
+    path = tmp_path / "atlas.csv"
+    write_atlas(Atlas(rows), path)
+    lines = path.read_text().splitlines()
+
+    @settings(max_examples=150, deadline=None)
+    @given(line=st.integers(1, len(lines) - 1), column=st.integers(0, len(ATLAS_COLUMNS) - 2),
+           cell=_hostile_cells())
+    def damaged(line, column, cell):
+        import csv
+        import io
+
+        record = next(csv.reader([lines[line]]))
+        record[column] = cell
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerow(record)
+        target = tmp_path / "damaged.csv"
+        target.write_text("\n".join([*lines[:line], out.getvalue().rstrip("\n"),
+                                     *lines[line + 1:]]) + "\n")
+        try:
+            loaded = atlas(target)
+        except ValueError as error:
+            assert isinstance(error, AttndepthError) and "\n" not in str(error)
+            return
+        assert len(loaded) == len(rows)
+
+    damaged()

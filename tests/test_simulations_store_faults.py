@@ -249,3 +249,39 @@ def test_a_full_disk_is_one_line_and_exit_3_and_the_committed_rows_resume(
     assert main(["store", "check", str(store)]) == 0
     assert main(["sweep", str(spec), "--store", str(store), "--workers", "1", "--quiet"]) == 0
     assert len(open_store(store).hashes()) == 60
+
+
+@pytest.mark.parametrize("damage", [b"\xff", b"{not json"])
+def test_a_row_whose_text_is_not_utf8_or_json_is_named_as_damage(tmp_path, capsys, damage):
+    spec = tmp_path / "spec.toml"
+    spec.write_text('measurement = "similarity"\n[fixed]\nvariant = "pure"\ndepth = 2\n'
+                    'tokens = 3\nwidth = 4\n')
+    store = tmp_path / "s.sqlite"
+    assert main(["sweep", str(spec), "--store", str(store), "--quiet"]) == 0
+    with sqlite3.connect(store) as connection:
+        connection.execute("UPDATE points SET metrics = CAST(? AS TEXT)",
+                           (b'{"t_sim": [0.5' + damage + b']}',))
+    connection.close()
+    capsys.readouterr()
+    assert main(["figures", "--store", str(store), "--out", str(tmp_path / "f")]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "damaged row" in line and "store recover" in line
+    assert main(["store", "check", str(store)]) == 1
+    assert "not UTF-8 or JSON" in capsys.readouterr().out
+    assert main(["store", "recover", str(store), "--to", str(tmp_path / "r.sqlite")]) == 0
+    assert "0 rows recovered, 1 unreadable" in capsys.readouterr().out
+
+
+def test_store_check_leaves_another_applications_wal_database_untouched(tmp_path):
+    path = tmp_path / "theirs.sqlite"
+    writer = sqlite3.connect(path)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("CREATE TABLE notes (x)")
+    writer.execute("INSERT INTO notes VALUES (1)")
+    writer.commit()  # the application keeps its connection: -wal and -shm stay
+    files = [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
+    before = _digest(*files)
+    report = check_store(path)
+    assert not report["ok"] and "no attndepth store marker" in report["problems"][0]
+    assert _digest(*files) == before
+    writer.close()

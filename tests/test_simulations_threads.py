@@ -44,3 +44,15 @@ def test_share_cores_splits_the_machine_between_workers(monkeypatch):
         assert all(threads <= 2 for threads in _blas_threads())
     finally:  # the limit share_cores sets lasts for the process: put BLAS back
         threadpool_limits(limits=max(before) if before else None, user_api="blas")
+
+
+@pytest.mark.parametrize("setting", ["9" * 5000, "0", "65", "٣", "-1", "", "1e1", "08 "])
+def test_a_bad_threads_variable_is_one_clear_error(monkeypatch, setting):
+    from attndepth.simulations.threads import available_cores
+
+    monkeypatch.setenv("ATTNDEPTH_THREADS", setting)
+    if setting.strip() == "08":
+        assert available_cores() == 8
+        return
+    with pytest.raises(ValueError, match="ATTNDEPTH_THREADS must be an integer from 1 to 64"):
+        available_cores()

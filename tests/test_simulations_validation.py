@@ -89,3 +89,12 @@ def test_run_stack_refuses_non_real_inputs(dtype):
     X0 = np.ones((1, 2, 2)).astype(dtype)
     with pytest.raises(TypeError, match="X0"):
         run_stack(StackConfig(depth=1, tokens=2, width=2), 1, 0, X0=X0)
+
+
+@pytest.mark.parametrize("margin", [2**64, 1025, 0, -1])
+def test_a_margin_that_only_grows_the_grids_is_refused(margin):
+    from attndepth.simulations.validation import check_margin
+
+    with pytest.raises(ValueError, match="margin must be"):
+        check_margin(margin)
+    assert check_margin(8) == 8

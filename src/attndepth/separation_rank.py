@@ -198,7 +198,7 @@ class RankOptions:
         None, metavar="P", help=f"prime of the field (default: {BLOCK_PRIME}, the largest "
                                 f"below 2^26, for blocks; {DEFAULT_PRIME} for exact)")
     margin: int = setting(DEFAULT_MARGIN, metavar="M",
-                          help="saturation: rank <= grid size - margin (integer >= 1)")
+                          help="saturation: rank <= grid size - margin (integer from 1 to 1024)")
     max_points: int | None = setting(
         None, metavar="G", help=f"largest grid per side (per block for blocks); beyond it the "
                                 f"rank is a lower bound (default: {MAX_BLOCK_POINTS} for "

@@ -60,7 +60,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from attndepth.framework.registry import get_claim, is_users, load_claims
-    from attndepth.framework.validity import error_scaling, parse_grid, validity_map
+    from attndepth.framework.validity import (
+        check_band,
+        error_scaling,
+        parse_grid,
+        validity_map,
+    )
     from attndepth.framework.verdicts import Verdict
 
     for source in args.claims or []:
@@ -73,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidParameter(f"--band takes LOW,HIGH (two numbers), got "
                                    f"{args.band!r}") from None
         band = (low, high)
+        check_band(band)
     found = get_claim(args.claim)
     grid = parse_grid(args.grid)
     files = _map_files(found.id, Path(args.out))  # checked before the map is computed

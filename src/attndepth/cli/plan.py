@@ -18,6 +18,12 @@ from attndepth.theory.depth_width import (
 )
 
 
+def _depth(depth: float) -> str:
+    """A depth for the text report: one decimal, or 4 significant digits when it is too
+    large to read that way (a fit far from the paper's)."""
+    return f"{depth:.1f}" if depth < 1e7 else f"{depth:.4g}"
+
+
 def _float(text: str) -> float:
     if not text.isascii() or "_" in text:
         raise argparse.ArgumentTypeError(f"expected a number (ASCII), got {text!r}")
@@ -75,21 +81,21 @@ def _mode(args: argparse.Namespace) -> str:
 def _describe(plan: Plan) -> str:
     lines = [
         f"parameters (12 L d^2)   {plan.params:.4g}",
-        f"optimal depth L_opt     {plan.depth_opt:.1f}",
+        f"optimal depth L_opt     {_depth(plan.depth_opt)}",
         f"optimal width d_opt     {plan.width_opt:,.0f}",
         f"threshold log_3 d       {plan.threshold_depth:.2f}",
     ]
     if plan.verdict is not None:
         lines[1:3] = [
             f"shape L x d             {plan.depth:g} x {plan.width:,.0f}",
-            f"L_opt at this width     {plan.depth_opt:.1f}",
+            f"L_opt at this width     {_depth(plan.depth_opt)}",
         ]
         lines += [
             f"ratio L / L_opt(d)      {plan.ratio:.2f}",
             f"verdict                 {plan.verdict}",
         ]
         if plan.alternative_depth is not None:
-            lines.append(f"same budget, optimal    {plan.alternative_depth:.1f} x "
+            lines.append(f"same budget, optimal    {_depth(plan.alternative_depth)} x "
                          f"{plan.alternative_width:,.0f}")
         else:
             lines.append("same budget, optimal    (budget below one optimal layer)")

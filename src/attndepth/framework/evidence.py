@@ -50,6 +50,9 @@ from attndepth.framework.verdicts import DECIDED, Verdict
 #: Seeds of a sample at base seed S are S·SEED_STRIDE + k, k = 0, 1, ...: samples of
 #: different base seeds never share a seed, and base seed 0 starts at seed 0.
 SEED_STRIDE = 1024
+#: The largest base seed: every seed of its samples, S·SEED_STRIDE + k, fits a signed
+#: 64-bit integer (the sweep store's, NumPy's).
+MAX_BASE_SEED = (2**63 - 1) // SEED_STRIDE - 1
 #: Confidence of every interval (α = 1 − this bounds both error rates).
 DEFAULT_CONFIDENCE = 0.99
 

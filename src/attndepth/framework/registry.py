@@ -45,6 +45,7 @@ from attndepth.errors import (
     user_code,
 )
 from attndepth.framework.evidence import (
+    MAX_BASE_SEED,
     Estimate,
     Evidence,
     Rival,
@@ -450,8 +451,22 @@ def _unknown_hint(claim_id: str, claims: Mapping[str, Claim]) -> str:
 def _check_run(preset: str, seed: int) -> None:
     if preset not in PRESETS:
         raise InvalidParameter(f"preset must be one of {', '.join(PRESETS)}; got {preset!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidParameter(f"seed must be an integer >= 0, got {seed!r}")
+    check_base_seed(seed)
+
+
+def check_base_seed(seed: object) -> int:
+    """A base seed: an integer from 0 to :data:`~attndepth.framework.evidence.MAX_BASE_SEED`
+    (its samples' seeds then fit 64 bits).
+
+    Raises
+    ------
+    InvalidParameter
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_BASE_SEED:
+        shown = repr(seed) if len(repr(seed)) <= 40 else repr(seed)[:40] + "..."
+        raise InvalidParameter(f"seed must be an integer from 0 to {MAX_BASE_SEED} (its "
+                               f"samples' seeds fit 64 bits), got {shown}")
+    return seed
 
 
 def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,

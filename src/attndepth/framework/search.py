@@ -36,6 +36,7 @@ from attndepth.framework.progress import MemberProgress
 from attndepth.framework.registry import (
     Claim,
     all_claims,
+    check_base_seed,
     claim_source,
     evaluate,
     get_claim,
@@ -311,6 +312,7 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
     """
     if isinstance(draws, bool) or not isinstance(draws, int) or draws < 0:
         raise InvalidParameter(f"draws must be an integer >= 0, got {draws!r}")
+    check_base_seed(seed)
     found = get_claim(claim_id)
     if found.family is None:
         raise InvalidParameter(f"claim {claim_id!r} declares no family to search")

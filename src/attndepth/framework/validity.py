@@ -63,15 +63,21 @@ class ValidityMap:
                 "points": [p.as_dict() for p in self.points]}
 
 
+#: The most points a validity map may have (each runs a claim); refused before any runs.
+MAX_MAP_POINTS = 10_000
+
+
 def parse_grid(items: Sequence[str]) -> dict[str, tuple]:
     """``["width=8,16,32", "tokens=16"]`` → ``{"width": (8, 16, 32), "tokens": (16,)}``.
 
-    Values are read as integers, then floats, else kept as strings.
+    Values are read as integers (ASCII digits), then finite floats, else kept as
+    strings. The grid is checked by :func:`check_grid`.
 
     Raises
     ------
     ValueError
-        An item is not ``NAME=V1,V2,...`` or names a parameter twice.
+        An item is not ``NAME=V1,V2,...``, names a parameter twice, or the grid fails
+        :func:`check_grid`.
     """
     grid: dict[str, tuple] = {}
     for item in items:
@@ -79,20 +85,79 @@ def parse_grid(items: Sequence[str]) -> dict[str, tuple]:
         name = name.strip()
         if not sep or not name.isidentifier() or not values.strip():
             raise InvalidParameter(f"--grid takes NAME=V1,V2,... (e.g. width=8,16,32), got "
-                                   f"{item!r}")
+                                   f"{_shown(item)}")
         if name in grid:
             raise InvalidParameter(f"--grid names {name!r} twice")
+        if values.count(",") >= MAX_MAP_POINTS:  # before anything is split or converted
+            raise InvalidParameter(f"--grid {name} lists more than {MAX_MAP_POINTS} values")
         grid[name] = tuple(_value(v.strip()) for v in values.split(","))
+    check_grid(grid)
     return grid
 
 
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:60] + "...")
+
+
+def check_grid(grid: Mapping[str, Sequence[Any]]) -> None:
+    """Refuse a grid no map should run, before anything runs or is materialised.
+
+    Every parameter needs at least one value; values are finite numbers or non-empty
+    strings, none repeated within a parameter (a power law fitted to one x, or the
+    same point twice, says nothing); at most :data:`MAX_MAP_POINTS` points in all.
+
+    Raises
+    ------
+    InvalidParameter
+        The first problem found.
+    """
+    total = 1
+    for name, values in grid.items():
+        values = tuple(values)
+        if not values:
+            raise InvalidParameter(f"the grid needs at least one value for {name!r}")
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, int | float | str):
+                raise InvalidParameter(f"grid values are numbers or text, got "
+                                       f"{type(value).__name__} for {name!r}")
+            if isinstance(value, float) and not math.isfinite(value):
+                raise InvalidParameter(f"grid values must be finite, got {value} for {name!r}")
+            if isinstance(value, str) and not value:
+                raise InvalidParameter(f"grid values must not be empty (in {name!r})")
+        repeated = [v for k, v in enumerate(values) if v in values[:k]]
+        if repeated:
+            raise InvalidParameter(f"the grid repeats {repeated[0]!r} for {name!r}: give each "
+                                   f"value once")
+        total *= len(values)
+        if total > MAX_MAP_POINTS:
+            raise InvalidParameter(f"the grid has more than {MAX_MAP_POINTS} points (each "
+                                   f"runs the claim): map fewer values")
+
+
+def check_band(band: tuple[float, float] | None) -> None:
+    """A map's band: two finite numbers, low < high (None: the claim's own band).
+
+    Raises
+    ------
+    InvalidParameter
+    """
+    if band is None:
+        return
+    low, high = band
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise InvalidParameter(f"a band is LOW,HIGH with finite LOW < HIGH, got {low}, {high}")
+
+
 def _value(text: str) -> Any:
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+    digits = text[1:] if text[:1] in "+-" else text
+    if not text.isascii():  # float() reads '٣' as 3.0: a number is spelled in ASCII
+        return text
+    if digits.isdigit() and len(digits) <= 30:
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str = "quick",
@@ -140,8 +205,10 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
         estimate and without ``value``.
     """
     found = get_claim(claim_id)
-    if not grid or any(len(values) == 0 for values in grid.values()):
+    if not grid:
         raise InvalidParameter("the grid needs at least one value per parameter")
+    check_grid(grid)
+    check_band(band)
     takes = set(found.presets[preset])
     members = found.family is not None and set(grid) == set(found.family.parameters) \
         and not set(grid) <= takes

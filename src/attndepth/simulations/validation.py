@@ -33,6 +33,23 @@ def check_int(name: str, value: object, minimum: int | None = None,
     return value
 
 
+#: The largest saturation margin: the failure probability of a saturated rank is already
+#: astronomically small at the default 8; a larger margin only grows every grid.
+MAX_MARGIN = 1024
+
+
+def check_margin(margin: object) -> int:
+    """A saturation margin (saturation needs rank ≤ grid − margin): an integer from 1 to
+    :data:`MAX_MARGIN`. A larger one would grow every grid to ``max_points``, an hour of
+    work for a lower bound that a smaller margin certifies as well.
+
+    Raises
+    ------
+    InvalidParameter
+    """
+    return check_int("margin", margin, minimum=1, maximum=MAX_MARGIN)
+
+
 def check_real(name: str, value: object, minimum: float | None = None,
                maximum: float | None = None, strict_minimum: bool = False) -> float:
     """Return ``value`` as a finite ``float`` or raise ``ValueError``."""
@@ -83,5 +100,14 @@ MAX_ELEMENTS = 2**28
 def check_size(what: str, elements: int, limit: int = MAX_ELEMENTS) -> None:
     """Reject requests whose arrays would exceed ``limit`` elements, before allocating."""
     if elements > limit:
-        raise InvalidParameter(f"{what} needs {elements:.3g} array elements, more than the "
-                               f"{limit:.3g} allowed (2 GiB of float64); use smaller sizes")
+        raise InvalidParameter(f"{what} needs {_magnitude(elements)} array elements, more "
+                               f"than the {limit:.3g} allowed (2 GiB of float64); use smaller "
+                               f"sizes")
+
+
+def _magnitude(count: int | float) -> str:
+    """A count for a message, however large (``{:.3g}`` of an int past float64 raises)."""
+    try:
+        return f"{float(count):.3g}"
+    except OverflowError:
+        return f"about 10^{len(str(int(count))) - 1}"

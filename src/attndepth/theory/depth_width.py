@@ -168,6 +168,10 @@ def optimal_depth_for_width(width: float, fit: AllocationFit = DEFAULT_FIT) -> f
     """
     width = positive_finite("width", width)
     depth = (math.log(width) - fit.intercept) / fit.slope
+    if not math.isfinite(depth):  # a slope near 0 (1e-320): no depth float64 can hold
+        raise Overflow(f"the optimal depth for width {width:g} overflows float64 with the "
+                       f"fit's slope b = {fit.slope:g}; the fit is outside any meaningful "
+                       f"range")
     if depth <= 0:
         raise InvalidParameter(f"width must exceed e^a (a = {fit.intercept:g}) for the fit "
                                f"to give a positive optimal depth, got {width}")

@@ -134,16 +134,59 @@ def _parse(record: dict[str, str], where: str) -> AtlasRow:
                 values[name] = tuple(tuple(int(v) for v in block) for block in json.loads(text))
             else:
                 values[name] = text
-    except (KeyError, ValueError, TypeError) as error:
-        raise InvalidParameter(f"{where}: not an atlas row ({error})") from None
+    except (KeyError, ValueError, TypeError, RecursionError) as error:
+        raise InvalidParameter(f"{where}: not an atlas row ({str(error)[:120]})") from None
     row = AtlasRow(**values)
-    if row.certificate not in CERTIFICATES or not 0 <= row.rank <= row.bound_best:
-        raise InvalidParameter(f"{where}: not an atlas row (certificate "
-                               f"{row.certificate!r}, rank {row.rank} of bound {row.bound_best})")
-    if not (row.max_seconds > 0 and row.seconds >= 0):  # also refuses nan
-        raise InvalidParameter(f"{where}: not an atlas row (max_seconds {row.max_seconds} "
-                               f"must be > 0 and seconds {row.seconds} >= 0)")
+    problem = _row_problem(row)
+    if problem:
+        raise InvalidParameter(f"{where}: not an atlas row ({problem})")
     return row
+
+
+#: The methods a row's rank may come from.
+ATLAS_METHODS = ("blocks", "exact", "torus")
+
+
+def _row_problem(row: AtlasRow) -> str:
+    """What no measurement can produce in ``row`` ('' for a possible row): each field's
+    domain, the bounds' order (bound_best the least of the four, the rank at most it),
+    and each certificate's own promise (proved: rank = bound_best, probability 0;
+    saturated: a probability in (0, 1]; lower bound: none)."""
+    sizes = {"width": row.width, "depth": row.depth, "heads": row.heads,
+             "p_size": row.p_size, "q_size": row.q_size, "max_points": row.max_points}
+    small = [name for name, value in sizes.items() if value < 1]
+    if small:
+        return f"{small[0]} must be >= 1, got {sizes[small[0]]}"
+    if row.residual not in (0, 1):
+        return f"residual must be 0 or 1, got {row.residual}"
+    if row.seed < 0 or row.prime < 2 or row.grid < 0:
+        return f"seed {row.seed}, prime {row.prime} and grid {row.grid} must be >= 0, >= 2, >= 0"
+    if row.method not in ATLAS_METHODS:
+        return f"method must be one of {', '.join(ATLAS_METHODS)}, got {row.method!r}"
+    if not row.version:
+        return "no version"
+    bounds = (row.bound_monomials, row.bound_q_side, row.bound_p_side, row.bound_bigraded)
+    if min(bounds) < 0 or row.bound_best != min(bounds):
+        return f"bound_best {row.bound_best} is not the least of the bounds {list(bounds)}"
+    if row.certificate not in CERTIFICATES or not 0 <= row.rank <= row.bound_best:
+        return f"certificate {row.certificate!r}, rank {row.rank} of bound {row.bound_best}"
+    probability = row.failure_probability
+    if probability is not None and not 0 <= probability <= 1:  # NaN too
+        return f"failure_probability must lie in [0, 1], got {probability}"
+    if row.certificate == "proved" and (row.rank != row.bound_best or probability):
+        return (f"a proved rank equals its bound with failure probability 0, got rank "
+                f"{row.rank} of {row.bound_best}, probability {probability}")
+    if row.certificate == "saturated" and not (probability and probability > 0):
+        return f"a saturated rank states its failure probability, got {probability}"
+    if row.certificate == "lower-bound" and probability is not None:
+        return f"a lower bound has no failure probability, got {probability}"
+    if not all(len(block) == 3 and min(block) >= 0 and block[1] < block[2]
+               for block in row.short_blocks):
+        return "short_blocks must be [degree, rank, bound] triples with rank < bound"
+    if not (0 < row.max_seconds < math.inf and 0 <= row.seconds < math.inf):  # NaN too
+        return (f"max_seconds {row.max_seconds} must be > 0 and seconds {row.seconds} >= 0, "
+                f"both finite")
+    return ""
 
 
 class Atlas(Sequence[AtlasRow]):
@@ -245,11 +288,15 @@ def atlas(path: str | Path | None = None) -> Atlas:
             raise InvalidParameter(f"cannot read the atlas {path}: {error}") from None
         where = str(path)
     reader = csv.DictReader(text.splitlines())
-    if tuple(reader.fieldnames or ()) != ATLAS_COLUMNS:
-        raise InvalidParameter(f"{where}: not an atlas file (its header is not "
-                               f"{','.join(ATLAS_COLUMNS)})")
-    return Atlas(_parse(record, f"{where}, line {number}")
-                 for number, record in enumerate(reader, start=2))
+    try:
+        if tuple(reader.fieldnames or ()) != ATLAS_COLUMNS:
+            raise InvalidParameter(f"{where}: not an atlas file (its header is not "
+                                   f"{','.join(ATLAS_COLUMNS)})")
+        return Atlas(_parse(record, f"{where}, line {number}")
+                     for number, record in enumerate(reader, start=2))
+    except csv.Error as error:  # a NUL byte, a field beyond csv's size limit
+        raise InvalidParameter(f"{where}: not an atlas file (line {reader.line_num}: "
+                               f"{error})") from None
 
 
 #: An earlier atlas file: its header row.

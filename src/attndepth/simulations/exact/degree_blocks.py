@@ -101,7 +101,7 @@ from attndepth.simulations.models.linear_attention import (
 )
 from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
 from attndepth.simulations.threads import available_cores
-from attndepth.simulations.validation import check_int, check_size
+from attndepth.simulations.validation import check_int, check_margin, check_size
 
 #: Largest prime below 2^26, the default field of block ranks (the GEMM rank's range).
 BLOCK_PRIME = 67_108_859
@@ -395,9 +395,9 @@ def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], see
         raise InvalidParameter(f"bounds must list K + 1 = {degree + 1} block bounds (a = 0 … K), "
                                f"got {len(bounds)}")
     prime = check_prime(prime)
-    margin = check_int("margin", margin, minimum=1)
     max_points = check_int("max_points", max_points, minimum=2,
                            maximum=MAX_BLOCK_POINTS)
+    margin = check_margin(margin)
     if not isinstance(progress, bool):
         raise InvalidType(f"progress must be True or False, got {progress!r}")
     sizes = [min(bound + margin, max_points) for bound in bounds]

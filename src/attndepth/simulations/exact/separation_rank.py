@@ -60,7 +60,7 @@ from attndepth.simulations.models.linear_attention import (
 )
 from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
 from attndepth.simulations.settings import setting
-from attndepth.simulations.validation import check_int, check_size
+from attndepth.simulations.validation import check_int, check_margin, check_size
 
 #: Default number of points by which the rank must stay below the grid size.
 DEFAULT_MARGIN = 8
@@ -236,8 +236,8 @@ def rank_from_grids(
                                    f"got {tolerance!r}")
     if not isinstance(progress, bool):
         raise InvalidType(f"progress must be True or False, got {progress!r}")
-    margin = check_int("margin", margin, minimum=1)
     max_points = check_int("max_points", max_points, minimum=2)
+    margin = check_margin(margin)
     if rank_cap is not None:
         rank_cap = check_int("rank_cap", rank_cap, minimum=0)
     if start_points is None:

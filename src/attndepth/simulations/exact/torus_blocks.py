@@ -94,7 +94,7 @@ from attndepth.simulations.exact.separation_rank import (
 )
 from attndepth.simulations.models.linear_attention import LinearAttentionWeights
 from attndepth.simulations.seeding import GRID_STREAM, WEIGHTS_STREAM, spawn_generators
-from attndepth.simulations.validation import check_int, check_size
+from attndepth.simulations.validation import check_int, check_margin, check_size
 
 #: Rotations per plane (N): 6 splits a block into 36 classes at d = 4, 5 (T = N^⌊d/2⌋).
 DEFAULT_ORDER = 6
@@ -563,8 +563,8 @@ def measure_torus_ranks(config: SeparationRankConfig, bounds: list[int], seed: i
     bounds = [check_int("bound", bound, minimum=1) for bound in bounds]
     order = check_int("order", order, minimum=1, maximum=MAX_ORDER)
     prime = torus_prime(order) if prime is None else check_torus_prime(prime, order)
-    margin = check_int("margin", margin, minimum=1)
     max_points = check_int("max_points", max_points, minimum=2, maximum=MAX_CLASS_POINTS)
+    margin = check_margin(margin)
     if not isinstance(progress, bool):
         raise InvalidType(f"progress must be True or False, got {progress!r}")
     torus = make_torus(config.width, order, prime)

@@ -48,7 +48,7 @@ from attndepth.simulations.models.stacks import (
 from attndepth.simulations.models.tasks import RecallTask
 from attndepth.simulations.models.training_settings import TrainingSettings
 from attndepth.simulations.seeding import spawn_generators
-from attndepth.simulations.validation import check_int, check_seed
+from attndepth.simulations.validation import check_int, check_seed, check_size
 
 #: Seed stream of the embeddings and the output head (the stack uses the weights stream).
 MODEL_STREAM = 30
@@ -315,6 +315,13 @@ def train(config: StackConfig, task: RecallTask, settings: TrainingSettings, see
                                f"{config.tokens}")
     config = replace(config, dtype="float32")
     seed = check_seed("seed", seed)
+    # what the run holds at once, refused before anything is compiled: the training and
+    # validation draws (tasks.RecallTask.sample) and the embedding
+    per_sequence = 2 * task.keys + task.pairs + task.length
+    check_size("the training draw (steps × batch sequences)",
+               settings.steps * settings.batch * per_sequence)
+    check_size("the validation draw", settings.evaluation_size * per_sequence)
+    check_size("the embedding (vocabulary × width)", task.vocabulary * config.width)
     # refuses, before anything is compiled, a path holding anything but a checkpoint
     path = None if checkpoint is None else checkpoint_file(checkpoint).path
     optimiser, update, evaluate = _compiled(config, settings.learning_rate, settings.warmup)

@@ -27,7 +27,7 @@ import numpy as np
 
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.settings import setting
-from attndepth.simulations.validation import check_choice, check_int, check_seed
+from attndepth.simulations.validation import check_choice, check_int, check_seed, check_size
 
 SPLITS: tuple[str, ...] = ("train", "validation")
 #: Seed streams of the two splits (distinct from the stacks' and grids' streams).
@@ -84,6 +84,10 @@ class RecallTask:
         """
         size = check_int("size", size, minimum=1)
         check_choice("split", split, SPLITS)
+        # what the draw holds at once: the key scores and their argsort (size × keys each),
+        # the values and the tokens
+        check_size(f"the draw of {size} sequences", size * (2 * self.keys + self.pairs
+                                                           + self.length))
         rng = np.random.default_rng(np.random.SeedSequence(check_seed("seed", seed),
                                                            spawn_key=(SPLIT_STREAMS[split],)))
         keys = np.argsort(rng.random((size, self.keys)), axis=1)[:, :self.pairs]

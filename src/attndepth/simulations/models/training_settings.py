@@ -41,6 +41,7 @@ class TrainingSettings:
         check_int("steps", self.steps, minimum=1)
         check_int("batch", self.batch, minimum=1)
         check_real("learning_rate", self.learning_rate, 0.0, strict_minimum=True)
-        check_int("warmup", self.warmup, minimum=0)
+        # the schedule counts steps in JAX's int32: a longer warm-up overflows it
+        check_int("warmup", self.warmup, minimum=0, maximum=2**31 - 1)
         check_int("evaluate_every", self.evaluate_every, minimum=1)
         check_int("evaluation_size", self.evaluation_size, minimum=1)

@@ -148,10 +148,18 @@ class ResultStore:
             query += " WHERE measurement = ?"
             arguments = (measurement,)
         out = []
-        for row in self._connection.execute(query + " ORDER BY hash", arguments):
-            record = dict(zip(COLUMNS, row, strict=True))
-            for key in ("config", "metrics", "environment"):
-                record[key] = None if record[key] is None else json.loads(record[key])
+        # text read as bytes and decoded here: a row whose bytes are not UTF-8 (or whose
+        # JSON is broken) is named as damaged, instead of sqlite3 failing the whole query
+        self._connection.text_factory = bytes
+        try:
+            fetched = self._connection.execute(query + " ORDER BY hash", arguments).fetchall()
+        finally:
+            self._connection.text_factory = str
+        for row in fetched:
+            record = _decoded(dict(zip(COLUMNS, row, strict=True)))
+            if record is None:
+                raise DamagedStore(f"store {self.path} has a damaged row (text that is not "
+                                   f"UTF-8 or JSON); {_recover_hint(self.path)}")
             out.append(record)
         return out
 
@@ -205,6 +213,20 @@ class ResultStore:
             writer.writeheader()
             writer.writerows(table)
         return len(table)
+
+
+def _decoded(record: dict[str, Any]) -> dict[str, Any] | None:
+    """A row read with bytes for text: its text decoded and its JSON columns parsed, or
+    None when any of it is damaged."""
+    try:
+        for key, value in record.items():
+            if isinstance(value, bytes):
+                record[key] = value.decode("utf-8")
+        for key in ("config", "metrics", "environment"):
+            record[key] = None if record[key] is None else json.loads(record[key])
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return record
 
 
 def _is_sqlite(path: Path) -> bool:
@@ -379,6 +401,20 @@ def check_store(path: str | Path) -> dict[str, Any]:
     uri = f"{path.resolve().as_uri()}?mode=ro"
     report: dict[str, Any] = {"path": str(path), "ok": False, "problems": [], "rows": None,
                               "schema": None}
+    # another application's database is examined without a connection that could touch
+    # its -wal or -shm (immutable: SQLite reads the file alone and writes nothing)
+    try:
+        with closing(sqlite3.connect(f"{uri}&immutable=1", uri=True)) as probe:
+            tables = {row[0] for row in probe.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            marker = (dict(probe.execute("SELECT key, value FROM meta").fetchall())
+                      .get("format") if "meta" in tables else None)
+    except sqlite3.DatabaseError:
+        marker = STORE_FORMAT  # damaged beyond the schema: the full check below says how
+    if marker != STORE_FORMAT:
+        report["problems"].append("no attndepth store marker: not an attndepth store "
+                                  "(left untouched)")
+        return report
     try:
         with closing(sqlite3.connect(uri, uri=True)) as connection:
             meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
@@ -388,6 +424,13 @@ def check_store(path: str | Path) -> dict[str, Any]:
             report["problems"] += [r[0] for r in connection.execute("PRAGMA integrity_check")
                                    if r[0] != "ok"]
             report["rows"] = connection.execute("SELECT count(*) FROM points").fetchone()[0]
+            connection.text_factory = bytes
+            damaged = sum(_decoded(dict(zip(COLUMNS, row, strict=True))) is None
+                          for row in connection.execute(f"SELECT {', '.join(COLUMNS)} "
+                                                        f"FROM points"))
+            if damaged:
+                report["problems"].append(f"{damaged} row(s) hold text that is not UTF-8 or "
+                                          f"JSON")
     except sqlite3.DatabaseError as error:
         report["problems"].append(str(error))
     report["ok"] = not report["problems"]
@@ -431,6 +474,9 @@ def recover_store(source: str | Path, target: str | Path) -> dict[str, int]:
                 row = connection.execute(select, (rowid,)).fetchone()
             except sqlite3.DatabaseError:
                 row = None
+                unreadable += 1
+            if row is not None and _decoded(dict(zip(COLUMNS, row, strict=True))) is None:
+                row = None  # its text is not UTF-8 or its JSON is broken
                 unreadable += 1
             if row is not None:
                 with store._connection:
