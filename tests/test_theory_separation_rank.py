@@ -291,3 +291,24 @@ def test_residual_staircase_bound_equals_the_plain_bound_and_beats_one_sided_gro
                 == separation_rank_bounds(width, depth, p_size, q_size, 0).bigraded)
     assert separation_rank_bounds(2, 3, 2, 2, 1).bigraded == 232
     assert separation_rank_bounds(4, 3, 4, 4, 1).bigraded == 31460
+
+
+@pytest.mark.parametrize("sizes", [(8, 5, 9, 8), (4096, 8, 4096, 4096), (8, 6, 4, 4)])
+def test_exact_bounds_beyond_minutes_of_work_are_refused_at_once(sizes):
+    import time
+
+    from attndepth.theory.separation_rank import exact_bound_work
+
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="use log_bigraded_bound"):
+        separation_rank_bounds(*sizes)
+    assert exact_bound_work(*sizes) == math.inf
+    assert time.perf_counter() - start < 10  # the estimate itself stops early
+
+
+def test_the_work_estimate_counts_the_partitions_it_sums_over():
+    from attndepth.theory.separation_rank import bounded_partitions, exact_bound_work
+
+    width, depth, p_size, q_size = 4, 2, 2, 2  # K = 4
+    partitions = sum(1 for a in range(5) for _ in bounded_partitions(a, 2))
+    assert exact_bound_work(width, depth, p_size, q_size) == partitions * (2 + 4) * width
