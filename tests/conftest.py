@@ -16,6 +16,9 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("fuzz", max_examples=1000, deadline=None)
+# CI's fuzz run of tests/test_fuzz_reliability.py: 4 tests x 2,500 = 10,000 cases
+settings.register_profile("reliability", max_examples=2500, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
