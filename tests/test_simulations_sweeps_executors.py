@@ -77,3 +77,25 @@ def test_dask_worker_killed_mid_sweep_still_completes(tmp_path):
 def test_worker_counts_are_bounded(workers):
     with pytest.raises(ValueError, match="workers must be an integer from 1"):
         run_sweep(parse_spec(SPEC), "/nonexistent/never-created.sqlite", workers=workers)
+
+
+def test_closing_dask_after_ctrl_c_never_replaces_the_interrupt():
+    import asyncio
+
+    from attndepth.simulations.sweeps.executors import _shut_down
+
+    closed = []
+
+    class Closes:
+        def __init__(self, raises):
+            self.raises = raises
+
+        def close(self):
+            closed.append(self.raises)
+            if self.raises is not None:
+                raise self.raises
+
+    _shut_down(Closes(asyncio.CancelledError()), Closes(RuntimeError("gone")))
+    assert len(closed) == 2  # both closed, whatever the first raised
+    with pytest.raises(KeyboardInterrupt):  # a second Ctrl-C still stops it
+        _shut_down(Closes(KeyboardInterrupt()), None)

@@ -7,6 +7,7 @@ failed result, never a failed sweep.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import time
 import traceback
@@ -82,7 +83,22 @@ def dask_results(points: list[SweepPoint], scheduler: str, workers: int) -> Iter
         futures = client.map(run_point, points, retries=3, pure=False)
         for future in dask_completed(futures):
             yield future.result()
+    except asyncio.CancelledError:  # Ctrl-C seen by dask's event loop first
+        raise KeyboardInterrupt from None
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        _shut_down(client, cluster)
+
+
+def _shut_down(client: Any, cluster: Any) -> None:
+    """Close the client and the local cluster. What closing raises while a sweep ends
+    (a task cancelled by Ctrl-C, a worker already gone) never replaces why it ended:
+    the rows it committed are kept either way. A second Ctrl-C still stops it."""
+    for close in (client.close, None if cluster is None else cluster.close):
+        if close is None:
+            continue
+        try:
+            close()
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # noqa: BLE001 - asyncio.CancelledError is one
+            continue
