@@ -118,7 +118,8 @@ def _check(argv: list[str], echoes_path: bool) -> str | None:
 @pytest.mark.parametrize("command", [  # train starts JAX: run last (conftest)
     pytest.param(name, marks=pytest.mark.jax) if name == "train" else name
     for name in sorted(_subcommands())])
-def test_every_option_with_extreme_values_ends_cleanly(tmp_path, command):
+def test_every_option_with_extreme_values_ends_cleanly(tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)  # a value taken as a relative path lands here, nowhere else
     problems = []
     for action in _subcommands()[command]:
         option = action.option_strings[0]
