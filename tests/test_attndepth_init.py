@@ -1,8 +1,10 @@
 """The public API: every name in ``attndepth.__all__`` resolves, lazily."""
 
+import math
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import attndepth
@@ -46,3 +48,64 @@ def test_all_is_a_literal_that_static_tools_can_read():
     imported = {alias.name: statement.module for statement in guarded.body
                 for alias in statement.names}
     assert imported == attndepth._PUBLIC
+
+
+#: A small valid call of each public function; the walk replaces one argument at a time.
+API_CALLS = {
+    "separation_rank_bounds": lambda: dict(width=2, depth=2, p_size=1, q_size=1),
+    "threshold_depth": lambda: dict(width=8),
+    "postln_rate": lambda: dict(s=0.5, width=16),
+    "plan_for_budget": lambda: dict(budget=1e9),
+    "run_stack": lambda: dict(config=attndepth.StackConfig(variant="post-ln", depth=2,
+                                                           tokens=2, width=4),
+                              batch=2, seed=0),
+    "measure_rank": lambda: dict(config=attndepth.SeparationRankConfig(width=2, depth=1,
+                                                                       tokens=2)),
+    "rank_with_bounds": lambda: dict(config=attndepth.SeparationRankConfig(width=2, depth=1,
+                                                                           tokens=2)),
+    "certified_rank": lambda: dict(config=attndepth.SeparationRankConfig(width=2, depth=1,
+                                                                         tokens=2),
+                                   seed=0, bound=3),
+    "run_claim": lambda: dict(claim_id="levine.degree"),
+    "run_claims": lambda: dict(claim_ids=["levine.degree"]),
+    "explain": lambda: dict(claim_id="levine.degree"),
+    "escalation_rate": lambda: dict(log_odds=np.linspace(0, 60, 64)),
+    "atlas": lambda: {},
+}
+EXTREMES = [10**30, -1, 0, 1e-320, 1e400, math.nan, math.inf, "", "é", None, True, [],
+            object()]
+
+
+@pytest.mark.parametrize("name", sorted(API_CALLS))
+def test_every_argument_of_the_public_functions_takes_extreme_values(name):
+    """Each argument replaced by each extreme value: a result or an attndepth error (a
+    ValueError or TypeError), never another exception; ``claim_ids=None`` or ``[]``
+    means every claim, so run_claims' ids are tried with the values that are errors."""
+    import inspect
+    import warnings
+
+    from attndepth.errors import AttndepthError
+
+    function = getattr(attndepth, name)
+    problems = []
+    for parameter in inspect.signature(function).parameters.values():
+        if parameter.kind in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL):
+            continue
+        for value in EXTREMES:
+            if name == "run_claims" and parameter.name == "claim_ids" \
+                    and value in (None, [], ""):
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    function(**{**API_CALLS[name](), parameter.name: value})
+            except AttndepthError as error:
+                assert isinstance(error, ValueError | TypeError)
+            except Exception as error:  # noqa: BLE001 - what the walk is looking for
+                problems.append(f"{parameter.name}={value!r}: {type(error).__name__}: "
+                                f"{str(error)[:80]}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_walk_calls_only_public_functions():
+    assert set(API_CALLS) <= set(attndepth.__all__)

@@ -295,6 +295,11 @@ def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exa
     -------
     RankCertificate
     """
+    if not isinstance(config, SeparationRankConfig):
+        raise InvalidType(f"config must be a SeparationRankConfig, got {type(config).__name__}")
+    if rank_cap is not None and (isinstance(rank_cap, bool) or not isinstance(rank_cap, int)
+                                 or rank_cap < 0):
+        raise InvalidParameter(f"rank_cap must be an integer >= 0 or None, got {rank_cap!r}")
     method = resolve_method(config, method)
     if options is not None:
         if not isinstance(options, RankOptions):

@@ -426,6 +426,8 @@ def claim_source(claim_id: str) -> str | None:
 
 def get_claim(claim_id: str) -> Claim:
     """The claim with this id, or ``ValueError`` listing the known ids."""
+    if not isinstance(claim_id, str):
+        raise InvalidType(f"a claim id is a string, got {type(claim_id).__name__}")
     claims = all_claims()
     if claim_id not in claims:
         raise InvalidParameter(f"unknown claim {claim_id!r}{_unknown_hint(claim_id, claims)}")
@@ -585,6 +587,13 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
     named in ``wrong_theory`` also run with their wrong theory in place
     (:func:`wrong_theory_verdict`; ``ClaimResult.wrong_theory``).
     """
+    if claim_ids is not None and (isinstance(claim_ids, str)
+                                  or not isinstance(claim_ids, Collection)):
+        raise InvalidType(f"claim_ids must be a list of ids or None, got "
+                          f"{type(claim_ids).__name__}")
+    if progress is not None and not callable(progress):
+        raise InvalidType(f"progress must be a function of the claim id or None, got "
+                          f"{type(progress).__name__}")
     ids = default_claims() if not claim_ids else list(claim_ids)
     for claim_id in ids:
         get_claim(claim_id)  # reject unknown ids before anything runs

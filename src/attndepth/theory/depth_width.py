@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 import sympy as sp
 from scipy.special import lambertw
 
-from attndepth.errors import InvalidParameter, Overflow
+from attndepth.errors import InvalidParameter, InvalidType, Overflow
 from attndepth.theory.separation_rank import threshold_depth
 
 #: Intercept a of ln d_opt = a + b·L (Levine et al. 2020, §5 fit, as quoted by BigScience).
@@ -154,8 +154,14 @@ def parameter_count(depth: float, width: float, vocabulary: float = 0) -> float:
     return count
 
 
+def _check_fit(fit: object) -> None:
+    if not isinstance(fit, AllocationFit):
+        raise InvalidType(f"fit must be an AllocationFit, got {type(fit).__name__}")
+
+
 def optimal_width(depth: float, fit: AllocationFit = DEFAULT_FIT) -> float:
     """``d_opt(L) = exp(a + b·L)``."""
+    _check_fit(fit)
     depth = positive_finite("depth", depth)
     return _exp("the optimal width", fit.intercept + fit.slope * depth)
 
@@ -166,6 +172,7 @@ def optimal_depth_for_width(width: float, fit: AllocationFit = DEFAULT_FIT) -> f
     Raises ``ValueError`` for ``d ≤ e^a`` (≈ 154 with the default fit), where
     the fit gives no positive depth.
     """
+    _check_fit(fit)
     width = positive_finite("width", width)
     depth = (math.log(width) - fit.intercept) / fit.slope
     if not math.isfinite(depth):  # a slope near 0 (1e-320): no depth float64 can hold
@@ -180,6 +187,7 @@ def optimal_depth_for_width(width: float, fit: AllocationFit = DEFAULT_FIT) -> f
 
 def budget_at_optimal_depth(depth: float, fit: AllocationFit = DEFAULT_FIT) -> float:
     """The budget at which ``depth`` is optimal: ``12·L·exp(2a + 2bL)``."""
+    _check_fit(fit)
     return parameter_count(depth, optimal_width(depth, fit))
 
 
@@ -190,6 +198,7 @@ def smallest_budget(fit: AllocationFit = DEFAULT_FIT) -> float:
 
 def optimal_depth(budget: float, fit: AllocationFit = DEFAULT_FIT) -> float:
     """``L_opt(N) = W₀(N·b·e^{−2a}/6)/(2b)`` via ``scipy.special.lambertw``."""
+    _check_fit(fit)
     budget = positive_finite("budget", budget)
     floor = smallest_budget(fit)
     if budget < floor:
@@ -225,6 +234,7 @@ class Plan:
 
 def plan_for_budget(budget: float, fit: AllocationFit = DEFAULT_FIT) -> Plan:
     """Optimal depth and width at a budget, and the threshold at that width."""
+    _check_fit(fit)
     depth = optimal_depth(budget, fit)
     width = optimal_width(depth, fit)
     return Plan(params=float(budget), depth_opt=depth, width_opt=width,
@@ -233,6 +243,7 @@ def plan_for_budget(budget: float, fit: AllocationFit = DEFAULT_FIT) -> Plan:
 
 def plan_for_width(width: float, fit: AllocationFit = DEFAULT_FIT) -> Plan:
     """The depth at which ``width`` is optimal, and its budget."""
+    _check_fit(fit)
     depth = optimal_depth_for_width(width, fit)
     return Plan(params=parameter_count(depth, width), depth_opt=depth, width_opt=float(width),
                 threshold_depth=threshold_depth(width))
@@ -246,6 +257,7 @@ def judge_shape(depth: float, width: float, fit: AllocationFit = DEFAULT_FIT) ->
     The alternative shape is the optimum at the same budget ``12·L·d²``
     (None when that budget is below one optimal layer).
     """
+    _check_fit(fit)
     depth = positive_finite("depth", depth)
     width = positive_finite("width", width)
     ratio = depth / optimal_depth_for_width(width, fit)

@@ -7,12 +7,13 @@ intercept, R², the slope's standard error and the window it used.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy.stats import linregress
 
-from attndepth.errors import InvalidParameter, Overflow
+from attndepth.errors import InvalidParameter, InvalidType, Overflow
 from attndepth.simulations.validation import check_finite_array
 
 
@@ -169,10 +170,19 @@ def escalation_rate(log_odds: np.ndarray,
     ValueError
         Fewer than 3 layers inside the window, or a malformed window.
     """
-    values = np.asarray(log_odds, dtype=float)
+    values = _log_odds(log_odds)
     median = np.median(values, axis=1) if values.ndim == 2 else values
     layers = escalation_layers(values, window)
     return linear_fit(layers.astype(float), median[layers])
+
+
+def _log_odds(log_odds: object) -> np.ndarray:
+    """``log_odds`` as a float array, or an attndepth error (text, objects, ragged lists)."""
+    try:
+        return np.asarray(log_odds, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidType(f"log_odds must be an array of numbers, got "
+                          f"{type(log_odds).__name__}") from None
 
 
 def escalation_layers(log_odds: np.ndarray,
@@ -183,12 +193,15 @@ def escalation_layers(log_odds: np.ndarray,
     -------
     array of int, shape (k,), k ≥ 3
     """
-    values = np.asarray(log_odds, dtype=float)
+    values = _log_odds(log_odds)
     if values.ndim not in (1, 2) or values.shape[0] < 1:
         raise InvalidParameter(f"log_odds must have shape (depth + 1,) or (depth + 1, batch), "
                                f"got {values.shape}")
-    if len(window) != 2 or not window[0] < window[1]:
-        raise InvalidParameter(f"window must be (low, high) with low < high, got {window!r}")
+    if isinstance(window, str | bytes) or not isinstance(window, Sequence) \
+            or len(window) != 2 or not all(isinstance(v, int | float) and not isinstance(v, bool)
+                                           for v in window) or not window[0] < window[1]:
+        raise InvalidParameter(f"window must be (low, high) numbers with low < high, got "
+                               f"{window!r}")
     median = np.median(values, axis=1) if values.ndim == 2 else values
     layers = np.flatnonzero((median >= window[0]) & (median <= window[1]))
     if layers.size < 3:

@@ -571,6 +571,8 @@ def run_stack(
     keep_attention: bool = False,
 ) -> Trajectory:
     """Draw weights (and Gaussian inputs unless ``X0`` is given) and run the stack."""
+    if not isinstance(config, StackConfig):
+        raise InvalidType(f"config must be a StackConfig, got {type(config).__name__}")
     batch = check_int("batch", batch, minimum=1)
     n, d = config.tokens, config.width
     check_size("the trajectory", (config.depth + 1) * batch * n * max(d, config.heads * n))
