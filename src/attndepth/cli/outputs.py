@@ -23,8 +23,24 @@ COUNTEREXAMPLES = text_kind("an attndepth counterexample table", r"claim[,\r\n]"
 
 def output_option(path: str | None, kind: OutputKind, option: str,
                   reading: tuple[str | None, ...] = ()) -> OutputFile | None:
-    """Check the file an option names (``--out FILE``) before any work; None when the
-    option is not given. The refusal names the option's file and how to go on."""
+    """Check the file an option names (``--out FILE``) before any work.
+
+    Parameters
+    ----------
+    path : the option's value, or None when the option is not given.
+    kind : what an earlier output there looks like (it may be replaced).
+    option : the option's name, for the refusal (``"--out"``).
+    reading : the command's inputs (never written; None entries skipped).
+
+    Returns
+    -------
+    OutputFile or None
+
+    Raises
+    ------
+    InvalidParameter
+        The file may not be written; the message names it and how to go on.
+    """
     if path is None:
         return None
     return output_file(path, kind, reading=reading,

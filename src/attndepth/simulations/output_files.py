@@ -19,7 +19,7 @@ what it is given.
   killed while writing leaves the previous file intact and a partial that the
   next write of the same output removes (once its process is gone and it is a
   minute old).
-* **A failing disk stops the run, not the work** :any `OSError` while writing
+* **A failing disk stops the run, not the work**: any `OSError` while writing
   (a full disk, an I/O error, a file system turned read-only) is
   :class:`~attndepth.errors.OutputFailed` (``DiskFull`` for a full disk), CLI
   exit 3, and the target is left as it was.
