@@ -98,3 +98,11 @@ def test_a_margin_that_only_grows_the_grids_is_refused(margin):
     with pytest.raises(ValueError, match="margin must be"):
         check_margin(margin)
     assert check_margin(8) == 8
+
+
+def test_a_size_refusal_states_its_own_limit_however_large_the_request():
+    from attndepth.simulations.validation import check_size
+
+    with pytest.raises(ValueError, match=r"about 10\^400 array elements, more than the 4\.03e\+08 "
+                                         r"allowed \(3 GiB of float64\)"):
+        check_size("the block", 10**400, limit=3 * 16_384**2 // 2)

@@ -101,8 +101,8 @@ def check_size(what: str, elements: int, limit: int = MAX_ELEMENTS) -> None:
     """Reject requests whose arrays would exceed ``limit`` elements, before allocating."""
     if elements > limit:
         raise InvalidParameter(f"{what} needs {_magnitude(elements)} array elements, more "
-                               f"than the {limit:.3g} allowed (2 GiB of float64); use smaller "
-                               f"sizes")
+                               f"than the {limit:.3g} allowed ({limit * 8 / 2**30:.3g} GiB of "
+                               f"float64); use smaller sizes")
 
 
 def _magnitude(count: int | float) -> str:

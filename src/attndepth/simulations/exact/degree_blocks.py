@@ -401,7 +401,10 @@ def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], see
     if not isinstance(progress, bool):
         raise InvalidType(f"progress must be True or False, got {progress!r}")
     sizes = [min(bound + margin, max_points) for bound in bounds]
-    check_size("the largest degree block", max(sizes) ** 2)
+    # what ranking the largest block holds at once: its int32 residues and their float64
+    # copy (_rank_block), 1.5 float64-equivalents per entry: 3 GiB for one 16,384² block
+    check_size("the largest degree block (its int32 residues and their float64 copy)",
+               3 * max(sizes) ** 2 // 2, limit=3 * MAX_BLOCK_POINTS ** 2 // 2)
     if isinstance(max_seconds, bool) or not isinstance(max_seconds, (int, float)) \
             or not max_seconds > 0:
         raise InvalidParameter(f"max_seconds must be a number > 0, got {max_seconds!r}")
