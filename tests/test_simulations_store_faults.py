@@ -285,3 +285,28 @@ def test_store_check_leaves_another_applications_wal_database_untouched(tmp_path
     assert not report["ok"] and "no attndepth store marker" in report["problems"][0]
     assert _digest(*files) == before
     writer.close()
+
+
+def test_a_store_that_cannot_be_written_is_one_line_and_exit_3(tmp_path, monkeypatch,
+                                                               capsys):
+    from attndepth.simulations.sweeps import store as stores
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text('measurement = "similarity"\n[fixed]\nvariant = "pure"\ntokens = 3\n'
+                    'width = 4\n[grid]\ndepth = [1, 2, 3]\n')
+    store = tmp_path / "s.sqlite"
+    insert, calls = stores.ResultStore._insert, [0]
+
+    def failing_disk(self, result):  # the second point meets an I/O error
+        calls[0] += 1
+        if calls[0] == 2:
+            raise sqlite3.OperationalError("disk I/O error")
+        insert(self, result)
+
+    monkeypatch.setattr(stores.ResultStore, "_insert", failing_disk)
+    assert main(["sweep", str(spec), "--store", str(store), "--workers", "1", "--quiet"]) == 3
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "disk I/O error" in line and "1 committed rows are kept" in line
+    monkeypatch.setattr(stores.ResultStore, "_insert", insert)
+    assert main(["sweep", str(spec), "--store", str(store), "--workers", "1", "--quiet"]) == 0
+    assert len(open_store(store).hashes()) == 3

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from attndepth.errors import DamagedStore, DiskFull, InvalidParameter
+from attndepth.errors import DamagedStore, DiskFull, InvalidParameter, OutputFailed
 from attndepth.simulations.output_files import CSV_TABLE, OutputFile, output_file
 
 STORE_FORMAT = "attndepth-store"
@@ -106,17 +106,21 @@ class ResultStore:
 
         A full file system (SQLite's ``database or disk is full``) rolls the
         point back and raises :class:`~attndepth.errors.DiskFull` saying how
-        many rows are kept and how to continue.
+        many rows are kept and how to continue; any other failure to write (an
+        I/O error, a file system turned read-only, a lock held too long) is
+        :class:`~attndepth.errors.OutputFailed` the same way (CLI exit 3).
         """
         try:
             self._insert(result)
         except sqlite3.OperationalError as error:
-            if "full" not in str(error):
-                raise
             try:
                 kept = self._connection.execute("SELECT count(*) FROM points").fetchone()[0]
             except sqlite3.Error:
                 kept = "its"
+            if "full" not in str(error):
+                raise OutputFailed(f"could not write to the store {self.path} ({error}): "
+                                   f"{kept} committed rows are kept; rerun the same command "
+                                   f"to continue once it can be written") from None
             raise DiskFull(f"the disk holding {self.path} is full ({error}): {kept} committed "
                            f"rows are kept; free space and rerun the same command to continue, "
                            f"or copy the store elsewhere (attndepth store recover "
