@@ -14,17 +14,16 @@ from attndepth.cli.main import main
 from attndepth.framework.registry import load_claims
 
 USER_CLAIMS = textwrap.dedent('''
-    from attndepth import Family, Outcome, claim, verdict_from
-
-    SQUARE_BOUND = 2  # theory side: n² ≥ 2n for n ≥ 2
+    from attndepth import Family, Outcome, Theory, claim, verdict_from
 
 
     @claim("mine.square", source="arithmetic", statement="n² ≥ 2n for n ≥ 2",
            tolerance="exact", presets={"quick": {"n": 3}, "full": {"n": 10}},
-           wrong_theory={"SQUARE_BOUND": 5},
+           theory=Theory(SQUARE_BOUND=2), wrong_theory={"SQUARE_BOUND": 5},
            family=Family(parameters={"n": tuple(range(2, 12))}, beyond={"n": (50, 100)}))
-    def verify_square(seed, n):
-        return Outcome(str(SQUARE_BOUND * n), str(n * n), verdict_from(n * n >= SQUARE_BOUND * n))
+    def verify_square(seed, theory, n):
+        bound = theory.SQUARE_BOUND * n
+        return Outcome(str(bound), str(n * n), verdict_from(n * n >= bound))
 
 
     @claim("mine.false", source="wishful thinking", statement="every n is below 7",
@@ -95,16 +94,15 @@ def test_pytest_preset_mode_and_opt_in(claims_file, tmp_path):
 
 
 TOOTHLESS = textwrap.dedent('''
-    from attndepth import Outcome, claim, verdict_from
-
-    LIMIT = 10  # theory side: n stays below LIMIT
+    from attndepth import Outcome, Theory, claim, verdict_from
 
 
     @claim("mine.toothless", source="a check that reads its theory nowhere",
            statement="3 is below 10", tolerance="exact",
-           presets={"quick": {"n": 3}, "full": {"n": 3}}, wrong_theory={"LIMIT": 1})
-    def verify_toothless(seed, n):
-        return Outcome("n < 10", f"n = {n}", verdict_from(n < 10))  # ignores LIMIT
+           presets={"quick": {"n": 3}, "full": {"n": 3}}, theory=Theory(LIMIT=10),
+           wrong_theory={"LIMIT": 1})
+    def verify_toothless(seed, theory, n):
+        return Outcome("n < 10", f"n = {n}", verdict_from(n < 10))  # ignores theory.LIMIT
 ''')
 
 

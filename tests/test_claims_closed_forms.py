@@ -1,7 +1,7 @@
 """levine.one-position-rank: proved at its presets, against every atlas class with one
 position each side; a wrong closed form fails with the class named."""
 
-from attndepth.framework.registry import run_claim
+from attndepth.framework.registry import get_claim, run_claim
 
 
 def test_the_closed_form_is_proved_and_matches_the_atlas():
@@ -11,9 +11,8 @@ def test_the_closed_form_is_proved_and_matches_the_atlas():
     assert all(rival.rejected for rival in result.rivals)
 
 
-def test_a_wrong_closed_form_fails_naming_the_class(monkeypatch):
-    from attndepth.claims import closed_forms
-
-    monkeypatch.setattr(closed_forms, "one_position_rank", lambda width, depth: 7)
-    result = run_claim("levine.one-position-rank", sizes=[[2, 2]])
+def test_a_wrong_closed_form_fails_naming_the_class():
+    wrong = get_claim("levine.one-position-rank").theory.replaced(
+        {"one_position_rank": lambda width, depth: 7})
+    result = run_claim("levine.one-position-rank", sizes=[[2, 2]], theory=wrong)
     assert result.verdict == "fails" and "reproduce: attndepth seprank" in result.outcome.note

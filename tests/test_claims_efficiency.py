@@ -1,4 +1,4 @@
-from attndepth.framework.registry import run_claim
+from attndepth.framework.registry import get_claim, run_claim
 
 
 def test_depth_efficiency_holds_and_can_fail(monkeypatch):
@@ -6,10 +6,8 @@ def test_depth_efficiency_holds_and_can_fail(monkeypatch):
     assert result.verdict == "holds"
     rows = result.outcome.values["rows"]
     assert [row["needed"] for row in rows] == [34, 9] and all(row["proved"] for row in rows)
-    from attndepth.claims import efficiency as efficiency_claims
-
-    monkeypatch.setattr(efficiency_claims, "EXPONENT_SPLIT", 1.0)  # a wrong split
-    assert run_claim("levine.depth-efficiency", pairs=[[3, 3]]).verdict == "fails"
+    wrong = get_claim("levine.depth-efficiency").theory.replaced({"EXPONENT_SPLIT": 1.0})
+    assert run_claim("levine.depth-efficiency", pairs=[[3, 3]], theory=wrong).verdict == "fails"
 
 
 def test_depth_efficiency_without_a_decided_knee_is_inconclusive():

@@ -1,7 +1,6 @@
 import pytest
 
-from attndepth.claims import residual as residual_claims
-from attndepth.framework.registry import run_claim
+from attndepth.framework.registry import get_claim, run_claim
 from attndepth.theory.residual_rank import grouped_bound
 
 
@@ -13,15 +12,17 @@ def test_residual_rank_holds_and_a_wrong_theory_fails(monkeypatch):
     result = run_claim("levine.residual-rank", configs=configs)
     assert result.verdict == "holds"
     assert "137 / 137" in result.outcome.note
-    monkeypatch.setattr(residual_claims, "predicted_residual_rank",
-                        lambda config, rank: grouped_bound(config[0], config[1], config[5],
-                                                           config[3] - config[5]))
-    assert run_claim("levine.residual-rank", configs=configs).verdict == "fails"
+    grouped = get_claim("levine.residual-rank").theory.replaced({
+        "predicted_residual_rank": lambda config, rank: grouped_bound(
+            config[0], config[1], config[5], config[3] - config[5])})
+    assert run_claim("levine.residual-rank", configs=configs, theory=grouped).verdict == "fails"
 
 
-def test_a_broken_top_part_fails(monkeypatch):
-    monkeypatch.setattr(residual_claims, "confirm_residual_top_part", lambda *network: False)
-    assert run_claim("levine.residual-rank", configs=[[2, 2, 1, 2, 1, 1]]).verdict == "fails"
+def test_a_broken_top_part_fails():
+    broken = get_claim("levine.residual-rank").theory.replaced(
+        {"confirm_residual_top_part": lambda *network: False})
+    assert run_claim("levine.residual-rank", configs=[[2, 2, 1, 2, 1, 1]],
+                     theory=broken).verdict == "fails"
 
 
 def test_configs_must_carry_the_residual():

@@ -1,7 +1,7 @@
 import pytest
 
 from attndepth.claims.separation_rank import bounds_of, exact_rank
-from attndepth.framework.registry import run_claim
+from attndepth.framework.registry import get_claim, run_claim
 
 
 def test_seprank_claims_hold_on_small_configs():
@@ -26,13 +26,11 @@ def test_threshold_claim_decides_knees_and_fails_for_long_sequences():
     assert values["corrected_misses"] == []
 
 
-def test_threshold_claim_can_hold(monkeypatch):
+def test_threshold_claim_can_hold():
     """The check discriminates: a law one layer from every knee makes it hold."""
-    from attndepth.claims import separation_rank as separation_rank_claims
-
-    monkeypatch.setattr(separation_rank_claims, "threshold_depth", lambda width: 2.5)
+    law = get_claim("levine.threshold").theory.replaced({"threshold_depth": lambda width: 2.5})
     # ... and a constant knee of 2 (a rival) agrees with it too: not holds, indistinguishable
-    result = run_claim("levine.threshold", regimes=[[2, 1], [3, 3]])
+    result = run_claim("levine.threshold", regimes=[[2, 1], [3, 3]], theory=law)
     assert result.verdict == "indistinguishable"
     assert [r.name for r in result.rivals if not r.rejected] == ["constant knee 2"]
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attndepth.claims.trained_transition import judge_budget, near_optimal
-from attndepth.framework.registry import all_claims, run_claim
+from attndepth.framework.registry import all_claims, get_claim, run_claim
 from attndepth.simulations.models.jax_model import budget_width
 
 DEPTHS = (1, 2, 3, 4, 6, 8)
@@ -58,9 +58,7 @@ def test_every_preset_shape_spends_its_budget(preset):
 
 @pytest.mark.slow
 @pytest.mark.jax
-def test_trained_transition_runs_end_to_end_and_the_wrong_knee_fails(monkeypatch):
-    from attndepth.claims import trained_transition as trained_transition_claims
-
+def test_trained_transition_runs_end_to_end_and_the_wrong_knee_fails():
     small = dict(budgets=(3_000,), depths=(1, 2, 4), pairs=2, heads=1, steps=150, batch=32,
                  learning_rate=1e-2, seeds=2)
     result = run_claim("levine.trained-transition", **small)
@@ -71,7 +69,8 @@ def test_trained_transition_runs_end_to_end_and_the_wrong_knee_fails(monkeypatch
     assert {r.name for r in result.rivals} == {"constant knee 2", "corrected knee log₃(2d + 1)"}
     # whatever the tiny run says, the same table read against a knee at the deep end
     # (neighbours 4 only, away from a best depth of 1 or 2) may not agree there
-    monkeypatch.setattr(trained_transition_claims, "KNEE", lambda width: 50.0)
-    wrong = run_claim("levine.trained-transition", **small).outcome.values["readings"][0]
+    deep = get_claim("levine.trained-transition").theory.replaced({"KNEE": lambda width: 50.0})
+    wrong = run_claim("levine.trained-transition", **small,
+                      theory=deep).outcome.values["readings"][0]
     assert wrong["predicted"] > 4
     assert wrong["agrees"] == (4 in wrong["near_optimal"])

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attndepth.framework.registry import run_claim
+from attndepth.framework.registry import get_claim, run_claim
 
 # JAX is part of the test extra (train): missing, these tests fail, never skip
 pytestmark = pytest.mark.jax
@@ -23,9 +23,9 @@ def test_deep_training_holds_for_a_small_stack_and_can_fail(monkeypatch):
     assert [(r.name, r.rejected) for r in result.rivals] == [("similarity, not loss", True)]
     assert rows["post-ln"]["t_sim"] > 0.99 > rows["post-ln-deesc-a τ=0.5"]["t_sim"]
     # the statement reversed (plain post-LN below de-escalation) must fail on the same runs
-    monkeypatch.setattr(training_claims, "LOWER", "post-ln")
-    monkeypatch.setattr(training_claims, "HIGHER", "de-escalated")
-    assert run_claim("yuzhang.deep-training", **SMALL).verdict == "fails"
+    reversed_ = get_claim("yuzhang.deep-training").theory.replaced(
+        {"LOWER": "post-ln", "HIGHER": "de-escalated"})
+    assert run_claim("yuzhang.deep-training", **SMALL, theory=reversed_).verdict == "fails"
 
 
 @pytest.mark.slow

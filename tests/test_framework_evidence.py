@@ -12,9 +12,12 @@ from attndepth.framework.evidence import (
     Rival,
     decide,
     interval,
+    sampler,
     seed_sample,
+    verify_form,
 )
 from attndepth.framework.registry import Outcome
+from attndepth.framework.theories import Theory
 
 
 def noisy(mean: float, sd: float = 0.1, size: int = 8):
@@ -48,56 +51,90 @@ def test_samples_of_different_base_seeds_never_share_a_seed():
 
 @pytest.mark.parametrize("mean, verdict", [(0.0, "holds"), (0.3, "fails"), (-0.3, "fails")])
 def test_a_clear_truth_is_decided_on_the_first_look(mean, verdict):
-    evidence, outcomes = decide(noisy(mean, sd=0.03), {}, 0, ESTIMATE)
+    evidence, outcomes = decide(sampler(noisy(mean, sd=0.03), {}), {}, 0, ESTIMATE)
     assert evidence.verdict == verdict and len(outcomes) == 4
     # a noisier measurement of the same truth may need more seeds, and still decides
-    evidence, outcomes = decide(noisy(mean, sd=0.1), {}, 0, ESTIMATE)
+    evidence, outcomes = decide(sampler(noisy(mean, sd=0.1), {}), {}, 0, ESTIMATE)
     assert evidence.verdict == verdict and len(outcomes) >= 4
 
 
 def test_a_truth_on_the_edge_samples_to_the_maximum_and_stays_inconclusive():
-    evidence, outcomes = decide(noisy(0.05), {}, 0, ESTIMATE)
+    evidence, outcomes = decide(sampler(noisy(0.05), {}), {}, 0, ESTIMATE)
     assert evidence.verdict == "inconclusive" and len(outcomes) == 32
 
 
 def test_error_rates_hold_at_the_edge_and_inside():
     # truth exactly on the edge: `holds` must be rare (≤ α = 1 %); truth in the middle:
     # `fails` must be rare. 150 base seeds each; a binomial margin keeps the test stable.
-    edge = [decide(noisy(0.05, sd=0.2), {}, base, ESTIMATE)[0].verdict for base in range(150)]
-    inside = [decide(noisy(0.0, sd=0.2), {}, base, ESTIMATE)[0].verdict for base in range(150)]
+    edge = [decide(sampler(noisy(0.05, sd=0.2), {}), {}, base, ESTIMATE)[0].verdict
+            for base in range(150)]
+    inside = [decide(sampler(noisy(0.0, sd=0.2), {}), {}, base, ESTIMATE)[0].verdict
+              for base in range(150)]
     assert edge.count("holds") <= stats.binom.ppf(0.999, 150, 0.01)
     assert inside.count("fails") <= stats.binom.ppf(0.999, 150, 0.01)
 
 
 def test_the_verdict_does_not_move_with_the_base_seed_when_the_truth_is_clear():
-    assert {decide(noisy(0.0), {}, base, ESTIMATE)[0].verdict for base in range(10)} == {
-        "holds"}
+    assert {decide(sampler(noisy(0.0), {}), {}, base, ESTIMATE)[0].verdict
+            for base in range(10)} == {"holds"}
 
 
 def test_a_rival_that_agrees_makes_the_claim_indistinguishable():
     close = Rival("1.01", "a neighbour", predicted=lambda values, params: 1.01)
     far = Rival("2", "a straw man", predicted=lambda values, params: 2.0)
-    evidence, _ = decide(noisy(0.0, sd=0.02), {}, 0, ESTIMATE, (close, far))
+    evidence, _ = decide(sampler(noisy(0.0, sd=0.02), {}), {}, 0, ESTIMATE, (close, far))
     assert evidence.verdict == "indistinguishable"
     assert [r.rejected for r in evidence.rivals] == [False, True]
     assert evidence.rivals[1].predicted == "2"
 
 
-def test_a_rival_that_replaces_a_name_reruns_the_claim(monkeypatch):
-    import types
+def test_a_rival_that_replaces_a_name_reruns_the_claim_with_its_own_theory():
+    calls = []
 
-    module = types.ModuleType("theory_under_test")
-    module.PREDICTION = 1.0
-
-    def verify(seed: int) -> Outcome:
+    def verify(seed: int, theory: Theory) -> Outcome:
+        calls.append((seed, theory.PREDICTION))
         rng = np.random.default_rng(seed)
         return Outcome("", "", "holds", "", {"measured": list(1 + 0.01 * rng.standard_normal(8)),
-                                             "predicted": module.PREDICTION})
+                                             "predicted": theory.PREDICTION})
 
+    theory = Theory(PREDICTION=1.0)
     rival = Rival("1.5", "a rival constant", replace={"PREDICTION": 1.5})
-    evidence, _ = decide(verify, {}, 0, ESTIMATE, (rival,), module)
+    evidence, _ = decide(sampler(verify, {}), {}, 0, ESTIMATE, (rival,), theory)
     assert evidence.verdict == "holds" and evidence.rivals[0].rejected
-    assert module.PREDICTION == 1.0  # put back
+    assert theory.PREDICTION == 1.0  # a new theory for the rival; the claim's is untouched
+    # each seed runs once with each theory, however many looks the sample took
+    assert sorted(calls) == sorted(set(calls))
+    assert {p for _, p in calls} == {1.0, 1.5}
+
+
+def test_a_batched_verify_function_gives_the_per_seed_numbers_in_one_call():
+    per_seed = noisy(0.0, sd=0.03)
+    batches = []
+
+    def batched(seed_sample: tuple[int, ...]) -> list[Outcome]:
+        batches.append(seed_sample)
+        return [per_seed(seed=seed) for seed in seed_sample]
+
+    one, outcomes_one = decide(sampler(per_seed, {}), {}, 3, ESTIMATE)
+    many, outcomes_many = decide(sampler(batched, {}), {}, 3, ESTIMATE)
+    assert one == many and outcomes_one == outcomes_many
+    assert len(batches) == 1 and len(batches[0]) == len(outcomes_many)
+
+
+def test_a_batched_verify_function_must_return_one_outcome_per_seed():
+    def short(seed_sample: tuple[int, ...]) -> list[Outcome]:
+        return []
+    with pytest.raises(TypeError, match="one outcome per seed"):
+        decide(sampler(short, {}), {}, 0, ESTIMATE)
+
+
+@pytest.mark.parametrize("verify, match", [
+    (lambda seed, seed_sample: None, "not both"),
+    (lambda width: None, "must take seed"),
+])
+def test_a_verify_function_takes_one_form(verify, match):
+    with pytest.raises(TypeError, match=match):
+        verify_form(verify)
 
 
 def test_several_estimates_fail_when_any_is_outside():
@@ -107,14 +144,14 @@ def test_several_estimates_fail_when_any_is_outside():
                                              "b": list(2 + 0.01 * rng.standard_normal(8)),
                                              "one": 1.0})
     both = (Estimate("a", "one", (-0.05, 0.05)), Estimate("b", "one", (-0.05, 0.05)))
-    evidence, _ = decide(verify, {}, 0, both)
+    evidence, _ = decide(sampler(verify, {}), {}, 0, both)
     assert evidence.verdict == "fails" and len(evidence.estimates) == 2
 
 
 def test_seeds_that_cannot_decide_make_the_sample_inconclusive():
     def verify(seed: int) -> Outcome:
         return Outcome("", "", "inconclusive", "no linear phase", {})
-    assert decide(verify, {}, 0, ESTIMATE)[0].verdict == "inconclusive"
+    assert decide(sampler(verify, {}), {}, 0, ESTIMATE)[0].verdict == "inconclusive"
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -137,10 +174,10 @@ def test_a_rival_needs_exactly_one_way_to_predict():
 
 def test_pooling_by_seeds_counts_one_observation_a_seed():
     by_seeds = Estimate("measured", "predicted", (-0.05, 0.05), seeds=(4, 4))
-    evidence, _ = decide(noisy(0.0, sd=0.03), {}, 0, by_seeds)
+    evidence, _ = decide(sampler(noisy(0.0, sd=0.03), {}), {}, 0, by_seeds)
     assert evidence.interval.n == 4
     by_stacks = Estimate("measured", "predicted", (-0.05, 0.05), seeds=(4, 4), pool="stacks")
-    assert decide(noisy(0.0, sd=0.03), {}, 0, by_stacks)[0].interval.n == 32
+    assert decide(sampler(noisy(0.0, sd=0.03), {}), {}, 0, by_stacks)[0].interval.n == 32
     with pytest.raises(ValueError, match="pool"):
         Estimate("m", "p", (-1.0, 1.0), pool="everything")
 

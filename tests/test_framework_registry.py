@@ -27,6 +27,7 @@ from attndepth.framework.registry import (
     run_claims,
     verdict_from,
 )
+from attndepth.framework.theories import Theory
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAIMS = all_claims()
@@ -96,14 +97,53 @@ def test_the_verdict_is_the_same_at_five_base_seeds(claim_id):
 
 @pytest.mark.parametrize("claim_id", [pytest.param(c, marks=pytest.mark.slow)
                                       if c in SLOW_QUICK else c for c in DEFAULT])
-def test_wrong_theory_makes_the_claim_fail(claim_id, monkeypatch):
+def test_wrong_theory_makes_the_claim_fail(claim_id):
     found = CLAIMS[claim_id]
     assert found.wrong_theory, f"{claim_id} declares no wrong theory: it cannot be shown to fail"
-    module = importlib.import_module(found.module)
-    for name, wrong in found.wrong_theory.items():
-        monkeypatch.setattr(module, name, wrong)
     failing = "inconsistent" if found.kind == "consistency" else "fails"
-    assert run_claim(claim_id, "quick", seed=0).verdict == failing
+    assert run_claim(claim_id, "quick", seed=0, theory=found.wrong).verdict == failing
+
+
+def test_one_claim_runs_in_two_threads_at_once_with_two_theories():
+    """The wrong theory is an argument, not a patched module: a run with it and a run
+    without it overlap, each with its own verdict, and the claim's module is untouched."""
+    import threading
+
+    found = CLAIMS["levine.1t-width"]
+    module = importlib.import_module(found.module)
+    before = dict(vars(module))
+    alone = {name: run_claim(found.id, theory=theory).verdict
+             for name, theory in (("right", found.theory), ("wrong", found.wrong))}
+    assert alone["wrong"] == "fails" and alone["right"] != "fails"
+    start = threading.Barrier(2)
+    verdicts: dict[str, list[str]] = {"right": [], "wrong": []}
+
+    def runs(name, theory):
+        start.wait()
+        for _ in range(30):
+            verdicts[name].append(run_claim(found.id, theory=theory).verdict)
+
+    threads = [threading.Thread(target=runs, args=("right", found.theory)),
+               threading.Thread(target=runs, args=("wrong", found.wrong))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert {name: set(found) for name, found in verdicts.items()} == {
+        name: {verdict} for name, verdict in alone.items()}
+    assert vars(module) == before
+
+
+def test_no_framework_module_sets_attributes_of_modules():
+    """The only setattr in the framework is object.__setattr__ in frozen dataclasses."""
+    import re
+
+    import attndepth.framework
+
+    root = Path(attndepth.framework.__file__).parent
+    for path in root.glob("*.py"):
+        calls = re.findall(r"(?<![\w.])setattr\(", path.read_text())
+        assert not calls, f"{path.name} calls setattr"
 
 
 @pytest.mark.parametrize("claim_id", [c for c in CLAIMS if CLAIMS[c].estimate is not None])
@@ -143,7 +183,10 @@ def test_record_names_places_that_exist(claim_id):
     found = CLAIMS[claim_id]
     assert found.source and found.statement and found.tolerance
     assert set(PRESETS) <= set(found.presets)
-    assert all(f.__module__.startswith("attndepth.theory") for f in found.theory), found.theory
+    # theory functions come from attndepth.theory or are stated beside the claim itself
+    functions = [value for value in found.theory.values() if callable(value)]
+    assert all(f.__module__.startswith("attndepth.theory") or f.__module__ == found.module
+               for f in functions), found.theory
     assert all(f.__module__.startswith(("attndepth.simulations", "scipy"))
                for f in found.simulation), found.simulation
     path, _, test = found.test.partition("::")
@@ -208,10 +251,25 @@ def test_register_refuses_malformed_claims():
         register(Claim("levine.degree", "s", "s", "t", verify, presets))
     with pytest.raises(ValueError, match="presets"):
         register(Claim("test.no-full", "s", "s", "t", verify, {"quick": {}}))
-    with pytest.raises(ValueError, match="wrong_theory"):
+    with pytest.raises(ValueError, match="not names of its theory"):
         claim("test.bad-wrong", source="s", statement="s", tolerance="t", presets=presets,
-              wrong_theory={"NOT_IN_THIS_MODULE": 1})(verify)
+              wrong_theory={"NOT_IN_THE_THEORY": 1})(verify)
+    # a replacement its verify function cannot receive: refused, with the form to use
+    with pytest.raises(ValueError, match="must take theory"):
+        claim("test.bad-wrong", source="s", statement="s", tolerance="t", presets=presets,
+              theory=Theory(LIMIT=1), wrong_theory={"LIMIT": 2})(verify)
+    with pytest.raises(TypeError, match="claim 'test.bad-wrong': a theory's positional"):
+        claim("test.bad-wrong", source="s", statement="s", tolerance="t", presets=presets,
+              theory=(1,))(verify)
+    with pytest.raises(TypeError, match="must take seed"):
+        claim("test.bad-wrong", source="s", statement="s", tolerance="t",
+              presets=presets)(lambda width: None)
     assert "test.bad-wrong" not in all_claims()
+
+
+def test_run_claim_takes_only_a_theory_as_its_theory():
+    with pytest.raises(TypeError, match="theory must be a Theory"):
+        run_claim("levine.1t-width", theory={"plan_for_budget": None})
 
 
 def test_a_claim_that_raises_is_an_error_and_the_others_still_run(monkeypatch):

@@ -151,7 +151,7 @@ def test_a_search_says_each_finished_member_on_a_log_and_counts_errors_apart(
 
 
 def test_a_search_where_a_rival_agrees_everywhere_is_indistinguishable(monkeypatch):
-    from attndepth import Family, Rival, claim, verdict_from
+    from attndepth import Family, Rival, Theory, claim, verdict_from
     from attndepth.framework import registry
     from attndepth.framework.registry import Outcome
     from attndepth.framework.search import search_claim
@@ -160,17 +160,15 @@ def test_a_search_where_a_rival_agrees_everywhere_is_indistinguishable(monkeypat
 
     @claim("mine.agreeable", source="-", statement="n ≥ 0", tolerance="exact",
            presets={"quick": {"n": 1}, "full": {"n": 1}},
-           family=Family(parameters={"n": (1, 2, 3)}),
+           family=Family(parameters={"n": (1, 2, 3)}), theory=Theory(LOWEST=0),
            rivals=(Rival("n ≥ −1", "a weaker statement", replace={"LOWEST": -1}),))
-    def verify(seed, n):
-        return Outcome(f"n ≥ {LOWEST}", f"n = {n}", verdict_from(n >= LOWEST))
+    def verify(seed, theory, n):
+        return Outcome(f"n ≥ {theory.LOWEST}", f"n = {n}", verdict_from(n >= theory.LOWEST))
 
     report = search_claim("mine.agreeable", draws=0, workers=1)
     assert report.verdict == "indistinguishable" and report.indistinguishable == 3
     assert "3 of them indistinguishable from a rival" in report.summary()
 
-
-LOWEST = 0
 
 
 def test_a_users_claim_ending_its_worker_process_is_one_line_naming_it(tmp_path):

@@ -30,6 +30,7 @@ from attndepth import (
     Outcome,
     Rival,
     StackConfig,
+    Theory,
     claim,
     figure,
     monotone_margin,
@@ -63,8 +64,10 @@ def depth_for(skip_scale: float) -> int:
 MAX_WEIGHTS = 2**28
 
 
-def measure(seed: int, width: int, skip_scale: float, tokens: int, batch: int) -> dict:
-    """Slopes of the stacks (one each), their mean, and the derived rate with the realised s.
+def measure(seed: int, width: int, skip_scale: float, tokens: int, batch: int,
+            rate=deepnorm_rate) -> dict:
+    """Slopes of the stacks (one each), their mean, and the derived ``rate`` with the
+    realised s.
 
     Wide, deep stacks run fewer stacks a seed (at least 2) so their weights fit in memory.
     """
@@ -76,7 +79,7 @@ def measure(seed: int, width: int, skip_scale: float, tokens: int, batch: int) -
     layers = escalation_layers(trace.log_odds)
     slopes = escalation_rates(trace.log_odds)
     s_window = np.sqrt(np.median(trace.contraction, axis=1)[layers[:-1]])
-    predicted = float(np.mean([deepnorm_rate(float(v), width, skip_scale) for v in s_window]))
+    predicted = float(np.mean([rate(float(v), width, skip_scale) for v in s_window]))
     naive = float(np.mean([naive_rate(float(v), width, skip_scale) for v in s_window]))
     return {"slope": float(slopes.mean()), "predicted": predicted, "naive": naive,
             "standard_error": float(slopes.std(ddof=1) / math.sqrt(batch)),
@@ -99,13 +102,14 @@ def measure(seed: int, width: int, skip_scale: float, tokens: int, batch: int) -
                      predicted=lambda values, params: limit_rate(params["alpha"])),
                Rival("no Jensen term", "ln(α² + k) − ln(α² + s²k): the naive finite-width rate",
                      predicted=lambda values, params: values["naive"])),
+       theory=Theory(deepnorm_rate=deepnorm_rate),
        # the wrong theory forgets α: the plain post-LN rate (the derivation at α = 1)
        wrong_theory={"deepnorm_rate": lambda s, d, alpha, rate=deepnorm_rate: rate(s, d, 1.0)},
        figure="mine.deepnorm-rate")
-def verify_rate(seed: int, width: int, alpha: float, tokens: int = 16,
+def verify_rate(seed: int, theory: Theory, width: int, alpha: float, tokens: int = 16,
                 batch: int = 16) -> Outcome:
     """Mean slope over the stacks of one seed against the derived rate."""
-    m = measure(seed, width, alpha, tokens, batch)
+    m = measure(seed, width, alpha, tokens, batch, theory.deepnorm_rate)
     error = m["slope"] / m["predicted"] - 1
     return Outcome(f"slope {m['predicted']:.4f}",
                    f"slope {m['slope']:.4f} ± {m['standard_error']:.4f} ({error:+.2%})",
@@ -126,13 +130,13 @@ def verify_rate(seed: int, width: int, alpha: float, tokens: int = 16,
                      fixed={"width": 32, "tokens": 16, "batch": 8}),
        estimate=Estimate("margin", "zero", (0.0, math.inf), relative=False, seeds=(4, 8),
                          label="smallest relative step of the slope"),
-       wrong_theory={"DIRECTION": "increasing"})
-def verify_slows(seed: int, alphas, width: int = 32, tokens: int = 16,
+       theory=Theory(DIRECTION=DIRECTION), wrong_theory={"DIRECTION": "increasing"})
+def verify_slows(seed: int, theory: Theory, alphas, width: int = 32, tokens: int = 16,
                  batch: int = 8) -> Outcome:
     """Slopes at every α of the set; the relation holds when each step is a decrease."""
     slopes = [measure(seed, width, float(a), tokens, batch)["slope"] for a in alphas]
-    margin = monotone_margin(alphas, slopes, DIRECTION, relative=True)
-    return Outcome(f"slopes {DIRECTION} in α over {list(alphas)}",
+    margin = monotone_margin(alphas, slopes, theory.DIRECTION, relative=True)
+    return Outcome(f"slopes {theory.DIRECTION} in α over {list(alphas)}",
                    "slopes " + ", ".join(f"{v:.3f}" for v in slopes),
                    "holds" if margin > 0 else "fails",
                    values={"margin": margin, "zero": 0.0, "slopes": slopes})

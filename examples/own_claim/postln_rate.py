@@ -7,7 +7,7 @@ examples/own_claim/postln_rate.py --grid width=16,32,64,128``.
 
 import math
 
-from attndepth import Estimate, Family, Outcome, Rival, StackConfig, claim, run_stack
+from attndepth import Estimate, Family, Outcome, Rival, StackConfig, Theory, claim, run_stack
 from attndepth.simulations.measures.fitting import escalation_rate
 from attndepth.simulations.measures.similarity import log_odds
 
@@ -24,11 +24,11 @@ def my_rate(width: int) -> float:
        family=Family(parameters={"width": (32, 64, 128)}, beyond={"width": (16,)}),
        estimate=Estimate("slope", "predicted", (-0.02, 0.02), seeds=(4, 16)),
        rivals=(Rival("ln 2", "the infinite-width limit", predicted=lambda v, p: math.log(2)),),
-       wrong_theory={"my_rate": lambda width: 0.5})
-def verify(seed: int, width: int) -> Outcome:
+       theory=Theory(my_rate), wrong_theory={"my_rate": lambda width: 0.5})
+def verify(seed: int, theory: Theory, width: int) -> Outcome:
     stacks = run_stack(StackConfig(variant="post-ln", depth=96, tokens=16, width=width),
                        batch=8, seed=seed)
-    slope, predicted = escalation_rate(log_odds(stacks.states)).slope, my_rate(width)
+    slope, predicted = escalation_rate(log_odds(stacks.states)).slope, theory.my_rate(width)
     verdict = "holds" if abs(slope / predicted - 1) <= 0.02 else "fails"
     return Outcome(f"slope {predicted:.4f}", f"slope {slope:.4f}", verdict,
                    values={"slope": slope, "predicted": predicted})

@@ -10,7 +10,7 @@ d_k × d_k matrices.
     attndepth verify --claims examples/separation_rank_conjecture/two_head_deficit.py --search
 """
 
-from attndepth import Family, Outcome, Rival, claim, rank_with_bounds
+from attndepth import Family, Outcome, Rival, Theory, claim, rank_with_bounds
 from attndepth.simulations.exact.separation_rank import SeparationRankConfig
 
 
@@ -34,14 +34,14 @@ def deficit(head_width: int) -> int:
                Rival("d_k(d_k − 1)/2", "the antisymmetric matrices",
                      replace={"deficit": lambda head_width: head_width * (head_width - 1)
                               // 2})),
-       wrong_theory={"deficit": lambda head_width: head_width})
-def verify_deficit(seed: int, width: int, p_size: int, q_size: int) -> Outcome:
+       theory=Theory(deficit), wrong_theory={"deficit": lambda head_width: head_width})
+def verify_deficit(seed: int, theory: Theory, width: int, p_size: int, q_size: int) -> Outcome:
     """Certified rank (GF(p), saturated blocks) against bound (d) − d_k(d_k + 1)/2."""
     config = SeparationRankConfig(width=width, depth=2, heads=2, tokens=p_size + q_size,
                                   partition=f"sizes={p_size}/{q_size}")
     found = rank_with_bounds(config, seed, method="auto")
     bound = found["bounds"]["bigraded"]
-    predicted = bound - deficit(width // 2)
+    predicted = bound - theory.deficit(width // 2)
     certified = found["reason"] in ("upper-bound", "margin")
     verdict = ("holds" if found["rank"] == predicted else "fails") if certified \
         else "inconclusive"

@@ -48,6 +48,7 @@ _PUBLIC: dict[str, str] = {
     "search_claim": "attndepth.framework.search",
     "verdict_from": "attndepth.framework.registry",
     "Verdict": "attndepth.framework.verdicts",
+    "Theory": "attndepth.framework.theories",
     "StackConfig": "attndepth.simulations.models.stacks",
     "run_stack": "attndepth.simulations.models.stacks",
     "SeparationRankConfig": "attndepth.simulations.exact.separation_rank",
@@ -65,10 +66,10 @@ _PUBLIC: dict[str, str] = {
 #: A literal list, so that static tools read it; a test keeps it equal to _PUBLIC.
 __all__ = [
     "Claim", "ClaimResult", "Estimate", "Family", "Outcome", "Rival", "SeparationRankConfig",
-    "StackConfig", "Verdict", "all_claims", "atlas", "certified_rank", "claim", "derived_claim",
-    "escalation_rate", "explain", "figure", "first_crossing", "load_claims", "measure_rank",
-    "monotone_margin", "plan_for_budget", "postln_rate", "rank_with_bounds", "register",
-    "run_claim", "run_claims", "run_stack", "scaling_exponent", "search_claim",
+    "StackConfig", "Theory", "Verdict", "all_claims", "atlas", "certified_rank", "claim",
+    "derived_claim", "escalation_rate", "explain", "figure", "first_crossing", "load_claims",
+    "measure_rank", "monotone_margin", "plan_for_budget", "postln_rate", "rank_with_bounds",
+    "register", "run_claim", "run_claims", "run_stack", "scaling_exponent", "search_claim",
     "separation_rank_bounds", "subsets", "threshold_depth", "verdict_from",
 ]
 
@@ -100,6 +101,7 @@ if TYPE_CHECKING:  # static tools (mypy, pyright, jedi) see every public name
         subsets,
     )
     from attndepth.framework.search import search_claim
+    from attndepth.framework.theories import Theory
     from attndepth.framework.verdicts import Verdict
     from attndepth.separation_rank import (
         measure_rank,

@@ -10,6 +10,7 @@ from scipy.optimize import brentq
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.theory.depth_width import (
     DEFAULT_FIT,
     AllocationFit,
@@ -65,9 +66,9 @@ SLOPE_RIVALS = (
     family=Family(parameters={"budget": (GPT3_PARAMS,)}),  # a statement about one budget
     rivals=SLOPE_RIVALS,
 )
-def verify_gpt3_too_deep(seed: int, budget: float) -> Outcome:
+def verify_gpt3_too_deep(seed: int, theory: Theory, budget: float) -> Outcome:
     """L_opt at GPT-3's budget vs its 96 layers (deterministic; seed unused)."""
-    plan = plan_for_budget(budget)
+    plan = theory.plan_for_budget(budget)
     limit = GPT3_DEPTH_FRACTION * GPT3_LAYERS
     return Outcome(
         predicted=f"L_opt(175B) well below {GPT3_LAYERS} (≤ {limit:.1f})",
@@ -92,9 +93,9 @@ def verify_gpt3_too_deep(seed: int, budget: float) -> Outcome:
     family=Family(parameters={"budget": (1e12,)}),  # a statement about one budget
     rivals=SLOPE_RIVALS,
 )
-def verify_1t_width(seed: int, budget: float) -> Outcome:
+def verify_1t_width(seed: int, theory: Theory, budget: float) -> Outcome:
     """d_opt at 1T parameters vs about 30K (deterministic; seed unused)."""
-    plan = plan_for_budget(budget)
+    plan = theory.plan_for_budget(budget)
     relative = abs(plan.width_opt - WIDTH_1T_TARGET) / WIDTH_1T_TARGET
     return Outcome(
         predicted=f"d_opt(1T) ≈ {WIDTH_1T_TARGET:,}",
@@ -127,16 +128,16 @@ def verify_1t_width(seed: int, budget: float) -> Outcome:
     # the closed form against a root-find of the same equation: only a bug can fail it
     kind="consistency",
 )
-def verify_fit_consistency(seed: int, budgets: int, low_exponent: float,
+def verify_fit_consistency(seed: int, theory: Theory, budgets: int, low_exponent: float,
                             high_exponent: float) -> Outcome:
     """Closed form (Lambert W) vs Brent's root-find of 12·L·e^{2a+2bL} = N."""
-    symbolic = closed_form_matches_sympy()
+    symbolic = theory.closed_form_matches_sympy()
     rng = np.random.default_rng(seed)
     exponents = rng.uniform(low_exponent, high_exponent, budgets)
     a, b = DEFAULT_FIT.intercept, DEFAULT_FIT.slope
     worst = 0.0
     for budget in 10.0**exponents:
-        closed = optimal_depth(budget)
+        closed = theory.optimal_depth(budget)
         # log of the budget equation: monotone in L, no overflow for large L.
         root = brentq(lambda L, N=budget: math.log(12 * L) + 2 * (a + b * L) - math.log(N),
                       1.0, 1e4, xtol=1e-14, rtol=1e-15)

@@ -18,6 +18,7 @@ from attndepth.claims.rank_conjectures import shipped_atlas
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
+from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
 from attndepth.simulations.exact.atlas_table import atlas
 from attndepth.theory.separation_rank import structural_degree
@@ -51,7 +52,7 @@ def _unconfirmed_steps(width: int, depth: int, seed: int) -> tuple[str, ...]:
               "with |P| = |Q| = 1 has this certified rank",
     presets={"quick": dict(sizes=[[2, 2], [3, 2]]),
              "full": dict(sizes=[[1, 3], [2, 2], [3, 2], [4, 2], [2, 3]])},
-    theory=(single_position_rank, confirm_single_position_proof),
+    theory=(one_position_rank, single_position_rank, confirm_single_position_proof),
     simulation=(atlas,),
     test=f"{TESTS}::test_the_closed_form_is_proved_and_matches_the_atlas",
     wrong_theory={"one_position_rank": lambda width, depth: math.comb(
@@ -68,12 +69,12 @@ def _unconfirmed_steps(width: int, depth: int, seed: int) -> tuple[str, ...]:
                   beyond={"width": (5,)},
                   adapt=lambda m: {"sizes": [[m["width"], m["depth"]]]}),
 )
-def verify_one_position_rank(seed: int, sizes: Sequence[Sequence[int]]) -> Outcome:
+def verify_one_position_rank(seed: int, theory: Theory, sizes: Sequence[Sequence[int]]) -> Outcome:
     """The proof's steps at each size, then the theorem against every atlas class."""
     unconfirmed = [step for width, depth in sizes
                    for step in _unconfirmed_steps(int(width), int(depth), seed)]
     rows = [row for row in shipped_atlas().where(heads=1, residual=0, p_size=1, q_size=1)]
-    differing = [row for row in rows if row.rank != one_position_rank(row.width, row.depth)]
+    differing = [row for row in rows if row.rank != theory.one_position_rank(row.width, row.depth)]
     proved = not unconfirmed and not differing
     note = (f"proof steps checked at (d, L) = {', '.join(str(tuple(s)) for s in sizes)}; "
             f"the atlas' {len(rows)} classes with |P| = |Q| = 1 (d ≤ "
@@ -83,7 +84,7 @@ def verify_one_position_rank(seed: int, sizes: Sequence[Sequence[int]]) -> Outco
         note += f". Not confirmed: {'; '.join(unconfirmed)}"
     for row in differing[:3]:
         note += (f". Atlas class {row.key}: rank {row.rank:,}, the closed form "
-                 f"{one_position_rank(row.width, row.depth):,}; reproduce: {row.command}")
+                 f"{theory.one_position_rank(row.width, row.depth):,}; reproduce: {row.command}")
     return Outcome(
         predicted="sep = C(K + d, d) (proved for every d, L; single_position_rank)",
         measured=(f"{len(rows) - len(differing)}/{len(rows)} atlas classes equal it; "

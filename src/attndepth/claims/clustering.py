@@ -9,6 +9,7 @@ from scipy.stats import binomtest
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.simulations import presets
 from attndepth.simulations.models.sphere_dynamics import (
     RTOL,
@@ -62,17 +63,17 @@ SYMMETRY_TOLERANCE = 1e-9
                               "extra_width": (0, 2)},
                   beyond={"tokens": (8, 12), "beta": (8.0,)}, fixed={"horizon": 4.0}),
 )
-def verify_orthogonal_start(seed: int, tokens: int, beta: float, extra_width: int,
+def verify_orthogonal_start(seed: int, theory: Theory, tokens: int, beta: float, extra_width: int,
                             horizon: float) -> Outcome:
     """Integrate n orthogonal tokens and the scalar ODE; compare γ(t) on a time grid."""
-    derived = confirm_orthogonal_start_ode(tokens)
-    closed_form = confirm_beta_zero_solution(tokens)
+    derived = theory.confirm_orthogonal_start_ode(tokens)
+    closed_form = theory.confirm_beta_zero_solution(tokens)
     times = np.linspace(0.0, horizon, 41)
     X = integrate_tokens(orthonormal_tokens(tokens, tokens + extra_width, seed), beta, times)
     inner = off_diagonal_inner_products(X)
     spread = float(np.max(inner.max(axis=1) - inner.min(axis=1))) if tokens > 2 else 0.0
     measured = inner.mean(axis=1)
-    predicted = integrate_scalar(lambda g: orthogonal_start_rate(g, tokens, beta), times)
+    predicted = integrate_scalar(lambda g: theory.orthogonal_start_rate(g, tokens, beta), times)
     error = float(np.max(np.abs(measured - predicted)))
     holds = derived and closed_form and error <= GAMMA_TOLERANCE \
         and spread <= SYMMETRY_TOLERANCE
@@ -122,11 +123,11 @@ CLUSTER_HORIZON = 1e4
                   beyond={"tokens": (12, 16), "dimension": (6,), "beta": (8.0,)},
                   fixed={"trials": 1000}),
 )
-def verify_single_cluster(seed: int, tokens: int, dimension: int, beta: float,
+def verify_single_cluster(seed: int, theory: Theory, tokens: int, dimension: int, beta: float,
                           trials: int) -> Outcome:
     """Monte Carlo hemisphere fraction against Wendel; the flow from a hemisphere start."""
-    identities = confirm_wendel_identities(8)
-    probability = wendel_probability(tokens, dimension)
+    identities = theory.confirm_wendel_identities(8)
+    probability = theory.wendel_probability(tokens, dimension)
     hits = hemisphere_fraction(tokens, dimension, trials, seed)
     interval = binomtest(hits, trials).proportion_ci(confidence_level=WENDEL_LEVEL)
     inside = interval.low <= float(probability) <= interval.high

@@ -18,6 +18,7 @@ from attndepth.claims.separation_rank import exact_rank
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.separation_rank import RankCase
 from attndepth.simulations.exact.degree_blocks import measure_block_ranks
 from attndepth.simulations.exact.knee import measure_knee
@@ -39,10 +40,10 @@ def knee_of(width: int, seed: int) -> float | None:
     return measure_knee(width, 1, *regime_bounds(width, 1), seed).decision.knee
 
 
-def _efficiency(seed: int, width: int, depth: int) -> dict:
+def _efficiency(seed: int, width: int, depth: int, theory: Theory) -> dict:
     certificate = exact_rank(RankCase(width, depth, 1, 2, 0, 1), seed)
     needed = necessary_width(certificate.rank, depth - 1, 1)
-    knee = knee_of(width, seed)
+    knee = theory.knee_of(width, seed)
     return {"width": width, "depth": depth, "rank": certificate.rank,
             "proved": certificate.reason == "upper-bound", "needed": needed,
             "exponent": math.log(needed) / math.log(width), "knee": knee}
@@ -56,7 +57,7 @@ def _efficiency(seed: int, width: int, depth: int) -> dict:
     tolerance=f"exponent ≥ {EXPONENT_SPLIT} for L ≤ κ, < {EXPONENT_SPLIT} for L > κ "
               "(κ the decided knee)",
     presets={"quick": dict(pairs=QUICK_PAIRS), "full": dict(pairs=FULL_PAIRS)},
-    theory=(necessary_width, regime_bounds),
+    theory=Theory(necessary_width, regime_bounds, knee_of, EXPONENT_SPLIT=EXPONENT_SPLIT),
     simulation=(measure_block_ranks, measure_knee),
     test=f"{TESTS}::test_depth_efficiency_holds_and_can_fail",
     figure=None,  # a table (docs/theory.md §1) says it; threshold_knee shows the knee only
@@ -73,14 +74,14 @@ def _efficiency(seed: int, width: int, depth: int) -> dict:
                                 lambda m: m["depth"] == 2 or m["width"] <= 4),),
                   adapt=lambda m: {"pairs": [[m["width"], m["depth"]]]}),
 )
-def verify_depth_efficiency(seed: int, pairs: list[list[int]]) -> Outcome:
+def verify_depth_efficiency(seed: int, theory: Theory, pairs: list[list[int]]) -> Outcome:
     """The proved width a depth-(L − 1) network needs, against the knee."""
-    rows = [_efficiency(seed, width, depth) for width, depth in pairs]
+    rows = [_efficiency(seed, width, depth, theory) for width, depth in pairs]
     undecided = [row for row in rows if row["knee"] is None]  # no certified knee to compare
     wrong = [row for row in rows if row["knee"] is not None
-             and (row["exponent"] >= EXPONENT_SPLIT) != (row["depth"] <= row["knee"])]
+             and (row["exponent"] >= theory.EXPONENT_SPLIT) != (row["depth"] <= row["knee"])]
     return Outcome(
-        predicted=f"e ≥ {EXPONENT_SPLIT} up to the knee, below it past the knee",
+        predicted=f"e ≥ {theory.EXPONENT_SPLIT} up to the knee, below it past the knee",
         measured=(f"{len(rows) - len(wrong) - len(undecided)}/{len(rows)} as predicted"
                   + (f" ({len(undecided)} with no decided knee)" if undecided else "") + "; e = "
                   + ", ".join(f"{row['exponent']:.2f} (d={row['width']}, L={row['depth']})"

@@ -7,6 +7,7 @@ import numpy as np
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.simulations.exact.polynomial import measure_homogeneity, measure_structure
 from attndepth.theory.separation_rank import (
     confirm_structural_lemma,
@@ -61,19 +62,19 @@ SYMBOLIC_DRAWS = 8
                   beyond={"width": (6, 8), "depth": (4,), "tokens": (6, 8)},
                   constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 2, "symbolic_depth": 1}),
 )
-def verify_degree(seed: int, width: int, depth: int, heads: int, tokens: int,
+def verify_degree(seed: int, theory: Theory, width: int, depth: int, heads: int, tokens: int,
                    batch: int, symbolic_depth: int) -> Outcome:
     """f(t·x) = t^(3^L) f(x): fitted on float stacks; exact on a symbolic one."""
-    predicted = output_degree(depth)
+    predicted = theory.output_degree(depth)
     # small integer weights can give f ≡ 0 (no degree to check): draw again, a few times
     for attempt in range(SYMBOLIC_DRAWS):
         weights = random_integer_weights(2, symbolic_depth, 1,
                                          seed if attempt == 0 else seed * 7919 + attempt)
-        network = symbolic_network(*weights, tokens=2, residual=0)
-        symbolic_degrees = homogeneous_degrees(network.output(0, 0))
+        network = theory.symbolic_network(*weights, tokens=2, residual=0)
+        symbolic_degrees = theory.homogeneous_degrees(network.output(0, 0))
         if symbolic_degrees:
             break
-    symbolic_ok = symbolic_degrees == {output_degree(symbolic_depth)}
+    symbolic_ok = symbolic_degrees == {theory.output_degree(symbolic_depth)}
     symbolic_vacuous = not symbolic_degrees  # these integer weights gave f ≡ 0
     scales = np.array([0.5, 0.75, 1.5, 2.0])
     found = measure_homogeneity(width, depth, heads, tokens, scales, batch, seed)
@@ -115,10 +116,10 @@ def verify_degree(seed: int, width: int, depth: int, heads: int, tokens: int,
                   beyond={"width": (6, 8), "tokens": (8,)},
                   constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 2, "symbolic_depth": 1}),
 )
-def verify_structure(seed: int, width: int, depth: int, heads: int, tokens: int,
+def verify_structure(seed: int, theory: Theory, width: int, depth: int, heads: int, tokens: int,
                             batch: int, symbolic_depth: int) -> Outcome:
     """f at P positions depends on x_Q only through M_Q = Σ_{j∈Q} x^j x^jᵀ."""
-    lemma_ok = all(confirm_structural_lemma(2, 3, symbolic_depth, 1, residual, seed)
+    lemma_ok = all(theory.confirm_structural_lemma(2, 3, symbolic_depth, 1, residual, seed)
                    for residual in (0, 1))
     found = [measure_structure(width, depth, heads, tokens, batch, seed, residual)
              for residual in (0, 1)]

@@ -10,6 +10,7 @@ import numpy as np
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.simulations import presets
 from attndepth.simulations.measures.collapse import collapse_sample
 from attndepth.simulations.models.stacks import StackConfig
@@ -35,10 +36,10 @@ def collapses(radius: int) -> bool:
     return True
 
 
-def _broken(a: dict, b: dict) -> bool:
+def _broken(theory: Theory, a: dict, b: dict) -> bool:
     """Whether the rates of masks a (smaller radius) and b break the predicted relation."""
     slack = RATE_ERRORS * np.hypot(a["error"], b["error"])
-    if predicted_relation(a["radius"], b["radius"]) == "=":
+    if theory.predicted_relation(a["radius"], b["radius"]) == "=":
         return abs(a["rate"] - b["rate"]) > slack
     return a["rate"] + slack < b["rate"]
 
@@ -55,7 +56,7 @@ def _broken(a: dict, b: dict) -> bool:
                f"{RATE_ERRORS:g} combined standard errors; the radius's closed form equals "
                f"breadth-first search"),
     presets=presets.WU_MASKS,
-    theory=(mask_radius, mask_radius_closed_form, guaranteed_rate),
+    theory=(mask_radius, mask_radius_closed_form, guaranteed_rate, predicted_relation, collapses),
     simulation=(collapse_sample,),
     test=f"{TESTS}::test_masks_report_that_causal_masks_are_not_ordered_by_radius",
     figure="wu_masks",
@@ -72,7 +73,8 @@ def _broken(a: dict, b: dict) -> bool:
                   # depth 24 left w = 2 undecided at d = 16 (0.020 ± 0.027); 64 decides it
                   fixed={"windows": (2, 3, 4), "depth": 64, "batch": 16}),
 )
-def verify_masks(seed: int, tokens: int, width: int, causal: bool, windows: tuple[int, ...],
+def verify_masks(seed: int, theory: Theory,
+                 tokens: int, width: int, causal: bool, windows: tuple[int, ...],
                  depth: int, batch: int) -> Outcome:
     """Pure stacks under each window: rates > 0 and ordered by the mask radius."""
     rows = []
@@ -80,21 +82,21 @@ def verify_masks(seed: int, tokens: int, width: int, causal: bool, windows: tupl
         config = StackConfig(variant="pure", depth=depth, tokens=tokens, width=width,
                              causal=causal, window=window)
         sample = collapse_sample(config, batch, seed)
-        radius = mask_radius(tokens, window, causal)
+        radius = theory.mask_radius(tokens, window, causal)
         rows.append(dict(window=window, radius=radius, rate=sample.mean_rate,
                          error=sample.rate_error, epsilon=sample.epsilon,
-                         guaranteed=guaranteed_rate(sample.epsilon, radius)
+                         guaranteed=theory.guaranteed_rate(sample.epsilon, radius)
                          if radius else None))
-    closed = all(mask_radius_closed_form(tokens, r["window"], causal)
-                 == mask_radius(tokens, r["window"], causal) for r in rows)
-    collapsing = [r for r in rows if r["radius"] is None or collapses(r["radius"])]
+    closed = all(theory.mask_radius_closed_form(tokens, r["window"], causal)
+                 == theory.mask_radius(tokens, r["window"], causal) for r in rows)
+    collapsing = [r for r in rows if r["radius"] is None or theory.collapses(r["radius"])]
     # a mask predicted not to collapse fails if its rate is clearly positive
     stalled = [r for r in rows if r not in collapsing and r["rate"] > RATE_ERRORS * r["error"]]
     slow = [r for r in collapsing if abs(r["rate"]) <= RATE_ERRORS * r["error"]]
     growing = [r for r in collapsing if r["rate"] < -RATE_ERRORS * r["error"]]
     inverted = [(a, b) for a, b in itertools.permutations(rows, 2)
                 if a["radius"] is not None and b["radius"] is not None
-                and a["radius"] < b["radius"] and _broken(a, b)]
+                and a["radius"] < b["radius"] and _broken(theory, a, b)]
     holds = closed and not slow and not inverted and not growing and not stalled
     shown = "; ".join(f"w={r['window']} (r={r['radius']}): {r['rate']:.3f} ± {r['error']:.3f}"
                       for r in rows)

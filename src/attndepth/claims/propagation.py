@@ -11,6 +11,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.simulations import presets
 from attndepth.simulations.measures.alignment import alignment_sample
 from attndepth.simulations.measures.fitting import standard_error
@@ -128,20 +129,21 @@ COSINE_TOLERANCE = 0.05
                   depth * np.log1p(depth ** -0.5) for depth in values["depth_alpha_root"]]),
     ),
 )
-def verify_residual_scaling(seed: int, tokens: int, width: int, depths: tuple[int, ...],
+def verify_residual_scaling(seed: int, theory: Theory,
+                            tokens: int, width: int, depths: tuple[int, ...],
                             temperature: float, batch: int) -> Outcome:
     """Residual stacks with α ∈ {1, 1/√L, 1/L}: log-odds growth against L ln(1 + α²)."""
-    symbolic = (confirm_limits() and confirm_uniform_attention_recursion()
-                and confirm_finite_width_term())
+    symbolic = (theory.confirm_limits() and theory.confirm_uniform_attention_recursion()
+                and theory.confirm_finite_width_term())
     rows, misses = [], []
     per_stack: dict[str, list[float]] = {}
     for depth in depths:
         for name in SCALINGS:
-            alpha = residual_scale(name, depth)
+            alpha = theory.residual_scale(name, depth)
             config = StackConfig(variant="residual", depth=depth, tokens=tokens, width=width,
                                  temperature=temperature, residual_scale=alpha)
             sample = alignment_sample(config, batch, seed)
-            predicted = finite_width_growth(depth, alpha, width)
+            predicted = theory.finite_width_growth(depth, alpha, width)
             relative = GROWTH_RELATIVE if name == "1" else ROOT_GROWTH_RELATIVE
             allowed = relative * predicted + GROWTH_ERRORS * sample.growth_error
             if abs(sample.mean_growth - predicted) > allowed:
@@ -149,7 +151,7 @@ def verify_residual_scaling(seed: int, tokens: int, width: int, depths: tuple[in
                               f"{predicted:.3f} (±{allowed:.3f})")
             cosine = float(sample.final_cosine.mean())
             # the cosine the measured log-odds imply for tokens of equal norm, stack by stack
-            expected = float(np.mean([cosine_from_log_odds(float(odds), tokens) for odds in
+            expected = float(np.mean([theory.cosine_from_log_odds(float(odds), tokens) for odds in
                                       sample.initial_log_odds + sample.growth]))
             if abs(cosine - expected) > COSINE_TOLERANCE:
                 misses.append(f"cosine α={name}, L={depth}: {cosine:.3f} vs {expected:.3f}")
@@ -162,12 +164,12 @@ def verify_residual_scaling(seed: int, tokens: int, width: int, depths: tuple[in
             per_stack.setdefault(f"depth_{key}", []).extend([depth] * batch)
             per_stack.setdefault("cosine", []).extend(map(float, sample.final_cosine))
             per_stack.setdefault("implied_cosine", []).extend(
-                cosine_from_log_odds(float(odds), tokens)
+                theory.cosine_from_log_odds(float(odds), tokens)
                 for odds in sample.initial_log_odds + sample.growth)
     deepest = [r for r in rows if r["depth"] == depths[-1]]
     default = alignment_sample(StackConfig(variant="residual", depth=depths[-1], tokens=tokens,
                                            width=width, temperature=1.0), batch, seed)
-    default_ratio = default.mean_growth / finite_width_growth(depths[-1], 1.0, width)
+    default_ratio = default.mean_growth / theory.finite_width_growth(depths[-1], 1.0, width)
     holds = symbolic and not misses
     shown = "; ".join(f"{r['scaling']}: {r['measured']:.2f}" for r in deepest)
     return Outcome(
@@ -265,12 +267,12 @@ def _intercept(widths: np.ndarray, means: np.ndarray, errors: np.ndarray) -> tup
                   beyond={"overlap": (0.75,), "ratio": (1.5, 8.0)},
                   fixed={"tokens": 256, "widths": (256, 512, 1024), "samples": 8}),
 )
-def verify_correlation_map(seed: int, overlap: float, ratio: float, tokens: int,
+def verify_correlation_map(seed: int, theory: Theory, overlap: float, ratio: float, tokens: int,
                            widths: tuple[int, ...], samples: int) -> Outcome:
     """Wide layers at β = ratio·β_c against the REM participation at T and as T → ∞."""
-    symbolic = confirm_critical_beta() and confirm_inverse_square()
+    symbolic = theory.confirm_critical_beta() and theory.confirm_inverse_square()
     beta = design_beta(overlap, ratio)
-    finite = rem_participation(tokens, energy_scale(overlap, beta, tokens))
+    finite = rem_participation(tokens, theory.energy_scale(overlap, beta, tokens))
     maps = [wide_layer_map(tokens, d, overlap, beta, seed, samples) for d in widths]
     means = np.array([m.excess.mean() for m in maps])
     errors = np.array([standard_error(m.excess) for m in maps])
@@ -281,14 +283,14 @@ def verify_correlation_map(seed: int, overlap: float, ratio: float, tokens: int,
     participation_error = standard_error(last.participation)
     participation_ok = abs(participation - finite) <= (LAYER_ERRORS * participation_error
                                                       + QUADRATURE_TOLERANCE)
-    limit = limit_participation(overlap, beta)
-    far = rem_participation(LARGE_TOKENS, energy_scale(overlap, beta, LARGE_TOKENS))
+    limit = theory.limit_participation(overlap, beta)
+    far = rem_participation(LARGE_TOKENS, theory.energy_scale(overlap, beta, LARGE_TOKENS))
     critical = abs(ratio - 1.0) < CRITICAL_WINDOW
     limit_ok = abs(far - limit) <= LIMIT_TOLERANCE
     drift = float(np.mean(last.p_out - last.p_in))
     q_map = overlap + (1 - overlap) * limit
     return Outcome(
-        predicted=(f"β_c = {critical_beta(overlap):.4f}; q′ = {q_map:.4f} (T → ∞); E Y₂ = "
+        predicted=(f"β_c = {theory.critical_beta(overlap):.4f}; q′ = {q_map:.4f} (T → ∞); E Y₂ = "
                    f"{finite:.4f} at T = {tokens}, {far:.4f} at T = 1e300 vs limit {limit:.4f}"),
         measured=(f"excess {intercept:.4f} ± {intercept_error:.4f} (d → ∞; at d = {widths[-1]}: "
                   f"{means[-1]:.4f}); Σ A² = {participation:.4f} ± {participation_error:.4f}"),

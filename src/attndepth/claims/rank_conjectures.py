@@ -25,6 +25,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
+from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
 from attndepth.simulations.exact.atlas_table import Atlas, AtlasRow, atlas
 from attndepth.theory.rank_deficits import one_position_deficit, two_head_deficit
@@ -185,8 +186,8 @@ def _ungraded_bound(row: AtlasRow) -> int:
     return min(row.bound_monomials, row.bound_q_side, row.bound_p_side)
 
 
-def _tight_agrees(row: AtlasRow) -> bool:
-    return (row.rank == conjectured_rank(row)) == in_conjectured_family(row)
+def _tight_agrees(row: AtlasRow, theory: Theory) -> bool:
+    return (row.rank == theory.conjectured_rank(row)) == theory.in_conjectured_family(row)
 
 
 @claim(
@@ -197,7 +198,7 @@ def _tight_agrees(row: AtlasRow) -> bool:
     tolerance="exact: rank = bound (d) on the family and rank < bound (d) off it, on every "
               "decided atlas class",
     presets={"quick": dict(keys="atlas"), "full": dict(keys="atlas")},
-    theory=(in_tight_family,),
+    theory=(conjectured_rank, in_conjectured_family, in_tight_family),
     simulation=(atlas,),
     test=f"{TESTS}::test_tight_family_against_the_atlas",
     figure="atlas",
@@ -215,13 +216,13 @@ def _tight_agrees(row: AtlasRow) -> bool:
     family=Family(parameters=ATLAS_SCOPE, constraints=SATURATED_SIZES,
                   adapt=_member_keys(lambda m: 1)),
 )
-def verify_bound_tightness(seed: int, keys: Sequence[Key] | str) -> Outcome:
+def verify_bound_tightness(seed: int, theory: Theory, keys: Sequence[Key] | str) -> Outcome:
     """rank = bound (d) ⇔ in the tight family, on every decided H = 1, ρ = 0 atlas class."""
-    found = against_atlas(keys, _one_head_plain, _tight_agrees)
+    found = against_atlas(keys, _one_head_plain, lambda row: _tight_agrees(row, theory))
     return _outcome(
         found, "rank = bound (d) exactly on the tight family (H = 1, ρ = 0)",
-        lambda row: (f"bound (d) {conjectured_rank(row):,}, "
-                     f"{'in' if in_conjectured_family(row) else 'outside'} the family"),
+        lambda row: (f"bound (d) {theory.conjectured_rank(row):,}, "
+                     f"{'in' if theory.in_conjectured_family(row) else 'outside'} the family"),
         TIGHT_FAMILY_STATEMENT)
 
 
@@ -233,8 +234,8 @@ def _two_heads_depth_two(row: AtlasRow) -> bool:
             and row.q_size >= 2)
 
 
-def _two_head_agrees(row: AtlasRow) -> bool:
-    return row.deficit == two_head_deficit(row.width // 2)
+def _two_head_agrees(row: AtlasRow, theory: Theory) -> bool:
+    return row.deficit == theory.two_head_deficit(row.width // 2)
 
 
 TWO_HEAD_STATEMENT = ("conjecture (a user's, docs/tutorial.md): with H = 2, L = 2, ρ = 0 and "
@@ -265,13 +266,13 @@ TWO_HEAD_STATEMENT = ("conjecture (a user's, docs/tutorial.md): with H = 2, L = 
                               "q_size": tuple(range(2, 9))},
                   constraints=SATURATED_SIZES, adapt=_member_keys(lambda m: 2)),
 )
-def verify_two_head_deficit(seed: int, keys: Sequence[Key] | str) -> Outcome:
+def verify_two_head_deficit(seed: int, theory: Theory, keys: Sequence[Key] | str) -> Outcome:
     """bound (d) − rank = d_k(d_k + 1)/2 on every decided H = 2, L = 2 atlas class."""
-    found = against_atlas(keys, _two_heads_depth_two, _two_head_agrees)
+    found = against_atlas(keys, _two_heads_depth_two, lambda row: _two_head_agrees(row, theory))
     return _outcome(
         found, "bound (d) − rank = d_k(d_k + 1)/2 (H = 2, L = 2, |P|, |Q| ≥ 2)",
         lambda row: (f"deficit {row.deficit:,}, conjectured "
-                     f"{two_head_deficit(row.width // 2):,}"),
+                     f"{theory.two_head_deficit(row.width // 2):,}"),
         TWO_HEAD_STATEMENT)
 
 
@@ -283,8 +284,8 @@ def _one_p_position(row: AtlasRow) -> bool:
             and row.q_size >= 2)
 
 
-def _one_position_agrees(row: AtlasRow) -> bool:
-    return row.deficit == one_position_deficit(row.width)
+def _one_position_agrees(row: AtlasRow, theory: Theory) -> bool:
+    return row.deficit == theory.one_position_deficit(row.width)
 
 
 ONE_POSITION_STATEMENT = ("conjecture (read off the atlas at d = 3 … 7, stated before d = 8 "
@@ -316,12 +317,13 @@ ONE_POSITION_STATEMENT = ("conjecture (read off the atlas at d = 3 … 7, stated
                               "q_size": tuple(range(2, 9))},
                   constraints=SATURATED_SIZES, adapt=_member_keys(lambda m: 1)),
 )
-def verify_one_position_deficit(seed: int, keys: Sequence[Key] | str) -> Outcome:
+def verify_one_position_deficit(seed: int, theory: Theory, keys: Sequence[Key] | str) -> Outcome:
     """bound (d) − rank = 2·C(d + 1, 4) on every decided L = 2, |P| = 1 atlas class."""
-    found = against_atlas(keys, _one_p_position, _one_position_agrees)
+    found = against_atlas(keys, _one_p_position, lambda row: _one_position_agrees(row, theory))
     return _outcome(
         found, "bound (d) − rank = 2·C(d + 1, 4) (H = 1, L = 2, |P| = 1, |Q| ≥ 2)",
-        lambda row: f"deficit {row.deficit:,}, conjectured {one_position_deficit(row.width):,}",
+        lambda row: (f"deficit {row.deficit:,}, conjectured "
+                     f"{theory.one_position_deficit(row.width):,}"),
         ONE_POSITION_STATEMENT)
 
 

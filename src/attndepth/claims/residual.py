@@ -26,6 +26,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.separation_rank import RankCase
 from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block_ranks
 from attndepth.simulations.exact.separation_rank import certified_rank
@@ -99,9 +100,9 @@ FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [RankCase(*case) for case in (
                          _family_config(m)).best <= SEARCH_BOUND_LIMIT)),
         adapt=lambda m: {"configs": [_family_config(m)]}),
 )
-def verify_residual_rank(seed: int, configs: list[Config]) -> Outcome:
+def verify_residual_rank(seed: int, theory: Theory, configs: list[Config]) -> Outcome:
     """Whole-matrix ranks with ρ = 1 against the degree-block ranks with ρ = 0."""
-    top_parts = all(confirm_residual_top_part(*network) for network in TOP_PART_CHECKS)
+    top_parts = all(theory.confirm_residual_top_part(*network) for network in TOP_PART_CHECKS)
     rows, unequal, below, bound_changes, proved = [], [], [], [], 0
     configs = [RankCase.of(config) for config in configs]
     for config in configs:
@@ -111,7 +112,7 @@ def verify_residual_rank(seed: int, configs: list[Config]) -> Outcome:
         bound = bounds_of(config).best
         with_residual = exact_rank(config, seed, BLOCK_PRIME)
         proved += with_residual.reason == "upper-bound"
-        if with_residual.rank != predicted_residual_rank(config, without.rank):
+        if with_residual.rank != theory.predicted_residual_rank(config, without.rank):
             unequal.append(config)
         if with_residual.rank < without.rank:
             below.append(config)

@@ -15,6 +15,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.separation_rank import RankCase
 from attndepth.simulations import presets
 from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block_ranks
@@ -122,7 +123,7 @@ def _table(rows: list[str]) -> str:
     statement="Every certified exact separation rank is at most every upper bound.",
     tolerance="exact integers: rank ≤ bound, no tolerance",
     presets={"quick": dict(configs=QUICK_CONFIGS), "full": dict(configs=FULL_CONFIGS)},
-    theory=(separation_rank_bounds,),
+    theory=(bounds_of, separation_rank_bounds),
     simulation=(measure_block_ranks, certified_rank),
     test=f"{TESTS}::test_seprank_claims_hold_on_small_configs",
     wrong_theory={"bounds_of": _halved},
@@ -130,14 +131,14 @@ def _table(rows: list[str]) -> str:
     # a certified lower bound against a proved upper bound: only a software bug can fail it
     kind="consistency",
 )
-def verify_upper_bound(seed: int, configs: list[Config]) -> Outcome:
+def verify_upper_bound(seed: int, theory: Theory, configs: list[Config]) -> Outcome:
     """Every certified rank ≤ every bound."""
     violations, rows, slack, proved = [], [], [], 0
     configs = [RankCase.of(config) for config in configs]
     for config in configs:
         certificate = exact_rank(config, seed)
         proved += certificate.reason == "upper-bound"
-        bounds = bounds_of(config).as_dict()
+        bounds = theory.bounds_of(config).as_dict()
         if any(certificate.rank > value for value in bounds.values()):
             violations.append(config)
         slack.append(bounds["best"] - certificate.rank)
@@ -161,7 +162,7 @@ def verify_upper_bound(seed: int, configs: list[Config]) -> Outcome:
     statement="The GF(p) rank is generic: another seed and another prime reproduce it.",
     tolerance="exact equality",
     presets={"quick": dict(configs=QUICK_CONFIGS[:6]), "full": dict(configs=FULL_CONFIGS)},
-    theory=(),
+    theory=Theory(SECOND_PRIME=SECOND_PRIME),
     simulation=(measure_block_ranks, certified_rank),
     test=f"{TESTS}::test_seprank_claims_hold_on_small_configs",
     # Genericity needs a large field (failure probability ≤ degree/p): over
@@ -173,13 +174,13 @@ def verify_upper_bound(seed: int, configs: list[Config]) -> Outcome:
     kind="consistency",
     family=NETWORKS,
 )
-def verify_generic_rank(seed: int, configs: list[Config]) -> Outcome:
+def verify_generic_rank(seed: int, theory: Theory, configs: list[Config]) -> Outcome:
     """Another seed and another prime give the same rank."""
     rows, disagreements = [], []
     configs = [RankCase.of(config) for config in configs]
     for config in configs:
         first = exact_rank(config, seed)  # degree blocks when ρ = 0
-        second = exact_rank(config, seed + 1, SECOND_PRIME)
+        second = exact_rank(config, seed + 1, theory.SECOND_PRIME)
         if first.rank != second.rank:
             disagreements.append(config)
         rows.append(f"{tuple(config)}: {first.rank} / {second.rank}")
@@ -188,7 +189,7 @@ def verify_generic_rank(seed: int, configs: list[Config]) -> Outcome:
         measured=f"{len(configs) - len(disagreements)}/{len(configs)} agree",
         verdict=verdict_from(not disagreements),
         note=(f"p = {BLOCK_PRIME} (degree blocks) for ρ = 0, {DEFAULT_PRIME} (whole matrix) "
-              f"for ρ = 1; p' = {SECOND_PRIME} (whole matrix); " + _table(rows)),
+              f"for ρ = 1; p' = {theory.SECOND_PRIME} (whole matrix); " + _table(rows)),
         values={"disagreements": disagreements},
     )
 
@@ -212,7 +213,7 @@ PROPER_SPLIT = ("|P| < N", lambda m: m["p_size"] < m["tokens"])
     statement="Separation rank against the number of heads at fixed width and depth.",
     tolerance="every rank ≤ bound (d)",
     presets=presets.HEADS,
-    theory=(separation_rank_bounds,),
+    theory=(bounds_of, separation_rank_bounds),
     simulation=(measure_block_ranks, certified_rank),
     test=f"{TESTS}::test_heads_claim_reports_each_head_count",
     figure="separation_rank",
@@ -225,10 +226,10 @@ PROPER_SPLIT = ("|P| < N", lambda m: m["p_size"] < m["tokens"])
     # the ranks per H are reported (they are not monotone in H)
     kind="consistency",
 )
-def verify_heads(seed: int, width: int, depth: int, tokens: int,
+def verify_heads(seed: int, theory: Theory, width: int, depth: int, tokens: int,
                   heads: list[int]) -> Outcome:
     """Rank against the number of heads at fixed width and depth."""
-    bound = bounds_of(RankCase.balanced(width, depth, 1, tokens, 0)).best  # not of H
+    bound = theory.bounds_of(RankCase.balanced(width, depth, 1, tokens, 0)).best  # not of H
     ranks = {h: exact_rank(RankCase.balanced(width, depth, h, tokens, 0), seed).rank
              for h in heads}
     within = all(rank <= bound for rank in ranks.values())
@@ -250,7 +251,7 @@ def verify_heads(seed: int, width: int, depth: int, tokens: int,
 KNEE_TOLERANCE = 1.0
 
 
-def _knee_row(regime: RegimeKnee) -> str:
+def _knee_row(regime: RegimeKnee, theory: Theory) -> str:
     d, q = regime.width, regime.q_size
     decision = regime.decision
     knee = (f"κ={decision.knee}" if decision.decided else
@@ -260,7 +261,7 @@ def _knee_row(regime: RegimeKnee) -> str:
         + (f"torus split, {grid} points per class" if regime.methods.get(L) == "torus"
            else f"grid {grid}") + ")"
         for L, grid in regime.grids.items())
-    return (f"d={d}, |P|=|Q|={q}: {knee}; log_3 d={threshold_depth(d):.2f}, "
+    return (f"d={d}, |P|=|Q|={q}: {knee}; log_3 d={theory.threshold_depth(d):.2f}, "
             f"log_3(2D+1)={corrected_knee(d, q):.2f}; bounds {list(regime.upper)}; "
             f"certified {measured or 'nothing needed'}")
 
@@ -291,7 +292,7 @@ def _knee_row(regime: RegimeKnee) -> str:
                                 lambda m: m["q_size"] == 1 or m["width"] <= 5)),
                   adapt=lambda m: {"regimes": [[m["width"], m["q_size"]]]}),
 )
-def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
+def verify_threshold(seed: int, theory: Theory, regimes: list[list[int]]) -> Outcome:
     """Decide the knee of each regime from certified ranks and proved bounds; compare.
 
     A regime is ``[d, q]``, ``[d, q, max_points]`` (the largest dense block grid its
@@ -313,17 +314,19 @@ def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
         if len(regime) > 3:
             keywords["torus_order"] = regime[3] or None
         options.append(keywords)
-    measured = [measure_knee(regime[0], regime[1], *regime_bounds(regime[0], regime[1]),
-                             seed, **keywords)  # type: ignore[arg-type]
-                for regime, keywords in zip(regimes, options, strict=True)]
+    measured = []
+    for regime, keywords in zip(regimes, options, strict=True):
+        upper, blocks = theory.regime_bounds(regime[0], regime[1])
+        measured.append(measure_knee(regime[0], regime[1], upper, blocks, seed,
+                                     **keywords))  # type: ignore[arg-type]
     decided = [r for r in measured if r.decision.decided]
     bounded = [r for r in measured if not r.decision.decided
-               and r.decision.earliest - threshold_depth(r.width) > KNEE_TOLERANCE]
-    paper_misses = [(r.width, r.q_size, r.decision.knee - threshold_depth(r.width))
+               and r.decision.earliest - theory.threshold_depth(r.width) > KNEE_TOLERANCE]
+    paper_misses = [(r.width, r.q_size, r.decision.knee - theory.threshold_depth(r.width))
                     for r in decided
-                    if abs(r.decision.knee - threshold_depth(r.width)) > KNEE_TOLERANCE]
+                    if abs(r.decision.knee - theory.threshold_depth(r.width)) > KNEE_TOLERANCE]
     corrected_misses = [(r.width, r.q_size) for r in decided
-                        if abs(r.decision.knee - corrected_knee(r.width, r.q_size))
+                        if abs(r.decision.knee - theory.corrected_knee(r.width, r.q_size))
                         > KNEE_TOLERANCE]
     regime_text = []
     for label, members in (("one Q position", [r for r in decided if r.q_size == 1]),
@@ -331,8 +334,8 @@ def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
         if not members:
             continue
         missed = [r for r in members
-                  if abs(r.decision.knee - threshold_depth(r.width)) > KNEE_TOLERANCE]
-        gaps = [r.decision.knee - threshold_depth(r.width) for r in missed]
+                  if abs(r.decision.knee - theory.threshold_depth(r.width)) > KNEE_TOLERANCE]
+        gaps = [r.decision.knee - theory.threshold_depth(r.width) for r in missed]
         where = ", ".join(f"({r.width}, {r.q_size})" for r in missed)
         regime_text.append(
             f"{label}: {len(members) - len(missed)}/{len(members)} within one layer of "
@@ -342,7 +345,7 @@ def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
     if bounded:
         regime_text.append("knees bounded below, beyond one layer of log_3 d: " + ", ".join(
             f"(d, q) = ({r.width}, {r.q_size}): κ ≥ {r.decision.earliest} "
-            f"(≥ {r.decision.earliest - threshold_depth(r.width):+.2f})" for r in bounded))
+            f"(≥ {r.decision.earliest - theory.threshold_depth(r.width):+.2f})" for r in bounded))
     return Outcome(
         predicted="decided knees within one layer of log_3 d",
         measured=("; ".join(regime_text) + f"; log_3(2D + 1) [conjecture]: "
@@ -350,7 +353,7 @@ def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
                   f"{len(decided)}/{len(measured)} knees decided"),
         verdict=verdict_from(bool(decided) and not paper_misses and not bounded,
                              inconclusive=not decided and not bounded),
-        note=("; ".join(_knee_row(r) for r in measured)
+        note=("; ".join(_knee_row(r, theory) for r in measured)
               + ". Misses of log_3 d (d, q, κ − log_3 d): "
               + (", ".join(f"({d}, {q}, {gap:+.2f})" for d, q, gap in paper_misses) or "none")
               + ". D = dim of the symmetric matrices of rank ≤ q (where M_Q lives): d for one "
@@ -361,9 +364,9 @@ def verify_threshold(seed: int, regimes: list[list[int]]) -> Outcome:
         values={"knees": {f"{r.width},{r.q_size}": r.decision.knee for r in measured},
                 # knee − log_3 d of the decided regimes, and of the first (a validity map
                 # runs one regime a point: attndepth map ... --value offset)
-                "offsets": {f"{r.width},{r.q_size}": r.decision.knee - threshold_depth(r.width)
-                            for r in decided},
-                "offset": (decided[0].decision.knee - threshold_depth(decided[0].width)
+                "offsets": {f"{r.width},{r.q_size}":
+                            r.decision.knee - theory.threshold_depth(r.width) for r in decided},
+                "offset": (decided[0].decision.knee - theory.threshold_depth(decided[0].width)
                            if decided else math.nan),
                 "paper_misses": [[d, q, gap] for d, q, gap in paper_misses],
                 "knees_at_least": {f"{r.width},{r.q_size}": r.decision.earliest
@@ -408,7 +411,8 @@ def _largest_bound(member: dict) -> int:
                   constraints=(("largest bound ≤ 1500 (cost)",
                                 lambda m: _largest_bound(m) <= 1500),)),
 )
-def verify_partition_symmetry(seed: int, width: int, depth: int, tokens: int) -> Outcome:
+def verify_partition_symmetry(seed: int, theory: Theory,
+                              width: int, depth: int, tokens: int) -> Outcome:
     """Certified ranks of every partition with i = 0 ∈ P, grouped by the theory's invariant."""
     groups: dict = {}
     for split in partitions(tokens, every=True):
@@ -417,7 +421,7 @@ def verify_partition_symmetry(seed: int, width: int, depth: int, tokens: int) ->
         config = SeparationRankConfig(width=width, depth=depth, tokens=tokens,
                                       partition=split.label())
         rank = certified_rank(config, seed, bound).rank
-        key = partition_invariant(split.p_positions, split.q_positions)
+        key = theory.partition_invariant(split.p_positions, split.q_positions)
         groups.setdefault(key, {})[split.label()] = rank
     split_groups = {str(k): v for k, v in groups.items() if len(set(v.values())) > 1}
     count = sum(len(v) for v in groups.values())

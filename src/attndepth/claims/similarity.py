@@ -17,6 +17,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
 from attndepth.simulations import presets
 from attndepth.simulations.measures.escalation import (
@@ -87,10 +88,11 @@ EIGENSPACE_TOLERANCE = 1e-12
                   beyond={"tokens": (16, 32), "width": (16, 32), "depth": (8,)},
                   constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 2, "symbolic_tokens": 2}),
 )
-def verify_invariant_eigenspace(seed: int, tokens: int, width: int, heads: int, depth: int,
+def verify_invariant_eigenspace(seed: int, theory: Theory,
+                                tokens: int, width: int, heads: int, depth: int,
                                  batch: int, symbolic_tokens: int) -> Outcome:
     """P1 = 1 and QᵀPQ block upper triangular, for every variant (and a causal mask)."""
-    proved = confirm_invariant_eigenspace(symbolic_tokens)
+    proved = theory.confirm_invariant_eigenspace(symbolic_tokens)
     worst_row, worst_block = 0.0, 0.0
     for variant in VARIANTS:
         for causal in (False, True):
@@ -164,13 +166,14 @@ def _previous_rate(s: float, width: int) -> float:
     return math.log(mean) - math.log1p(s * s * (1 - 1 / width)) - 3 / (width * mean**2)
 
 
-def _median_rate(trace, width: int, layers: np.ndarray | None = None,
+def _median_rate(theory: Theory, trace, width: int, layers: np.ndarray | None = None,
                  placement: str = "post-ln", tau: float = 1.0) -> float:
     """Derived rate averaged over the window's layers with the realised s (median over stacks)."""
     s2 = np.median(trace.contraction, axis=1)
     if layers is not None:
         s2 = s2[layers[:-1]]
-    return float(np.mean([postln_rate(float(np.sqrt(v)), width, placement, tau) for v in s2]))
+    return float(np.mean([theory.postln_rate(float(np.sqrt(v)), width, placement, tau)
+                          for v in s2]))
 
 
 @claim(
@@ -198,13 +201,13 @@ def _median_rate(trace, width: int, layers: np.ndarray | None = None,
                   beyond={"tokens": (32,), "width": (64,)},
                   constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 8}),
 )
-def verify_escalation(seed: int, depth: int, tokens: int, width: int, heads: int,
+def verify_escalation(seed: int, theory: Theory, depth: int, tokens: int, width: int, heads: int,
                       batch: int) -> Outcome:
     """Post-LN stacks: the derived rate is positive, so t_sim → 1 with depth."""
     config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width, heads=heads)
     trace = escalation_trace(config, batch, seed)
     similarity = trace.similarity
-    rate = _median_rate(trace, width)
+    rate = _median_rate(theory, trace, width)
     limit = 1.0 if rate > 0 else 0.0  # log-odds → ±∞ ⇔ t_sim → 1 or 0
     median = np.median(similarity, axis=1)
     rising = float(np.mean(np.diff(median) > 0))
@@ -246,7 +249,8 @@ def verify_escalation(seed: int, depth: int, tokens: int, width: int, heads: int
               predicted=lambda values, params: [v / 2 for v in values["predicted"]]),
     ),
 )
-def verify_linear_rate_fixed(seed: int, tokens: int, width: int, depth: int, batch: int,
+def verify_linear_rate_fixed(seed: int, theory: Theory,
+                             tokens: int, width: int, depth: int, batch: int,
                              temperature: float, skip: int) -> Outcome:
     """A fixed P repeated: slope of log t_div vs 2·log|λ₂|."""
     decay = fixed_matrix_decay(tokens, width, depth, batch, seed, temperature)
@@ -257,7 +261,7 @@ def verify_linear_rate_fixed(seed: int, tokens: int, width: int, depth: int, bat
             continue
         fit = linear_fit(layers.astype(float), np.log(decay.diversity[layers, k]))
         slopes.append(fit.slope)
-        predicted.append(fixed_matrix_slope(float(decay.lambda2[k])))
+        predicted.append(theory.fixed_matrix_slope(float(decay.lambda2[k])))
         errors.append(abs(fit.slope - predicted[-1]) / abs(predicted[-1]))
     if not errors:
         return Outcome("slope = 2 log|λ₂|", "no linear phase", Verdict.INCONCLUSIVE,
@@ -315,7 +319,7 @@ def verify_linear_rate_fixed(seed: int, tokens: int, width: int, depth: int, bat
               against="scaling_ratios"),
     ),
 )
-def verify_linear_rate_postln(seed: int, depth: int, tokens: int, width: int,
+def verify_linear_rate_postln(seed: int, theory: Theory, depth: int, tokens: int, width: int,
                               batch: int) -> Outcome:
     """Post-LN log-odds slope (mean over stacks ± standard error) vs the derived rate."""
     if batch < 2:
@@ -325,7 +329,7 @@ def verify_linear_rate_postln(seed: int, depth: int, tokens: int, width: int,
     layers = escalation_layers(trace.log_odds)
     slopes = escalation_rates(trace.log_odds)
     mean, error = float(slopes.mean()), float(slopes.std(ddof=1) / math.sqrt(batch))
-    predicted = _median_rate(trace, width, layers)
+    predicted = _median_rate(theory, trace, width, layers)
     s2 = np.median(trace.contraction, axis=1)[layers[:-1]]
     previous = float(np.mean([_previous_rate(float(np.sqrt(v)), width) for v in s2]))
     # the first stacks again, block by block: the per-token scaling part of each increment
@@ -356,7 +360,8 @@ def verify_linear_rate_postln(seed: int, depth: int, tokens: int, width: int,
     )
 
 
-def _doubly_stochastic_violations(seed: int, samples: int, tokens: int, width: int) -> int:
+def _doubly_stochastic_violations(theory: Theory, seed: int, samples: int, tokens: int,
+                                  width: int) -> int:
     """r′ ≤ σ₂ r for Sinkhorn P, Haar-orthogonal W and nearly aligned X."""
     rng = np.random.default_rng(seed)
     violations = 0
@@ -366,7 +371,7 @@ def _doubly_stochastic_violations(seed: int, samples: int, tokens: int, width: i
         X = rng.standard_normal(width) + 10 ** rng.uniform(-6, 0) * rng.standard_normal(
             (tokens, width))
         sigma = attention_spectra(P)["sigma2"]
-        bound = multihead_contraction_bound(1.0, [float(sigma)], [0.0], [1.0], 1.0)
+        bound = theory.multihead_contraction_bound(1.0, [float(sigma)], [0.0], [1.0], 1.0)
         before, after = (float(np.linalg.norm(Z - Z.mean(0)) / (np.sqrt(tokens)
                          * np.linalg.norm(Z.mean(0)))) for Z in (X, P @ X @ W))
         violations += after > bound * before * (1 + BOUND_SLACK) + 1e-15
@@ -399,7 +404,8 @@ def _doubly_stochastic_violations(seed: int, samples: int, tokens: int, width: i
                   beyond={"depth": (32,), "tokens": (16,), "width": (32,)},
                   fixed={"batch": 4, "doubly_stochastic_samples": 50}),
 )
-def verify_contraction_bound(seed: int, depth: int, tokens: int, width: int, batch: int,
+def verify_contraction_bound(seed: int, theory: Theory,
+                             depth: int, tokens: int, width: int, batch: int,
                              doubly_stochastic_samples: int) -> Outcome:
     """Rigorous one-step bounds never fail beyond round-off."""
     checked = vacuous = violations = 0
@@ -412,7 +418,7 @@ def verify_contraction_bound(seed: int, depth: int, tokens: int, width: int, bat
         for k in range(sample.r_in.size):
             if sample.r_in[k] < ROUND_OFF_RATIO:
                 continue
-            bound = multihead_contraction_bound(sample.r_in[k], sample.sigma2[k],
+            bound = theory.multihead_contraction_bound(sample.r_in[k], sample.sigma2[k],
                                                 sample.leakage[k], sample.head_norms[k],
                                                 sample.smallest_singular[k])
             checked += 1
@@ -422,7 +428,7 @@ def verify_contraction_bound(seed: int, depth: int, tokens: int, width: int, bat
             if bound > 0:
                 tightness.append(sample.r_out[k] / bound)
             violations += sample.r_out[k] > bound * (1 + BOUND_SLACK) + resolution
-    ds_violations = _doubly_stochastic_violations(seed, doubly_stochastic_samples, tokens,
+    ds_violations = _doubly_stochastic_violations(theory, seed, doubly_stochastic_samples, tokens,
                                                   min(width, 8))
     median_tightness = float(np.median(tightness)) if tightness else None
     return Outcome(
@@ -459,9 +465,10 @@ def verify_contraction_bound(seed: int, depth: int, tokens: int, width: int, bat
     family=Family(parameters={"depth": (8, 16), "tokens": (4, 8, 16), "width": (8, 16, 32)},
                   beyond={"depth": (32,), "width": (64,)}, fixed={"batch": 4}),
 )
-def verify_layernorm(seed: int, depth: int, tokens: int, width: int, batch: int) -> Outcome:
+def verify_layernorm(seed: int, theory: Theory,
+                     depth: int, tokens: int, width: int, batch: int) -> Outcome:
     """LN's centring commutes with Π; its scaling's commutator equals the scale spread."""
-    symbolic = confirm_centring_commutes() and scaling_commutator_norm(3)
+    symbolic = theory.confirm_centring_commutes() and theory.scaling_commutator_norm(3)
     config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
     effects = layer_norm_effects(config, batch, seed)
     identity_gap = float(np.max(np.abs(effects.scaling_commutator - effects.scale_spread)))
@@ -516,7 +523,7 @@ def verify_layernorm(seed: int, depth: int, tokens: int, width: int, batch: int)
                        if placement == "post-ln" or tau == 1.0 else 1.0}),
     ),
 )
-def verify_deescalation(seed: int, depth: int, tokens: int, width: int, batch: int,
+def verify_deescalation(seed: int, theory: Theory, depth: int, tokens: int, width: int, batch: int,
                         taus: list[float]) -> Outcome:
     """The sign of the derived rate predicts, per placement and τ, whether t_sim escalates."""
     rows, mismatches = [], []
@@ -528,7 +535,7 @@ def verify_deescalation(seed: int, depth: int, tokens: int, width: int, batch: i
                                  tau=tau)
             trace = escalation_trace(config, batch, seed)
             similarity = np.median(trace.similarity, axis=1)
-            predicted = _median_rate(trace, width, placement=placement, tau=tau)
+            predicted = _median_rate(theory, trace, width, placement=placement, tau=tau)
             escalates = bool(similarity[-1] > similarity[0] + DEESCALATION_TOLERANCE)
             rise = float(np.mean(trace.similarity[-1] - trace.similarity[0]))
             margins.append((rise - DEESCALATION_TOLERANCE) * (1 if predicted > 0 else -1))
@@ -567,7 +574,7 @@ def verify_deescalation(seed: int, depth: int, tokens: int, width: int, batch: i
                f"±{DECELERATION_BAND} × "
                f"that over the first third (1 for a geometric escalation)"),
     presets=presets.POSTLN,
-    theory=(),
+    theory=Theory(PRELN_PREDICTED_RATIO=PRELN_PREDICTED_RATIO),
     simulation=(escalation_trace, escalation_rate, linear_fit),
     test=f"{TESTS}::test_claim_holds_at_small_size",
     # wrong: pre-LN escalates at half post-LN's rate
@@ -586,7 +593,8 @@ def verify_deescalation(seed: int, depth: int, tokens: int, width: int, batch: i
     family=Family(parameters={"width": (32, 64), "tokens": (8, 16)},
                   beyond={"width": (128,)}, fixed={"depth": 96, "batch": 8}),
 )
-def verify_preln(seed: int, depth: int, tokens: int, width: int, batch: int) -> Outcome:
+def verify_preln(seed: int, theory: Theory,
+                 depth: int, tokens: int, width: int, batch: int) -> Outcome:
     """Pre-LN escalates far slower than post-LN; fit linear vs power-law shapes."""
     odds = {}
     for variant in ("pre-ln", "post-ln"):
@@ -597,7 +605,7 @@ def verify_preln(seed: int, depth: int, tokens: int, width: int, batch: int) -> 
     linear = linear_fit(layers, pre)
     logarithmic = linear_fit(np.log(layers), pre)  # odds ∝ l^α  <=>  log-odds = α ln l + c
     post_fit = escalation_rate(odds["post-ln"])
-    slower = (abs(linear.slope / post_fit.slope - PRELN_PREDICTED_RATIO)
+    slower = (abs(linear.slope / post_fit.slope - theory.PRELN_PREDICTED_RATIO)
               < PRELN_SLOWER_FRACTION)
     third = len(pre) // 3
     early = linear_fit(layers[:third], pre[:third]).slope
@@ -605,7 +613,7 @@ def verify_preln(seed: int, depth: int, tokens: int, width: int, batch: int) -> 
     deceleration = late / early
     shape = "power law in depth" if logarithmic.r2 > linear.r2 else "linear in depth"
     return Outcome(
-        predicted=(f"pre-LN log-odds slope {PRELN_PREDICTED_RATIO:g} ± "
+        predicted=(f"pre-LN log-odds slope {theory.PRELN_PREDICTED_RATIO:g} ± "
                    f"{PRELN_SLOWER_FRACTION} × post-LN's, decelerating"),
         measured=(f"pre-LN {linear.slope:.3f}/layer vs post-LN {post_fit.slope:.3f}; "
                   f"shape: {shape}"),
@@ -617,7 +625,7 @@ def verify_preln(seed: int, depth: int, tokens: int, width: int, batch: int) -> 
               f"pre-LN: the prediction is the fraction {PRELN_SLOWER_FRACTION}"),
         values={"preln_slope": linear.slope, "postln_slope": post_fit.slope,
                 "slope_ratio": linear.slope / post_fit.slope,
-                "predicted_ratio": PRELN_PREDICTED_RATIO, "deceleration": deceleration,
+                "predicted_ratio": theory.PRELN_PREDICTED_RATIO, "deceleration": deceleration,
                 "predicted_deceleration": 0.0,
                 "power_alpha": logarithmic.slope, "power_r2": logarithmic.r2,
                 "linear_r2": linear.r2},
@@ -666,11 +674,11 @@ def _orders(variant: str, seed: int, depth: int, tokens: int, width: int, batch:
     rivals=(_order_rival(2, "a quadratic collapse: the neighbouring exponent"),
             _order_rival(1, "a geometric collapse at a linear rate (Yu & Zhang's escalation)")),
 )
-def verify_dong_collapse(seed: int, depth: int, tokens: int, width: int, batch: int,
+def verify_dong_collapse(seed: int, theory: Theory, depth: int, tokens: int, width: int, batch: int,
                          temperature: float) -> Outcome:
     """Pure attention: order of convergence ≈ 3; the γ each layer needs for Dong's bound."""
-    symbolic = confirm_depth_bound()
-    order = convergence_order(skip=False)
+    symbolic = theory.confirm_depth_bound()
+    order = theory.convergence_order(skip=False)
     orders, residuals = _orders("pure", seed, depth, tokens, width, batch, temperature)
     if orders.size == 0:
         return Outcome(f"order {order}", "no asymptotic triples", Verdict.INCONCLUSIVE,
@@ -683,7 +691,7 @@ def verify_dong_collapse(seed: int, depth: int, tokens: int, width: int, batch: 
     beta = (np.abs(qk).sum(axis=-2).max(axis=-1) * norm_1_inf(vo))  # (batch, depth)
     e = residuals["norm_1_inf"]
     asymptotic = (residuals["frobenius"][:-1] < 0.3) & (residuals["frobenius"][1:] > 1e-13)
-    gammas = [required_gamma(e[k, b], e[k + 1, b], beta[b, k], 1, width)
+    gammas = [theory.required_gamma(e[k, b], e[k + 1, b], beta[b, k], 1, width)
               for k, b in zip(*np.nonzero(asymptotic), strict=True)]
     return Outcome(
         predicted=f"order of convergence {order} (‖res‖ ≤ C‖res‖^{order})",
@@ -719,10 +727,10 @@ def verify_dong_collapse(seed: int, depth: int, tokens: int, width: int, batch: 
     rivals=(_order_rival(3, "Dong et al.'s order of pure attention: the skip changes nothing"),
             _order_rival(2, "a quadratic collapse: the neighbouring exponent")),
 )
-def verify_skip_prevents(seed: int, depth: int, tokens: int, width: int, batch: int,
+def verify_skip_prevents(seed: int, theory: Theory, depth: int, tokens: int, width: int, batch: int,
                          temperature: float) -> Outcome:
     """With a skip connection the collapse is no longer doubly exponential (order ≈ 1)."""
-    order = convergence_order(skip=True)
+    order = theory.convergence_order(skip=True)
     orders, residuals = _orders("residual", seed, depth, tokens, width, batch, temperature)
     pure_orders, pure = _orders("pure", seed, depth, tokens, width, batch, temperature)
     if orders.size == 0:

@@ -17,6 +17,7 @@ import numpy as np
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.separation_rank import measure_rank
 from attndepth.simulations.exact.separation_rank import SeparationRankConfig
 from attndepth.simulations.measures.epsilon_rank import (
@@ -102,7 +103,8 @@ def _oracle(seed: int) -> list[str]:
                   beyond={"width": (4,)},
                   fixed={"depths": (1, 2, 3, 4), "epsilon": 1e-2, "max_points": 512}),
 )
-def verify_softmax_epsilon_rank(seed: int, variant: str, width: int, depths: tuple[int, ...],
+def verify_softmax_epsilon_rank(seed: int, theory: Theory,
+                                variant: str, width: int, depths: tuple[int, ...],
                                 epsilon: float, max_points: int) -> Outcome:
     """ε-ranks of one stack's first L blocks (N = 2: one P and one Q position) for every L,
     and their growth per layer above the threshold."""
@@ -118,9 +120,10 @@ def verify_softmax_epsilon_rank(seed: int, variant: str, width: int, depths: tup
     growth = growth_above_threshold(tuple(depths), [r or 1 for r in ranks], width)
     later = growth[1:]
     measured = float(np.mean(later)) if later else float("nan")
-    predicted = (float(np.mean([exponential_growth(growth[0], k) for k in range(1, len(growth))]))
+    predicted = (float(np.mean([theory.exponential_growth(growth[0], k)
+                                for k in range(1, len(growth))]))
                  if later else float("nan"))
-    doubly = (float(np.mean([doubly_exponential_growth(growth[0], k)
+    doubly = (float(np.mean([theory.doubly_exponential_growth(growth[0], k)
                              for k in range(1, len(growth))])) if later else float("nan"))
     undecided = bool(misses or unconverged or not later)
     floors = max(curve.floor for curve in curves)
@@ -132,11 +135,11 @@ def verify_softmax_epsilon_rank(seed: int, variant: str, width: int, depths: tup
         verdict=verdict_from(abs(measured - predicted) <= GROWTH_BAND,
                              inconclusive=undecided),
         note=(f"the first L blocks of one {variant} stack, d = {width} (log₃ d = "
-              f"{threshold_depth(width):.2f}), N = 2 (P = {{0}}, Q = {{1}}, output "
+              f"{theory.threshold_depth(width):.2f}), N = 2 (P = {{0}}, Q = {{1}}, output "
               f"y^{{L,0}}_0), ε = {epsilon:g}, grids of tokens "
               f"uniform in [−√3, √3]^d up to {max_points} per side; round-off floor "
               f"≤ {floors:.1e}; growth from L₀ = "
-              f"{min(d for d in depths if d >= threshold_depth(width))}"
+              f"{min(d for d in depths if d >= theory.threshold_depth(width))}"
               + (f"; unconverged at L = {unconverged}" if unconverged else "")
               + (f"; ORACLE MISSED: {'; '.join(misses)}" if misses else
                  f"; oracle: linear attention's ε-rank = its certified rank at "

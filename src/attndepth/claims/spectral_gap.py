@@ -10,6 +10,7 @@ import numpy as np
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.simulations import presets
 from attndepth.simulations.measures.fitting import linear_fit
 from attndepth.simulations.measures.spectral_gap import spectrum_sample
@@ -91,22 +92,23 @@ KEY_QUERY_SIZES = 3
               / bulk_second_moment(params["scale"])),
     ),
 )
-def verify_spectral_gap(seed: int, scale: float, width: int, tokens: tuple[int, ...],
+def verify_spectral_gap(seed: int, theory: Theory,
+                        scale: float, width: int, tokens: tuple[int, ...],
                         samples: int) -> Outcome:
     """Random Markov matrices over a T grid against the quarter-circle predictions."""
     identities = _identities()
     rows = [spectrum_sample("markov", T, width, scale, seed, samples) for T in tokens]
     fit = linear_fit(np.log(tokens), np.log([row.s2 for row in rows]))
     last = rows[-1]
-    edge_ratio = last.s2 / bulk_edge(last.tokens, scale)
-    moment_ratio = last.frobenius / bulk_second_moment(scale)
+    edge_ratio = last.s2 / theory.bulk_edge(last.tokens, scale)
+    moment_ratio = last.frobenius / theory.bulk_second_moment(scale)
     collapsed = max(row.stable_rank_attended for row in rows)
-    fix_ratio = last.fix_difference / fix_difference(last.tokens)
+    fix_ratio = last.fix_difference / theory.fix_difference(last.tokens)
     checks = {
         "slope": abs(fit.slope - SPECTRAL_EXPONENT) <= SLOPE_TOLERANCE,
         "second moment": abs(moment_ratio - 1) <= SECOND_MOMENT_TOLERANCE,
         "edge": abs(edge_ratio - 1) <= EDGE_TOLERANCE,
-        "collapse in width": collapsed <= STABLE_RANK_FACTOR * collapsed_stable_rank(scale),
+        "collapse in width": collapsed <= STABLE_RANK_FACTOR * theory.collapsed_stable_rank(scale),
         "outlier removal restores rank":
             last.stable_rank_outlier_removed >= 0.5 * last.stable_rank_input,
         "fixes agree": abs(fix_ratio - 1) <= FIX_TOLERANCE,
@@ -119,9 +121,9 @@ def verify_spectral_gap(seed: int, scale: float, width: int, tokens: tuple[int, 
                           np.log([r.s2 for r in key_query])).slope
     kq_follows = abs(kq_slope - SPECTRAL_EXPONENT) <= SLOPE_TOLERANCE
     return Outcome(
-        predicted=(f"slope −0.5; √T s₂ → 2κ = {2 * np.sqrt(bulk_second_moment(scale)):.3f}; "
-                   f"‖A − Π‖_F² → κ² = {bulk_second_moment(scale):.3f}; sr(AX) ≈ "
-                   f"{collapsed_stable_rank(scale):.2f}"),
+        predicted=(f"slope −0.5; √T s₂ → 2κ = {2 * np.sqrt(theory.bulk_second_moment(scale)):.3f}; "
+                   f"‖A − Π‖_F² → κ² = {theory.bulk_second_moment(scale):.3f}; sr(AX) ≈ "
+                   f"{theory.collapsed_stable_rank(scale):.2f}"),
         measured=(f"slope {fit.slope:.3f}; √T s₂ = {last.s2 * np.sqrt(last.tokens):.3f} "
                   f"({edge_ratio:.3f}×); ‖A − Π‖_F² = {last.frobenius:.3f} "
                   f"({moment_ratio:.3f}×); sr(AX) ≤ {collapsed:.2f}, sr((A − Π)X) = "
@@ -129,7 +131,7 @@ def verify_spectral_gap(seed: int, scale: float, width: int, tokens: tuple[int, 
         verdict=verdict_from(not failed),
         note=(f"random Markov, s = {scale}, d = {width}, T = {tokens[0]}..{tokens[-1]}, "
               f"{samples} draws each; s₁ at T = {last.tokens}: {last.s1:.5f}; fixes differ by "
-              f"{last.fix_difference:.4f} (1/√T = {fix_difference(last.tokens):.4f}); "
+              f"{last.fix_difference:.4f} (1/√T = {theory.fix_difference(last.tokens):.4f}); "
               + (f"failed: {', '.join(failed)}; " if failed else "")
               + f"key-query attention (d = {width}, temperature 1/s) "
                 f"{'follows' if kq_follows else 'departs from'} the model: "

@@ -20,6 +20,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
+from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
 from attndepth.simulations.models.jax_model import TrainingSettings, budget_width
 from attndepth.simulations.models.stacks import StackConfig
@@ -118,7 +119,8 @@ def _slope(budgets: list[float], depths: list[float]) -> float | None:
              "full": dict(budgets=(40_000, 160_000, 640_000),
                           depths=(1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48), pairs=4, heads=2,
                           steps=1500, batch=64, learning_rate=3e-3, seeds=3)},
-    theory=(transition_depth, paper_knee, corrected_knee_law, transition_slope, fit_slope),
+    theory=Theory(transition_depth, paper_knee, corrected_knee_law, transition_slope,
+                  fit_slope, KNEE=KNEE),
     simulation=(train_groups_once,),
     test=f"{TESTS}::test_judge_budget_agrees_only_next_to_the_optimum",
     # a knee four times the paper's puts L*(N) near the grid's deep end
@@ -135,7 +137,8 @@ def _slope(budgets: list[float], depths: list[float]) -> float | None:
                          "seeds": 3}),
     by_default=False,
 )
-def verify_trained_transition(seed: int, budgets: tuple[int, ...], depths: tuple[int, ...],
+def verify_trained_transition(seed: int, theory: Theory,
+                              budgets: tuple[int, ...], depths: tuple[int, ...],
                               pairs: int, heads: int, steps: int, batch: int,
                               learning_rate: float, seeds: int) -> Outcome:
     """Train every (budget, depth) over ``seeds`` seeds; compare the optimum with L*(N)."""
@@ -150,15 +153,15 @@ def verify_trained_transition(seed: int, budgets: tuple[int, ...], depths: tuple
               for _, depth, width in shapes]
     runs = train_groups_once(groups)
     chance = math.log(task.values)
-    corrected = corrected_knee_law(task.length // 2)
+    corrected = theory.corrected_knee_law(task.length // 2)
     readings: list[dict] = []
     rows: list[dict] = []
     for budget in budgets:
         picked = [k for k, shape in enumerate(shapes) if shape[0] == budget]
         losses = np.array([[run.validation_loss[-1] for run in runs[k]] for k in picked]).T
-        reading = judge_budget(depths, losses, transition_depth(budget, KNEE), chance)
+        reading = judge_budget(depths, losses, theory.transition_depth(budget, theory.KNEE), chance)
         reading.update(budget=budget, widths=[shapes[k][2] for k in picked],
-                       corrected=transition_depth(budget, corrected))
+                       corrected=theory.transition_depth(budget, corrected))
         readings.append(reading)
         rows.extend(dict(budget=budget, depth=shapes[k][1], width=shapes[k][2],
                          parameters=12 * shapes[k][1] * shapes[k][2] ** 2,
@@ -167,9 +170,9 @@ def verify_trained_transition(seed: int, budgets: tuple[int, ...], depths: tuple
                          t_sim=[run.similarity[-1][-1] for run in runs[k]])
                     for k in picked)
     measured_slope = _slope(list(budgets), [r["best_depth"] for r in readings])
-    paper_slope = transition_slope(budgets[-1], KNEE)
-    corrected_slope = transition_slope(budgets[-1], corrected)
-    empirical_slope = fit_slope(readings[-1]["best_depth"])
+    paper_slope = theory.transition_slope(budgets[-1], theory.KNEE)
+    corrected_slope = theory.transition_slope(budgets[-1], corrected)
+    empirical_slope = theory.fit_slope(readings[-1]["best_depth"])
     if not all(r["informative"] for r in readings):
         verdict = Verdict.INCONCLUSIVE
     else:

@@ -13,6 +13,7 @@ import numpy as np
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
 from attndepth.simulations.models.jax_model import TrainingSettings
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.models.tasks import RecallTask
@@ -54,7 +55,7 @@ def _label(variant: str, tau: float) -> str:
                            learning_rate=3e-3, warmups=(0,), seeds=3, pre_ln=False),
              "full": dict(depths=(6, 12, 24, 48, 96), width=32, heads=2, pairs=4, steps=1500,
                           batch=64, learning_rate=3e-3, warmups=(0, 150), seeds=3)},
-    theory=(postln_rate,),
+    theory=Theory(postln_rate, LOWER=LOWER, HIGHER=HIGHER, LOSS_EFFECT=LOSS_EFFECT),
     simulation=(train_groups_once,),
     test=f"{TESTS}::test_deep_training_holds_for_a_small_stack_and_can_fail",
     wrong_theory={"LOWER": "post-ln", "HIGHER": "de-escalated"},
@@ -73,7 +74,7 @@ def _label(variant: str, tau: float) -> str:
                                         "width": member["width"]}),
     by_default=False,
 )
-def verify_deep_training(seed: int, depths: tuple[int, ...], width: int, heads: int,
+def verify_deep_training(seed: int, theory: Theory, depths: tuple[int, ...], width: int, heads: int,
                          pairs: int, steps: int, batch: int, learning_rate: float,
                          warmups: tuple[int, ...], seeds: int, pre_ln: bool = True) -> Outcome:
     """Train every variant at every depth and warm-up over ``seeds`` seeds; compare at the
@@ -98,17 +99,17 @@ def verify_deep_training(seed: int, depths: tuple[int, ...], width: int, heads: 
                          loss=float(losses.mean()), spread=float(losses.std()),
                          accuracy=float(np.mean([r.validation_accuracy[-1] for r in runs])),
                          t_sim=float(similarity.mean()),
-                         initial_rate=(postln_rate(0.0, width, placement, tau)
+                         initial_rate=(theory.postln_rate(0.0, width, placement, tau)
                                        if placement else None)))
     deepest = [r for r in rows if r["depth"] == depths[-1]]
     failures = []
     for warmup in warmups:
         plain = next(r for r in deepest if r["warmup"] == warmup and r["variant"] == "post-ln")
         for row in (r for r in deepest if r["warmup"] == warmup and "deesc" in r["variant"]):
-            lower, higher = (row, plain) if (LOWER, HIGHER) == ("de-escalated", "post-ln") \
-                else (plain, row)
+            lower, higher = ((row, plain) if (theory.LOWER, theory.HIGHER)
+                             == ("de-escalated", "post-ln") else (plain, row))
             margin = row["spread"] + plain["spread"]
-            loss_ok = (abs(row["loss"] - plain["loss"]) <= margin if LOSS_EFFECT == "same"
+            loss_ok = (abs(row["loss"] - plain["loss"]) <= margin if theory.LOSS_EFFECT == "same"
                        else lower["loss"] < higher["loss"] - margin)
             if not (loss_ok and lower["t_sim"] < higher["t_sim"]):
                 failures.append(f"{row['variant']} (warm-up {warmup}): loss {row['loss']:.3f} ± "
@@ -121,7 +122,8 @@ def verify_deep_training(seed: int, depths: tuple[int, ...], width: int, heads: 
     return Outcome(
         predicted=(f"at L = {depths[-1]}: every de-escalated loss and t_sim below post-LN's "
                    f"(derived escalation rates at initialisation: post-LN "
-                   f"{postln_rate(0.0, width):.3f} per layer, de-escalated ≤ {deesc_rate:.3f})"),
+                   f"{theory.postln_rate(0.0, width):.3f} per layer, de-escalated ≤ "
+                   f"{deesc_rate:.3f})"),
         measured=f"L = {depths[-1]}, validation loss over {seeds} seeds: {shown}",
         verdict=verdict_from(not failures),
         note=(f"associative recall, {pairs} pairs, {4 * pairs} keys, 16 values (chance loss "

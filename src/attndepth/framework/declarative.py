@@ -37,8 +37,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import re
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -49,6 +47,7 @@ from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
+from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
 from attndepth.simulations.measures.catalogue import OBSERVABLES, measure
 from attndepth.simulations.models.stacks import StackConfig
@@ -151,18 +150,14 @@ def derived_claim(id: str, *, expression: Any, observable: str, source: str,
         if not callable(stack):
             raise InvalidType(f"claim {id!r}: decorate a function params -> StackConfig")
         takes = set(inspect.signature(stack).parameters)
-        module = sys.modules[stack.__module__]
-        # the prediction lives in the user's module, so that the wrong theory can replace it
-        name = "PREDICTION_" + re.sub(r"\W", "_", id)
-        setattr(module, name, predict)
 
-        def verify(seed: int, **params: Any) -> Outcome:
+        def verify(seed: int, theory: Theory, **params: Any) -> Outcome:
             config = stack(**{key: value for key, value in params.items() if key in takes})
             if not isinstance(config, StackConfig):
                 raise InvalidType(f"claim {id!r}: its stack function returned "
                                   f"{type(config).__name__}, not a StackConfig")
             values = measure(observable, config, batch, seed)
-            predicted = getattr(module, name)(**params)
+            predicted = theory.prediction(**params)
             mean = float(values.mean())
             error = float(np.std(values, ddof=1) / math.sqrt(batch))
             relative = mean / predicted - 1 if predicted else math.inf
@@ -175,7 +170,8 @@ def derived_claim(id: str, *, expression: Any, observable: str, source: str,
                            values={"measured": mean, "predicted": predicted,
                                    "standard_error": error, **rival_values})
 
-        signature = [inspect.Parameter("seed", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        signature = [inspect.Parameter("seed", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+                     inspect.Parameter("theory", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
         signature += [inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY)
                       for key in sorted(parameters)]
         verify.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
@@ -191,11 +187,12 @@ def derived_claim(id: str, *, expression: Any, observable: str, source: str,
                                 seeds=seeds, label=f"rel. error of {observable}"),
               rivals=tuple(Rival(key, text, predicted=_rival_value(key))
                            for key, (_, text) in rival_functions.items()),
-              wrong_theory=({} if wrong_function is None else {name: wrong_function}),
+              theory=Theory(prediction=predict),
+              wrong_theory=({} if wrong_function is None else {"prediction": wrong_function}),
               figure=id if figure else None)(verify)
         if figure:
-            _register_figure(id, observable, stack, takes, family, presets, batch, module,
-                             name, rival_functions)
+            _register_figure(id, observable, stack, takes, family, presets, batch, predict,
+                             rival_functions)
         return stack
 
     return register
@@ -210,7 +207,7 @@ def _rival_value(key: str) -> Callable[[Mapping[str, Any], Any], Any]:
 
 def _register_figure(id: str, observable: str, stack: Callable[..., StackConfig],
                      takes: set[str], family: Family, presets: Mapping[str, Mapping[str, Any]],
-                     batch: int, module: Any, name: str,
+                     batch: int, predict: Callable[..., float],
                      rivals: Mapping[str, tuple[Callable[..., float], str]]) -> None:
     from attndepth.figures.registry import figure as register_figure
 
@@ -226,7 +223,7 @@ def _register_figure(id: str, observable: str, stack: Callable[..., StackConfig]
             columns[axis].append(value)
             columns["measured"].append(float(values.mean()))
             columns["standard_error"].append(float(np.std(values, ddof=1) / math.sqrt(batch)))
-            columns["predicted"].append(getattr(module, name)(**params))
+            columns["predicted"].append(predict(**params))
             for key, (function, _) in rivals.items():
                 columns[key].append(function(**params))
         return columns

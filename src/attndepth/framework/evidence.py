@@ -24,8 +24,9 @@ many errors it rests on.
 **Rivals.** Each :class:`Rival` is a plausible alternative theory with its source
 (the paper's limit, the naive formula, the neighbouring exponent, an earlier
 derivation). A rival either predicts from the same outcome values (``predicted``:
-no new measurement) or replaces names in the verify function's module
-(``replace``: the claim is run again with the rival theory in place). A rival is
+no new measurement) or replaces names of the claim's
+:class:`~attndepth.framework.theories.Theory` (``replace``: the sample is run again
+with the rival's theory, a new object; nothing is written to any module). A rival is
 *rejected* when its own error interval lies wholly outside the band (or, for a
 claim without an estimate, when the claim run with the rival says ``fails``), at
 the same error rate α. A claim that holds but leaves a rival unrejected cannot
@@ -34,17 +35,18 @@ tell itself from that rival: its verdict is ``indistinguishable``.
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType, ModuleType
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 from scipy.stats import t as student_t
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import DECIDED, Verdict
 
 #: Seeds of a sample at base seed S are S·SEED_STRIDE + k, k = 0, 1, ...: samples of
@@ -133,8 +135,8 @@ class Rival:
         from one seed's ``Outcome.values`` and the run's parameters (claims
         with an :class:`Estimate`).
     replace : mapping, optional
-        Names of the verify function's module and the rival's values for them:
-        the claim is run again with these in place.
+        Names of the claim's theory and the rival's values for them: the claim is
+        run again with ``theory.replaced(replace)``.
     against : str, optional
         The ``measured`` key of the estimate the rival competes on (claims with
         several estimates); default: the first estimate.
@@ -286,23 +288,85 @@ def errors_of(estimate: Estimate, measured: Any, predicted: Any) -> np.ndarray:
     return (m - p) / np.abs(p)
 
 
-@contextmanager
-def replaced(module: ModuleType, names: Mapping[str, Any]) -> Iterator[None]:
-    """Temporarily set ``names`` in ``module`` (a rival theory in place of the claim's)."""
-    saved = {name: getattr(module, name) for name in names}
+#: A claim's measurement of seeds: ``run(seeds, theory) -> [Outcome, ...]``, one outcome
+#: per seed, in the order of ``seeds``.
+Sample = Callable[[tuple[int, ...], Theory], list[Any]]
+
+
+def verify_form(verify: Callable[..., Any]) -> tuple[bool, bool]:
+    """How a verify function takes its seeds and its theory.
+
+    Parameters
+    ----------
+    verify : callable
+        ``verify(seed, [theory,] **params) -> Outcome`` (one seed a call), or
+        ``verify(seed_sample, [theory,] **params) -> [Outcome, ...]`` (a whole
+        sample a call, as a tuple of seeds: one outcome per seed, in order).
+
+    Returns
+    -------
+    (batched, takes_theory) : (bool, bool)
+
+    Raises
+    ------
+    InvalidType
+        ``verify`` takes neither ``seed`` nor ``seed_sample`` (nor ``**kwargs``), or
+        both.
+    """
     try:
-        for name, value in names.items():
-            setattr(module, name, value)
-        yield
-    finally:
-        for name, value in saved.items():
-            setattr(module, name, value)
+        parameters = inspect.signature(verify).parameters
+    except (TypeError, ValueError):
+        raise InvalidType(f"verify function {verify!r} has no signature to read") from None
+    if "seed" in parameters and "seed_sample" in parameters:
+        raise InvalidType("a verify function takes seed (one a call) or seed_sample (a "
+                          "sample a call), not both")
+    any_keyword = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    if "seed" not in parameters and "seed_sample" not in parameters and not any_keyword:
+        raise InvalidType("a verify function must take seed (one seed a call) or "
+                          "seed_sample (a sample of seeds a call)")
+    return "seed_sample" in parameters, "theory" in parameters
 
 
-def decide(verify: Callable[..., Any], params: Mapping[str, Any], base_seed: int,
+def sampler(verify: Callable[..., Any], params: Mapping[str, Any],
+            form: tuple[bool, bool] | None = None) -> Sample:
+    """The :data:`Sample` of a verify function at one parameter set.
+
+    Parameters
+    ----------
+    verify : callable
+        Either form of :func:`verify_form`; it receives ``theory`` only if it
+        takes it.
+    params : mapping
+        Keyword arguments of every call.
+    form : (batched, takes_theory), optional
+        The form of ``verify`` when its signature does not show it (a wrapper);
+        default: :func:`verify_form` of ``verify``.
+
+    Returns
+    -------
+    Sample
+        ``run(seeds, theory)``: a batched verify function is called once for the
+        seeds, a per-seed one once for each.
+    """
+    batched, takes_theory = verify_form(verify) if form is None else form
+
+    def run(seeds: tuple[int, ...], theory: Theory) -> list[Any]:
+        kwargs = {**params, **({"theory": theory} if takes_theory else {})}
+        if not batched:
+            return [verify(seed=seed, **kwargs) for seed in seeds]
+        outcomes = verify(seed_sample=tuple(seeds), **kwargs)
+        if isinstance(outcomes, (str, bytes)) or not hasattr(outcomes, "__len__") \
+                or len(outcomes) != len(seeds):
+            raise InvalidType(f"a verify function that takes seed_sample must return one outcome "
+                              f"per seed ({len(seeds)}), got {type(outcomes).__name__}")
+        return list(outcomes)
+    return run
+
+
+def decide(run: Sample, params: Mapping[str, Any], base_seed: int,
            estimates: Estimate | tuple[Estimate, ...], rivals: tuple[Rival, ...] = (),
-           module: ModuleType | None = None) -> tuple[Evidence, list[Any]]:
-    """Run ``verify`` on a growing sample of seeds until the intervals decide.
+           theory: Theory | None = None) -> tuple[Evidence, list[Any]]:
+    """Run a claim on a growing sample of seeds until the intervals decide.
 
     With several estimates the claim holds when every interval lies inside its
     band and fails when any lies outside; the level of each interval is
@@ -310,41 +374,46 @@ def decide(verify: Callable[..., Any], params: Mapping[str, Any], base_seed: int
     chance that any interval misses. The sample size is that of the first
     estimate; it doubles while an interval of the claim or of a rival straddles an
     edge of its band, and stops as soon as the claim fails (the union bound over
-    the looks holds whatever the stopping rule).
+    the looks holds whatever the stopping rule). Each doubling measures only the
+    new seeds, in one call of ``run``; a rival that replaces names of the theory
+    runs the sample again with its own theory.
 
     Parameters
     ----------
-    verify : callable
-        ``verify(seed=..., **params) -> Outcome``.
+    run : Sample
+        ``run(seeds, theory) -> [Outcome, ...]`` (:func:`sampler`).
     params : mapping
-        Keyword arguments of every call.
+        The parameter set (what ``Rival.predicted`` receives).
     base_seed : int
         Base of the sample (:func:`seed_sample`).
     estimates : Estimate or tuple of Estimate
     rivals : tuple of Rival
-    module : module, optional
-        Where ``replace`` rivals' names live (the verify function's module).
+    theory : Theory, optional
+        The claim's theory (default: the empty one); ``replace`` rivals replace its
+        names.
 
     Returns
     -------
     (Evidence, list of Outcome)
         The evidence and the outcomes of the seeds (in seed order).
     """
+    theory = Theory() if theory is None else theory
     estimates = (estimates,) if isinstance(estimates, Estimate) else tuple(estimates)
     primary = estimates[0]
     by_key = {e.measured: e for e in estimates}
     first, last = primary.seeds
     level = 1 - (1 - primary.confidence) / (primary.looks * len(estimates))
     outcomes: list[Any] = []
+    reruns: list[list[Any]] = [[] for _ in rivals]  # each replacing rival's own outcomes
     count = first
     while True:
-        for seed in seed_sample(base_seed, count)[len(outcomes):]:
-            outcomes.append(verify(seed=seed, **params))
+        outcomes += run(tuple(seed_sample(base_seed, count)[len(outcomes):]), theory)
         usable = [o for o in outcomes if o.verdict in DECIDED]
         intervals = [_pooled(e, usable, _value_of(e.predicted), level) for e in estimates]
         compared = [_rival_sample(by_key.get(rival.against or primary.measured, primary),
-                                  rival, usable, params, level, verify, base_seed, count,
-                                  module) for rival in rivals]
+                                  rival, usable, params, level, run, base_seed, count,
+                                  theory, rerun) for rival, rerun in zip(rivals, reruns,
+                                                                          strict=True)]
         positions = [i.position(e.band) for i, e in zip(intervals, estimates, strict=True)
                      if i is not None]
         failed = "outside" in positions  # the claim fails, whatever its rivals say
@@ -412,25 +481,26 @@ def _mean_prediction(outcomes: list[Any], prediction: Callable[[Any], Any]) -> s
 
 
 def _rival_sample(estimate: Estimate, rival: Rival, usable: list[Any],
-                  params: Mapping[str, Any], level: float, verify: Callable[..., Any],
-                  base_seed: int, count: int,
-                  module: ModuleType | None) -> tuple[Interval | None, str]:
-    """The rival's error interval on the same seeds, and its prediction as text."""
+                  params: Mapping[str, Any], level: float, run: Sample,
+                  base_seed: int, count: int, theory: Theory,
+                  rerun: list[Any]) -> tuple[Interval | None, str]:
+    """The rival's error interval on the same seeds, and its prediction as text.
+
+    A rival that replaces names runs only the seeds it has not run yet (``rerun``
+    keeps its outcomes from look to look)."""
     rival_prediction = rival.predicted
     if rival_prediction is not None:
         def prediction(o: Any) -> Any:
             return rival_prediction(o.values, params)
         return (_pooled(estimate, usable, prediction, level),
                 _mean_prediction(usable, prediction))
-    if module is None:
-        raise InvalidParameter(f"rival {rival.name!r} replaces names but no module was given")
-    with replaced(module, rival.replace):
-        rerun = [verify(seed=seed, **params) for seed in seed_sample(base_seed, count)]
-    rerun = [o for o in rerun if o.verdict in DECIDED]
+    rerun += run(tuple(seed_sample(base_seed, count)[len(rerun):]),
+                 theory.replaced(rival.replace))
+    decided = [o for o in rerun if o.verdict in DECIDED]
 
     def claimed(o: Any) -> Any:
         return o.values[estimate.predicted]
-    return _pooled(estimate, rerun, claimed, level), _mean_prediction(rerun, claimed)
+    return _pooled(estimate, decided, claimed, level), _mean_prediction(decided, claimed)
 
 
 def rival_by_verdict(rival: Rival, run: Callable[[], str]) -> RivalResult:

@@ -9,21 +9,25 @@ from, one sentence, a theory side (``attndepth.theory``), a simulation side
 verify function with hypothesis-drawn small parameters.
 
 A claim is registered beside its verify function with the :func:`claim` decorator,
-which also names the theory and simulation functions it calls, the
-test that exercises it, its figure, and a *wrong theory*: replacements for
-names in the verify function's module that make the prediction false, so that a test
-can show the claim is able to fail (``attndepth verify --explain ID`` prints
-all of it). Words: a *verify* function compares theory with measurement and
-returns an ``Outcome``; a *measure* function (``attndepth.simulations``) only
-measures; a sweep *observable* returns a dict of numbers for the store; a
-theory *check* (``attndepth.theory``) confirms an identity symbolically.
+which also declares its *theory* (a frozen :class:`~attndepth.framework.theories.Theory`
+of the functions and constants it predicts with, which the verify function receives
+as its ``theory`` argument), the simulation functions it calls, the test that
+exercises it, its figure, and a *wrong theory*: replacements for names of its theory
+that make the prediction false, so that a test can show the claim is able to fail
+(``attndepth verify --explain ID`` prints all of it). A wrong theory or a rival is a
+new theory object passed to the same verify function; nothing is written to any
+module, and runs of one claim may overlap.
+
+Words: a *verify* function compares theory with measurement and returns an
+``Outcome``; a *measure* function (``attndepth.simulations``) only measures; a
+sweep *observable* returns a dict of numbers for the store; a theory *check*
+(``attndepth.theory``) confirms an identity symbolically.
 
 Claims are defined in the topic modules listed in :data:`CLAIM_MODULES`.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
 import inspect
 import math
@@ -50,11 +54,14 @@ from attndepth.framework.evidence import (
     Evidence,
     Rival,
     RivalResult,
+    Sample,
     decide,
-    replaced,
     rival_by_verdict,
+    sampler,
+    verify_form,
 )
 from attndepth.framework.families import Family
+from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import DECIDED, Verdict, failing_for
 
 #: What a claim is: a theory verdict, or a consistency check of the software.
@@ -128,19 +135,25 @@ class Claim:
     tolerance : str
         The comparison, in words, with its numbers.
     verify : callable
-        ``verify(seed=..., **params) -> Outcome``.
+        ``verify(seed, [theory,] **params) -> Outcome``, or
+        ``verify(seed_sample, [theory,] **params) -> [Outcome, ...]`` measuring a
+        whole sample of seeds in one call
+        (:func:`attndepth.framework.evidence.verify_form`).
     presets : mapping
         Parameters for each preset name.
-    theory, simulation : tuple of callables
-        The functions of ``attndepth.theory`` / ``attndepth.simulations`` that
-        ``verify`` compares.
+    theory : Theory
+        The functions and constants ``verify`` predicts with, passed to it as
+        ``theory`` when it takes that argument.
+    simulation : tuple of callables
+        The functions of ``attndepth.simulations`` that ``verify`` measures with.
     test : str
         ``tests/<module>.py::<test>`` that exercises the claim beyond the registry test.
     figure : str or None
         Name of the figure that draws it (``attndepth figures --list``).
     wrong_theory : mapping
-        Names in ``verify``'s module and wrong values for them: with these the
-        prediction is false and ``verify`` must say ``fails``.
+        Names of ``theory`` and wrong values for them: with
+        ``theory.replaced(wrong_theory)`` the prediction is false and ``verify``
+        must say ``fails``.
     conjecture : bool
         The statement is a conjecture of this project, not a theorem.
     family : Family or None
@@ -167,7 +180,7 @@ class Claim:
     tolerance: str
     verify: Callable[..., Outcome]
     presets: Mapping[str, Mapping[str, Any]]
-    theory: tuple[Callable[..., Any], ...] = ()
+    theory: Theory = field(default_factory=Theory)
     simulation: tuple[Callable[..., Any], ...] = ()
     test: str = ""
     figure: str | None = None
@@ -181,8 +194,13 @@ class Claim:
 
     @property
     def module(self) -> str:
-        """The module holding ``verify`` (where ``wrong_theory`` names live)."""
+        """The module holding ``verify``."""
         return self.verify.__module__
+
+    @property
+    def wrong(self) -> Theory:
+        """The claim's theory with its wrong theory in place."""
+        return self.theory.replaced(self.wrong_theory)
 
     @property
     def estimates(self) -> tuple[Estimate, ...]:
@@ -243,8 +261,9 @@ def register(claim: Claim) -> Claim:
     TypeError
         ``claim`` is not a :class:`Claim`, or its verify is not callable.
     ValueError
-        The id is taken, a preset is missing, or a ``wrong_theory`` name does
-        not exist in the verify function's module.
+        The id is taken, a preset is missing, or a ``wrong_theory`` or rival name
+        is not a name of the claim's theory (or the verify function does not take
+        ``theory``, so that no replacement could reach it).
     """
     if not isinstance(claim, Claim):
         raise InvalidType(f"register takes a Claim, got {type(claim).__name__}")
@@ -258,13 +277,24 @@ def register(claim: Claim) -> Claim:
     missing = set(PRESETS) - set(claim.presets)
     if missing:
         raise InvalidParameter(f"claim {claim.id!r} lacks presets {sorted(missing)}")
-    module = inspect.getmodule(claim.verify)
-    unknown = [name for name in claim.wrong_theory if not hasattr(module, name)]
-    unknown += [name for rival in claim.rivals for name in rival.replace
-                if not hasattr(module, name)]
+    if not isinstance(claim.theory, Theory):
+        raise InvalidType(f"claim {claim.id!r}: theory must be a Theory (Theory.of makes one), "
+                          f"got {type(claim.theory).__name__}")
+    try:
+        _, takes_theory = verify_form(claim.verify)
+    except InvalidType as error:
+        raise InvalidType(f"claim {claim.id!r}: {error}") from None
+    replaced = [*claim.wrong_theory, *(name for rival in claim.rivals for name in rival.replace)]
+    unknown = sorted(set(replaced) - set(claim.theory))
     if unknown:
         raise InvalidParameter(f"claim {claim.id!r}: wrong_theory or rival names {unknown} are not "
-                               f"in {claim.module}")
+                               f"names of its theory ({sorted(claim.theory) or 'none declared'}): "
+                               f"declare them, e.g. theory=Theory(my_rate, LIMIT=2)")
+    if replaced and not takes_theory:
+        raise InvalidParameter(f"claim {claim.id!r}: its wrong theory or rivals replace "
+                               f"{sorted(set(replaced))}, so its verify function must take "
+                               f"theory and read them from it: def {claim.verify.__name__}("
+                               f"seed, theory, ...): ... theory.{replaced[0]} ...")
     if claim.kind not in KINDS:
         raise InvalidParameter(f"claim {claim.id!r}: kind must be one of {KINDS}, got "
                                f"{claim.kind!r}")
@@ -285,7 +315,7 @@ def register(claim: Claim) -> Claim:
 
 def claim(id: str, *, source: str, statement: str, tolerance: str,
           presets: Mapping[str, Mapping[str, Any]],
-          theory: tuple[Callable[..., Any], ...] = (),
+          theory: Theory | Mapping[str, Any] | tuple[Callable[..., Any], ...] | None = None,
           simulation: tuple[Callable[..., Any], ...] = (), test: str = "",
           figure: str | None = None, wrong_theory: Mapping[str, Any] | None = None,
           conjecture: bool = False, family: Family | None = None, by_default: bool = True,
@@ -295,25 +325,29 @@ def claim(id: str, *, source: str, statement: str, tolerance: str,
           ) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
     """Decorator: register the decorated verify function as claim ``id``.
 
-    The keyword arguments are the :class:`Claim` attributes; the decorated
-    function's module must already define every name of ``wrong_theory``.
+    The keyword arguments are the :class:`Claim` attributes; ``theory`` may be
+    a :class:`~attndepth.framework.theories.Theory`, a tuple of functions (named by
+    their ``__name__``) or a mapping of names, and every name of ``wrong_theory``
+    and of the rivals' ``replace`` must be one of its names.
 
     Examples
     --------
-    A claim in a user's file (``attndepth verify --claim mine.two``)::
-
-        TWO = 2  # the theory side
+    A claim in a user's file (``attndepth verify --claims mine.py``)::
 
         @claim("mine.two", source="arithmetic", statement="1 + 1 = 2",
                tolerance="exact", presets={"quick": {}, "full": {}},
-               wrong_theory={"TWO": 3})
-        def verify_two(seed):
-            return Outcome(str(TWO), str(1 + 1), verdict_from(1 + 1 == TWO))
+               theory=Theory(TWO=2), wrong_theory={"TWO": 3})
+        def verify_two(seed, theory):
+            return Outcome(str(theory.TWO), str(1 + 1), verdict_from(1 + 1 == theory.TWO))
     """
     def decorate(verify: Callable[..., Outcome]) -> Callable[..., Outcome]:
+        try:
+            declared = Theory.of(theory)
+        except (InvalidType, InvalidParameter) as error:
+            raise type(error)(f"claim {id!r}: {error}") from None
         register(Claim(id=id, source=source, statement=statement, tolerance=tolerance,
                        verify=verify, presets=MappingProxyType(dict(presets)),
-                       theory=tuple(theory), simulation=tuple(simulation), test=test,
+                       theory=declared, simulation=tuple(simulation), test=test,
                        figure=figure, wrong_theory=MappingProxyType(dict(wrong_theory or {})),
                        conjecture=conjecture, family=family, by_default=by_default,
                        estimate=estimate, rivals=tuple(rivals), kind=kind))
@@ -471,18 +505,33 @@ def check_base_seed(seed: object) -> int:
     return seed
 
 
-def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,
-              **overrides: Any) -> ClaimResult:
+def run_claim(claim_id: str, preset: str = "quick", seed: int = 0, *,
+              theory: Theory | None = None, **overrides: Any) -> ClaimResult:
     """Run one claim at a preset, with optional parameter overrides.
 
     Exceptions of the verify function propagate (``run_claims`` turns them
     into the verdict ``error``).
+
+    Parameters
+    ----------
+    claim_id : str
+    preset : {"quick", "full"}
+    seed : int
+        The base seed.
+    theory : Theory, optional
+        The theory to run it with (default: the claim's own); e.g.
+        ``found.theory.replaced({...})`` for a theory of your own.
+    **overrides
+        Parameters in place of the preset's.
     """
     _check_run(preset, seed)
     found = get_claim(claim_id)
+    if theory is not None and not isinstance(theory, Theory):
+        raise InvalidType(f"theory must be a Theory (the claim's own: get_claim(id).theory), "
+                          f"got {type(theory).__name__}")
     params = {**found.presets[preset], **overrides}
     start = time.perf_counter()
-    outcome, evidence, rivals = evaluate(found, seed, params)
+    outcome, evidence, rivals = evaluate(found, seed, params, theory)
     seconds = time.perf_counter() - start
     in_family = found.family.includes(params) if found.family is not None else None
     return ClaimResult(found.id, found.source, found.statement, found.tolerance,
@@ -491,6 +540,7 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0,
 
 
 def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
+             theory: Theory | None = None,
              ) -> tuple[Outcome, Evidence | None, tuple[RivalResult, ...]]:
     """Decide one claim at one parameter set: the verdict, its evidence and its rivals.
 
@@ -506,6 +556,8 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
         The base seed.
     params : mapping
         Keyword arguments of the verify function.
+    theory : Theory, optional
+        The theory it receives (default: the claim's); rivals replace names of it.
 
     Returns
     -------
@@ -513,11 +565,10 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
         The outcome carries the verdict (for a consistency check ``consistent`` or
         ``inconsistent``).
     """
-    module = inspect.getmodule(found.verify)
-    verify = _checked(found)
+    theory = found.theory if theory is None else theory
+    run = _sample(found, params)
     if found.estimate is not None:
-        evidence, outcomes = decide(verify, params, seed, found.estimate, found.rivals,
-                                    module)
+        evidence, outcomes = decide(run, params, seed, found.estimate, found.rivals, theory)
         first = outcomes[0]
         rivals = evidence.rivals
         outcome = Outcome(first.predicted, evidence.describe(), evidence.verdict,
@@ -525,13 +576,11 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
                           {**first.values, "evidence": evidence.as_dict()})
     else:
         evidence = None
-        outcome = verify(seed=seed, **params)
+        [outcome] = run((seed,), theory)
 
-        def run_with(rival: Rival) -> str:
-            with replaced(module, rival.replace):
-                return verify(seed=seed, **params).verdict
-        rivals = tuple(rival_by_verdict(rival, functools.partial(run_with, rival))
-                       for rival in found.rivals)
+        def run_with(rival: Rival) -> Callable[[], str]:
+            return lambda: run((seed,), theory.replaced(rival.replace))[0].verdict
+        rivals = tuple(rival_by_verdict(rival, run_with(rival)) for rival in found.rivals)
         # a consistency check reports its rivals; they cannot make a proof "indistinguishable"
         if outcome.verdict == Verdict.HOLDS and found.kind != "consistency" \
                 and not all(r.rejected for r in rivals):
@@ -545,12 +594,11 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
 
 
 def wrong_theory_verdict(claim_id: str, preset: str = "quick", seed: int = 0) -> str | None:
-    """The claim's verdict with its ``wrong_theory`` names patched into its module.
+    """The claim's verdict with its wrong theory in place (:attr:`Claim.wrong`).
 
     A claim that cannot be made to fail proves nothing when it holds: this is
     the run that shows it can (the verdict must be ``fails``, or
-    ``inconsistent`` for a consistency check). The names are restored
-    afterwards, whatever happens.
+    ``inconsistent`` for a consistency check).
 
     Parameters
     ----------
@@ -568,10 +616,8 @@ def wrong_theory_verdict(claim_id: str, preset: str = "quick", seed: int = 0) ->
     found = get_claim(claim_id)
     if not found.wrong_theory:
         return None
-    module = importlib.import_module(found.module)
     try:
-        with replaced(module, found.wrong_theory):
-            return run_claim(claim_id, preset, seed).verdict
+        return run_claim(claim_id, preset, seed, theory=found.wrong).verdict
     except (Exception, SystemExit):
         return Verdict.ERROR
 
@@ -659,11 +705,12 @@ def is_users(found: Claim) -> bool:
     return not (found.module == "attndepth" or found.module.startswith("attndepth."))
 
 
-def _checked(found: Claim) -> Callable[..., Outcome]:
-    """The claim's verify function, refusing a return value that is not an Outcome (a
-    user's claim returning None, a string or a dict: one clear error, not a traceback
-    from the report), the missing keys of its estimates, and non-finite numbers
-    where they are compared.
+def _sample(found: Claim, params: Mapping[str, Any]) -> Sample:
+    """The claim's measurement of seeds at ``params``
+    (:func:`attndepth.framework.evidence.sampler`), refusing a return value that is
+    not an Outcome (a user's claim returning None, a string or a dict: one clear
+    error, not a traceback from the report), the missing keys of its estimates, and
+    non-finite numbers where they are compared.
 
     A user's verify function is contained (:func:`attndepth.errors.user_code`):
     whatever it raises, ``sys.exit`` included, is one
@@ -678,23 +725,32 @@ def _checked(found: Claim) -> Callable[..., Outcome]:
         with user_code(f"claim {found.id!r}", limit):
             return found.verify(**kwargs)
 
-    def verify(**kwargs: Any) -> Outcome:
-        outcome = call(**kwargs)
-        if not isinstance(outcome, Outcome):
-            raise InvalidType(f"claim {found.id!r}: its verify function returned "
-                              f"{type(outcome).__name__}, not an Outcome (return "
-                              f"attndepth.Outcome(predicted, measured, verdict, ...))")
-        if outcome.verdict in DECIDED:
-            missing = [key for e in found.estimates for key in (e.measured, e.predicted)
-                       if key not in outcome.values]
-            if missing:
-                raise InvalidParameter(f"claim {found.id!r}: its estimate reads "
-                                       f"Outcome.values {sorted(set(missing))}, which the "
-                                       f"verify function did not return")
-            if is_users(found):
-                _refuse_non_finite(found, outcome)
-        return outcome
-    return verify
+    measured = sampler(call, params, verify_form(found.verify))
+
+    def run(seeds: tuple[int, ...], theory: Theory) -> list[Outcome]:
+        outcomes = measured(seeds, theory)
+        for outcome in outcomes:
+            _check_outcome(found, outcome)
+        return outcomes
+    return run
+
+
+def _check_outcome(found: Claim, outcome: Any) -> None:
+    """One outcome of the claim's verify function, refused unless usable (see
+    :func:`_sample`)."""
+    if not isinstance(outcome, Outcome):
+        raise InvalidType(f"claim {found.id!r}: its verify function returned "
+                          f"{type(outcome).__name__}, not an Outcome (return "
+                          f"attndepth.Outcome(predicted, measured, verdict, ...))")
+    if outcome.verdict in DECIDED:
+        missing = [key for e in found.estimates for key in (e.measured, e.predicted)
+                   if key not in outcome.values]
+        if missing:
+            raise InvalidParameter(f"claim {found.id!r}: its estimate reads "
+                                   f"Outcome.values {sorted(set(missing))}, which the "
+                                   f"verify function did not return")
+        if is_users(found):
+            _refuse_non_finite(found, outcome)
 
 
 def _refuse_non_finite(found: Claim, outcome: Outcome) -> None:
@@ -756,9 +812,12 @@ def explain(claim_id: str) -> str:
              f"  source      {found.source}",
              f"  tolerance   {found.tolerance}",
              f"  verify      {_where(found.verify)}"]
-    for label, functions in (("theory", found.theory), ("simulation", found.simulation)):
-        for k, function in enumerate(functions):
-            lines.append(f"  {label if k == 0 else '':<11} {_where(function)}")
+    for k, (name, value) in enumerate(found.theory.items()):
+        where = (_where(value) if callable(value) and name == getattr(value, "__name__", "")
+                 else f"{name} = {_short(value)}")
+        lines.append(f"  {'theory' if k == 0 else '':<11} {where}")
+    for k, function in enumerate(found.simulation):
+        lines.append(f"  {'simulation' if k == 0 else '':<11} {_where(function)}")
     lines.append(f"  test        {found.test or '(registry test only)'}")
     if found.figure:
         from attndepth.figures.registry import all_figures, check_figure_name
