@@ -1,33 +1,9 @@
-import json
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attndepth.cli.main import main
-
-
-def test_verify_one_claim_json(capsys):
-    code = main(["verify", "--claim", "levine.degree", "--format", "json"])
-    out = capsys.readouterr().out
-    assert code == 0
-    document = json.loads(out)
-    assert [c["claim"] for c in document["claims"]] == ["levine.degree"]
-
-
-def test_verify_writes_out_file(tmp_path, capsys):
-    target = tmp_path / "report.md"
-    assert main(["verify", "--claim", "levine.degree", "--format", "markdown",
-                 "--out", str(target)]) == 0
-    assert "levine.degree" in target.read_text()
-
-
-def test_verify_same_seed_same_json_values(capsys):
-    main(["verify", "--claim", "levine.degree", "--format", "json", "--seed", "5"])
-    first = json.loads(capsys.readouterr().out)["claims"][0]["values"]
-    main(["verify", "--claim", "levine.degree", "--format", "json", "--seed", "5"])
-    second = json.loads(capsys.readouterr().out)["claims"][0]["values"]
-    assert first == second
 
 
 @pytest.mark.parametrize(
@@ -48,12 +24,6 @@ def test_bad_input_exits_2_with_one_line(argv, capsys):
     captured = capsys.readouterr()
     assert captured.err.strip() and len(captured.err.strip().splitlines()) == 1
     assert "Traceback" not in captured.err
-
-
-def test_figures_writes_pdf_png_csv(tmp_path, capsys):
-    assert main(["figures", "--out", str(tmp_path), "--only", "similarity_depth"]) == 0
-    for ext in ("pdf", "png", "csv"):
-        assert (tmp_path / f"similarity_depth.{ext}").stat().st_size > 0
 
 
 def test_interrupt_is_one_line_and_130(monkeypatch, capsys):
@@ -94,38 +64,6 @@ def test_every_option_of_every_command_has_help_and_examples():
                     and action.dest != "help":
                 assert f"default: {action.default}" in " ".join(text.split()), \
                     f"{name} {action.option_strings[0]}"
-
-
-def test_verify_list_and_explain(capsys):
-    assert main(["verify", "--list"]) == 0
-    listed = capsys.readouterr().out.splitlines()
-    from attndepth.framework.registry import all_claims
-
-    assert [line.split()[0] for line in listed] == list(all_claims())
-    assert main(["verify", "--explain", "yuzhang.linear-rate-postln"]) == 0
-    out = capsys.readouterr().out
-    assert "src/attndepth/theory/similarity.py" in out
-    assert "src/attndepth/figures/postln_rate.py" in out
-    assert main(["verify", "--explain", "nope"]) == 2
-    assert "unknown claim" in capsys.readouterr().err
-
-
-def test_figures_list(capsys):
-    assert main(["figures", "--list"]) == 0
-    assert "postln_rate" in capsys.readouterr().out
-
-
-def test_verify_exits_1_on_an_error_verdict(monkeypatch, capsys):
-    from attndepth.framework import registry as claims
-
-    def verify(seed):
-        raise ZeroDivisionError("no")
-
-    monkeypatch.setitem(claims._REGISTRY, "test.broken",
-                        claims.Claim("test.broken", "s", "s", "t", verify,
-                                     {"quick": {}, "full": {}}))
-    assert main(["verify", "--claim", "test.broken"]) == 1
-    assert "ERROR" in capsys.readouterr().out
 
 
 NON_ASCII_DIGITS = st.text(st.characters(categories=["Nd"]).filter(lambda c: not c.isascii()),

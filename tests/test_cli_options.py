@@ -11,10 +11,10 @@ from attndepth.simulations.settings import setting
 
 @dataclass(frozen=True)
 class Example:
-    size: int = setting(help="a size", metavar="S")
-    scale: float = setting(1.5, help="a scale")
-    mode: str = setting("a", help="a mode", choices=("a", "b"))
-    fast_path: bool = setting(False, help="a flag")
+    size: int = setting(description="a size", symbol="S")
+    scale: float = setting(1.5, description="a scale")
+    mode: str = setting("a", description="a mode", choices=("a", "b"))
+    fast_path: bool = setting(False, description="a flag")
 
 
 def parser_for(**keywords) -> argparse.ArgumentParser:

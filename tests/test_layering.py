@@ -158,3 +158,18 @@ def test_the_error_vocabulary_imports_nothing_of_attndepth():
     # the standard library only: every layer may import it
     assert not _imported(PACKAGE / "errors.py") & {FRONT_DOOR, *LAYERS}
     assert all(name in sys.stdlib_module_names for name in _imported(PACKAGE / "errors.py"))
+
+
+def test_the_command_line_hub_is_thin_and_nothing_imports_it():
+    """``cli/main.py`` assembles the subcommands and maps errors to exit codes; each
+    subcommand lives in its own module and shares plumbing through ``cli/_parsing``."""
+    main = PACKAGE / "cli" / "main.py"
+    assert len(main.read_text().splitlines()) < 200
+    for path in PACKAGE.rglob("*.py"):
+        if path == main:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert node.module != "attndepth.cli.main", f"{path} imports cli.main"
+            elif isinstance(node, ast.Import):
+                assert all(a.name != "attndepth.cli.main" for a in node.names), path

@@ -11,18 +11,18 @@ from attndepth.simulations.settings import configure, setting, settings_of
 
 @dataclass(frozen=True)
 class Example:
-    size: int = setting(help="a size", metavar="S")
-    scale: float = setting(1.5, help="a scale")
-    mode: str = setting("a", help="a mode", choices=("a", "b"))
-    window: int | None = setting(None, help="an optional window")
-    flag: bool = setting(False, help="a flag")
+    size: int = setting(description="a size", symbol="S")
+    scale: float = setting(1.5, description="a scale")
+    mode: str = setting("a", description="a mode", choices=("a", "b"))
+    window: int | None = setting(None, description="an optional window")
+    flag: bool = setting(False, description="a flag")
     internal: int = 0
 
 
 def test_settings_carry_type_default_help_and_choices():
     found = settings_of(Example)
     assert list(found) == ["size", "scale", "mode", "window", "flag"]  # not the internal field
-    assert found["size"].kind is int and found["size"].required and found["size"].metavar == "S"
+    assert found["size"].kind is int and found["size"].required and found["size"].symbol == "S"
     assert found["scale"].default == 1.5 and not found["scale"].required
     assert found["mode"].choices == ("a", "b")
     assert found["window"].kind is int and found["window"].optional
@@ -39,7 +39,7 @@ def test_settings_of_a_chosen_subset_keep_its_order_and_name_the_unknown():
 def test_a_setting_must_be_a_scalar():
     @dataclass(frozen=True)
     class Bad:
-        sizes: tuple = setting((), help="not a scalar")
+        sizes: tuple = setting((), description="not a scalar")
 
     with pytest.raises(TypeError, match="must be one of bool"):
         settings_of(Bad)

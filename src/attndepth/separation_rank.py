@@ -195,21 +195,23 @@ class RankOptions:
     """
 
     prime: int | None = setting(
-        None, metavar="P", help=f"prime of the field (default: {BLOCK_PRIME}, the largest "
-                                f"below 2^26, for blocks; {DEFAULT_PRIME} for exact)")
-    margin: int = setting(DEFAULT_MARGIN, metavar="M",
-                          help="saturation: rank <= grid size - margin (integer from 1 to 1024)")
+        None, symbol="P", description=f"prime of the field (default: {BLOCK_PRIME}, the largest "
+                                      f"below 2^26, for blocks; {DEFAULT_PRIME} for exact)")
+    margin: int = setting(DEFAULT_MARGIN, symbol="M",
+                          description="saturation: rank <= grid size - margin (integer from 1 "
+                                      "to 1024)")
     max_points: int | None = setting(
-        None, metavar="G", help=f"largest grid per side (per block for blocks); beyond it the "
-                                f"rank is a lower bound (default: {MAX_BLOCK_POINTS} for "
-                                f"blocks, {DEFAULT_MAX_POINTS} otherwise)")
+        None, symbol="G", description=f"largest grid per side (per block for blocks); beyond "
+                                      f"it the rank is a lower bound (default: "
+                                      f"{MAX_BLOCK_POINTS} for blocks, {DEFAULT_MAX_POINTS} "
+                                      f"otherwise)")
     max_seconds: float | None = setting(
-        None, metavar="T", help=f"blocks and torus: refuse up front when the estimated time "
-                                f"exceeds T seconds (default: {MAX_BLOCK_SECONDS:.0f}, about "
-                                f"ten measured minutes; inf: no limit)")
+        None, symbol="T", description=f"blocks and torus: refuse up front when the estimated time "
+                                      f"exceeds T seconds (default: {MAX_BLOCK_SECONDS:.0f}, about "
+                                      f"ten measured minutes; inf: no limit)")
     torus_order: int | None = setting(
-        None, metavar="N", help=f"torus: rotations per coordinate plane, N^(d//2) classes "
-                                f"(default: {DEFAULT_ORDER})")
+        None, symbol="N", description=f"torus: rotations per coordinate plane, N^(d//2) classes "
+                                      f"(default: {DEFAULT_ORDER})")
     progress: bool = False
 
     def keywords(self, method: str) -> dict[str, Any]:

@@ -31,7 +31,7 @@ ATLAS_SPEC = text_kind("an atlas sweep spec", r"# The separation-rank atlas")
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``atlas`` subcommand with its ``spec`` and ``export`` actions."""
-    from attndepth.cli.main import _Parser, examples
+    from attndepth.cli._parsing import Parser, examples
 
     parser = sub.add_parser(
         "atlas", help="the separation-rank atlas: its sweep spec, or export a sweep",
@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "(resumable); `export` turns the store into the atlas file.",
         epilog=examples("attndepth atlas spec",
                         "attndepth atlas export --store atlas.sqlite"))
-    actions = parser.add_subparsers(dest="action", required=True, parser_class=_Parser,
+    actions = parser.add_subparsers(dest="action", required=True, parser_class=Parser,
                                     metavar="ACTION")
     spec = actions.add_parser(
         "spec", help="write the sweep spec of the atlas' classes",

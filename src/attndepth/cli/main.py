@@ -11,414 +11,35 @@ to report it; 130 interrupted (Ctrl-C). The error classes are in
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
-import difflib
 import importlib
 import os
 import sys
-import textwrap
 from collections.abc import Sequence
-from pathlib import Path
 
-from attndepth.errors import (
-    AttndepthError,
-    CheckFailed,
-    InvalidParameter,
-    OutputFailed,
-    WorkerDied,
+from attndepth.cli._parsing import (
+    EXIT_BAD_INPUT,
+    EXIT_CLAIM_FAILED,
+    EXIT_INTERNAL_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_WORKER_DIED,
+    BadInput,
+    Parser,
+    examples,
 )
+from attndepth.errors import AttndepthError, CheckFailed, OutputFailed, WorkerDied
 
-EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_WORKER_DIED = 0, 1, 2, 3
-EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED = 4, 130
+__all__ = ["EXIT_BAD_INPUT", "EXIT_CLAIM_FAILED", "EXIT_INTERNAL_ERROR", "EXIT_INTERRUPTED",
+           "EXIT_OK", "EXIT_WORKER_DIED", "SUBCOMMAND_MODULES", "build_parser", "main"]
+
 #: Frames of an internal error's traceback that are printed (the innermost).
 TRACEBACK_FRAMES = 4
 
-
-class BadInput(Exception):
-    """Raised by the argument parser instead of printing usage and exiting."""
-
-
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Appends each option's default (unless None, False or already in the help) and keeps
-    the examples of an epilog as written."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        if any(action.default is value for value in (None, False, argparse.SUPPRESS)) \
-                or "default" in text \
-                or not action.option_strings:
-            return text
-        return f"{text} (default: %(default)s)"
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs.setdefault("formatter_class", HelpFormatter)
-        if kwargs.get("description"):  # the formatter keeps text raw: wrap it here
-            kwargs["description"] = textwrap.fill(kwargs["description"], 79)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str):  # type: ignore[override]
-        raise BadInput(f"{self.prog}: {message}{self._suggestion(message)}")
-
-    def _suggestion(self, message: str) -> str:
-        """``; did you mean --x?`` for a mistyped option (difflib over this parser's options)."""
-        if not message.startswith("unrecognized arguments:"):
-            return ""
-        known = [option for parser in self._parsers() for action in parser._actions
-                 for option in action.option_strings]
-        guesses = []
-        for word in message.split(":", 1)[1].split():
-            option = word.split("=", 1)[0]
-            if option.startswith("-"):
-                guesses += difflib.get_close_matches(option, known, n=1, cutoff=0.6)
-        return f"; did you mean {' '.join(guesses)}?" if guesses else ""
-
-    def _parsers(self) -> list[argparse.ArgumentParser]:
-        """This parser and its subcommands' (argparse reports their leftovers here)."""
-        nested = [parser for action in self._actions
-                  if isinstance(action, argparse._SubParsersAction)
-                  for parser in action.choices.values()]
-        return [self, *nested]
-
-
-def examples(*lines: str) -> str:
-    """An epilog of example command lines (shown at the end of ``--help``)."""
-    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
-
-
-def integer(text: str) -> int:
-    """An integer argument: ASCII digits with an optional sign, nothing else.
-
-    Python's ``int()`` also accepts ``'٣'``, ``'４'`` and ``'4_0'``; a command
-    line that means a number should spell it plainly, so these are refused.
-    """
-    body = text.strip()
-    digits = body[1:] if body[:1] in "+-" else body
-    if not (digits.isascii() and digits.isdigit()):
-        raise argparse.ArgumentTypeError(f"expected an integer (ASCII digits), got {text!r}")
-    return int(body)
-
-
-def _non_negative_int(text: str) -> int:
-    value = integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
-
-
-def cmd_verify(args: argparse.Namespace) -> int:
-    from attndepth.cli.outputs import REPORT, emit, output_option
-    from attndepth.framework.registry import (
-        all_claims,
-        default_claims,
-        explain,
-        get_claim,
-        load_claims,
-        run_claims,
-    )
-    from attndepth.framework.report import render
-    from attndepth.framework.verdicts import FAILING, Verdict
-
-    # the report's file is checked before any claim runs: a refusal costs nothing
-    args.out = output_option(args.out, REPORT, "--out", reading=tuple(args.claims or ()))
-    loaded = [claim_id for source in args.claims or [] for claim_id in load_claims(source)]
-    if loaded and not args.claim:
-        args.claim = loaded  # --claims FILE alone runs the claims of FILE
-    _check_figures(loaded)
-
-    if args.list:
-        claims = all_claims()
-        width = max(len(claim_id) for claim_id in claims)
-        for claim_id, found in claims.items():
-            label = " (conjecture)" if found.conjecture else ""
-            if not found.by_default:
-                label += " (not run by default: name it with --claim)"
-            print(f"{claim_id:<{width}}  {found.statement}{label}")
-        return EXIT_OK
-    if args.explain:
-        for claim_id in args.explain:
-            get_claim(claim_id)  # every id is checked before anything prints
-        print("\n\n".join(explain(claim_id) for claim_id in args.explain))
-        return EXIT_OK
-    if args.member is not None:
-        return _verify_member(args)
-    if args.search:
-        return _search(args)
-
-    def progress(claim_id: str) -> None:
-        if sys.stderr.isatty():
-            print(f"running {claim_id} ...", file=sys.stderr)
-
-    # a user's claims (--claims) are run with their wrong theory too, unless --no-wrong-theory
-    wrong = (loaded if args.wrong_theory is None else
-             (args.claim or default_claims()) if args.wrong_theory else [])
-    results = run_claims(args.claim, args.preset, args.seed, progress=progress,
-                         wrong_theory=wrong)
-    emit(render(results, args.format, args.preset, args.seed), args.out)
-    broken = [r for r in results if r.id in loaded and r.verdict == Verdict.ERROR]
-    for result in broken:  # a user's claim that could not be run: bad input, one line each
-        print(f"attndepth: error: claim {result.id!r} could not be run: {result.outcome.note}; "
-              f"fix its file and rerun with --claim {result.id}", file=sys.stderr)
-    if broken:
-        return EXIT_BAD_INPUT
-    failed = any(r.verdict in FAILING or r.wrong_theory_caught is False
-                 for r in results)
-    return EXIT_CLAIM_FAILED if failed else EXIT_OK
-
-
-def _check_figures(claim_ids: list[str]) -> None:
-    """Every figure a user's claim names is registered (one clear error otherwise)."""
-    from attndepth.figures.registry import check_figure_name
-    from attndepth.framework.registry import get_claim
-
-    for claim_id in claim_ids:
-        found = get_claim(claim_id)
-        if found.figure:
-            check_figure_name(found.figure, claim_id)
-
-
-def _verify_member(args: argparse.Namespace) -> int:
-    """``verify --claim ID --member JSON``: one family member (reproduces a counterexample)."""
-    import json
-
-    from attndepth.cli.outputs import emit
-    from attndepth.framework.registry import get_claim, run_claim
-    from attndepth.framework.report import render
-    from attndepth.framework.verdicts import FAILING
-
-    if not args.claim or len(args.claim) != 1:
-        raise InvalidParameter("--member needs exactly one --claim")
-    found = get_claim(args.claim[0])
-    if found.family is None:
-        raise InvalidParameter(f"claim {found.id!r} declares no family")
-    try:
-        member = json.loads(args.member)
-    except json.JSONDecodeError as error:
-        raise InvalidParameter(f"--member must be a JSON object: {error}") from None
-    if not isinstance(member, dict) or set(member) != set(found.family.parameters):
-        raise InvalidParameter(f"--member must be a JSON object with the keys "
-                               f"{', '.join(found.family.parameters)}")
-    result = run_claim(found.id, args.preset, args.seed, **found.family.kwargs(member))
-    # the member's own values decide, not the reshaped keyword arguments
-    result = dataclasses.replace(result, in_family=bool(found.family.includes(member)))
-    if not result.in_family:
-        print(f"attndepth: note: {args.member} lies outside the family of {found.id} "
-              f"({found.family.describe()}): its verdict is not the claim's",
-              file=sys.stderr)
-    emit(render([result], args.format, args.preset, args.seed), args.out)
-    return EXIT_CLAIM_FAILED if result.verdict in FAILING else EXIT_OK
-
-
-def _search(args: argparse.Namespace) -> int:
-    """``verify --search``: each claim's family, exhaustively then with hypothesis."""
-    import csv
-
-    from attndepth.cli.outputs import COUNTEREXAMPLES, emit, output_option
-    from attndepth.framework.registry import all_claims, get_claim, is_users
-    from attndepth.framework.report import TABLE_WIDTH, dumps
-    from attndepth.framework.search import counterexample_rows, search_claim
-    from attndepth.framework.verdicts import FAILING
-
-    ids = args.claim or [c for c, found in all_claims().items()
-                         if found.family is not None and found.by_default]
-    for claim_id in ids:
-        if get_claim(claim_id).family is None:
-            raise InvalidParameter(f"claim {claim_id!r} declares no family to search")
-    if args.counterexamples and Path(args.counterexamples).suffix not in (".csv", ".json"):
-        raise InvalidParameter("--counterexamples must name a .csv or .json file")
-    table = output_option(args.counterexamples, COUNTEREXAMPLES, "--counterexamples",
-                          reading=(args.store, *(args.claims or ())))
-    if table is not None and args.out is not None and table.target == args.out.target:
-        raise InvalidParameter("--out and --counterexamples name the same file: give two")
-    reports = []
-    for claim_id in ids:  # progress: a bar on a terminal, one line per member otherwise
-        reports.append(search_claim(claim_id, args.seed, args.draws, args.store,
-                                    args.scheduler, args.workers, progress=None))
-    if args.format == "json":
-        emit(dumps([r.as_dict() for r in reports]), args.out)
-    else:
-        lines = []
-        for report in reports:
-            label = " (conjecture)" if report.conjecture else ""
-            lines.append(f"{report.verdict.upper():<13} {report.claim}{label}  "
-                         f"({report.seconds:.1f} s)")
-            blocks = [("family", report.family), ("checked", report.summary())]
-            blocks += [("error", _member_line(r)) for r in report.errors[:3]]
-            for label, text in blocks:
-                lines += textwrap.wrap(text, TABLE_WIDTH, initial_indent=f"    {label:<10} ",
-                                       subsequent_indent=" " * 15, break_on_hyphens=False,
-                                       break_long_words=False)
-        emit("\n".join(lines), args.out)
-    if table is not None:
-        rows = counterexample_rows(reports)
-        if table.path.suffix == ".json":
-            table.write_text(dumps(rows) + "\n")
-        else:
-            keys = list(dict.fromkeys(k for row in rows for k in row)) or ["claim"]
-            with table.open("w", newline="") as handle:
-                writer = csv.DictWriter(handle, keys)
-                writer.writeheader()
-                writer.writerows(rows)
-    broken = [r for r in reports if r.errors and is_users(get_claim(r.claim))]
-    for report in broken:  # a user's claim that raised: its code, not the theory
-        first = report.errors[0]
-        member = ", ".join(f"{k}={v}" for k, v in first.member.items())
-        print(f"attndepth: error: {first.note} (member {member}; {len(report.errors)} "
-              f"member(s) raised); fix its file and rerun", file=sys.stderr)
-    if broken:
-        return EXIT_BAD_INPUT
-    failed = any(r.verdict in FAILING for r in reports)
-    return EXIT_CLAIM_FAILED if failed else EXIT_OK
-
-
-def _member_line(result) -> str:
-    return ", ".join(f"{k}={v}" for k, v in result.member.items()) + f": {result.note}"
-
-
-def cmd_figures(args: argparse.Namespace) -> int:
-    from attndepth.figures.registry import (
-        all_figures,
-        figure_files,
-        write_figure,
-        write_store_figure,
-    )
-    from attndepth.framework.registry import load_claims
-
-    before = set(all_figures())
-    loaded = [claim_id for source in args.claims or [] for claim_id in load_claims(source)]
-    _check_figures(loaded)
-    theirs = [name for name in all_figures() if name not in before]
-    if args.claims and not theirs and not args.only:
-        raise InvalidParameter(f"{', '.join(args.claims)} registered no figure (decorate a "
-                               f"compute function with @attndepth.figure)")
-    if args.list:
-        known = all_figures()
-        width = max(len(name) for name in known)
-        for name, module in known.items():
-            print(f"{name:<{width}}  {module.DESCRIPTION}")
-        return EXIT_OK
-    if args.store:
-        paths = write_store_figure(Path(args.store), Path(args.out))
-        print(" ".join(str(p) for p in paths))
-        return EXIT_OK
-    names = args.only or theirs or list(all_figures())  # --claims alone: their figures
-    known = all_figures()
-    for name in names:
-        if name not in known:
-            raise InvalidParameter(f"unknown figure {name!r}; known: {', '.join(known)}")
-    for name in names:  # every file is checked before the first figure is computed
-        figure_files(name, Path(args.out))
-    for name in names:
-        paths = write_figure(name, Path(args.out), args.preset, args.seed)
-        print(" ".join(str(p) for p in paths))
-    return EXIT_OK
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser, one subparser per command."""
-    from attndepth.framework.registry import PRESETS
-    from attndepth.framework.report import FORMATS
-
-    parser = _Parser(prog="attndepth", description=__doc__.splitlines()[0],
-                     epilog=examples("attndepth verify", "attndepth verify --list",
-                                     "attndepth seprank --width 2 --depth 3 --tokens 4",
-                                     "attndepth COMMAND --help"))
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
-                                metavar="COMMAND")
-
-    verify = sub.add_parser(
-        "verify", help="run every claim: theory against measurement",
-        description="Run the registered claims and print one row per claim with its "
-                    "prediction, measurement, tolerance and verdict. Exit code 1 when a "
-                    "claim fails.",
-        epilog=examples("attndepth verify",
-                        "attndepth verify --claims my_claims.py --search",
-                        "attndepth verify --search --claim levine.bound-tightness --store s.sqlite",
-                        "attndepth verify --explain levine.threshold"))
-    verify.add_argument("--preset", choices=PRESETS, default="quick",
-                        help="parameter set: quick (seconds) or full (publication numbers)")
-    verify.add_argument("--claim", action="append", metavar="ID",
-                        help="run only this claim (repeatable; ids: --list); default: every claim "
-                             "except those that train networks")
-    verify.add_argument("--format", choices=FORMATS, default="table",
-                        help="report format")
-    verify.add_argument("--out", metavar="FILE", help="write the report to FILE instead of "
-                        "standard output (an existing FILE is replaced only if it is an "
-                        "earlier report; checked before any claim runs)")
-    verify.add_argument("--seed", type=_non_negative_int, default=0,
-                        help="base seed (integer >= 0) of every random draw")
-    verify.add_argument("--claims", action="append", metavar="PATH_OR_MODULE",
-                        help="load your own claims from a .py file or an importable module "
-                             "(repeatable); without --claim, run only those")
-    verify.add_argument("--wrong-theory", action=argparse.BooleanOptionalAction, default=None,
-                        help="also run each claim with its wrong theory in place and exit 1 "
-                             "when that does not fail (default: on for the claims of "
-                             "--claims, off for the built-in ones)")
-    verify.add_argument("--list", action="store_true",
-                        help="list the claims with their one-sentence statements and exit")
-    verify.add_argument("--search", action="store_true",
-                        help="check each claim on its whole family: every member of the "
-                             "exhaustive part, then hypothesis draws beyond it; report how far "
-                             "and the smallest counterexample")
-    verify.add_argument("--draws", type=_non_negative_int, default=20,
-                        help="with --search: hypothesis draws per claim after the exhaustive "
-                             "part (integer >= 0)")
-    verify.add_argument("--store", metavar="FILE",
-                        help="with --search: SQLite store of the exhaustive part; a rerun "
-                             "resumes it (default: a temporary store)")
-    verify.add_argument("--workers", type=_non_negative_int, default=None, metavar="N",
-                        help="with --search: worker processes (default: all cores)")
-    verify.add_argument("--scheduler", default="local",
-                        help="with --search: local | dask-local | tcp://HOST:PORT")
-    verify.add_argument("--counterexamples", metavar="FILE",
-                        help="with --search: write every counterexample as rows of a .csv "
-                             "or .json file (replacing only an earlier such table)")
-    verify.add_argument("--member", metavar="JSON",
-                        help="run the one --claim on one member of its family, e.g. "
-                             "'{\"width\": 3, \"depth\": 2}' (reproduces a counterexample)")
-    verify.add_argument("--explain", action="append", metavar="ID",
-                        help="print where claim ID lives (verify function, theory, "
-                             "simulation, test, figure, wrong theory, presets) and exit; "
-                             "repeatable")
-    verify.set_defaults(handler=cmd_verify)
-
-    figures = sub.add_parser(
-        "figures", help="draw the figures (PDF, PNG and the CSV of their data)",
-        description="Compute and draw each registered figure with the presets of the "
-                    "claims it shows; write NAME.pdf, NAME.png and NAME.csv.",
-        epilog=examples("attndepth figures --list",
-                        "attndepth figures --only allocation --preset full",
-                        "attndepth figures --claims my_claims.py --out figs",
-                        "attndepth figures --store sweep.sqlite --out figs"))
-    figures.add_argument("--out", default="figures-out", metavar="DIR",
-                         help="output directory (created if missing); NAME.pdf, .png and .csv "
-                              "there are replaced only if they are earlier figures")
-    figures.add_argument("--only", action="append", metavar="NAME",
-                         help="draw only this figure (repeatable; names: --list); "
-                              "default: all")
-    figures.add_argument("--preset", choices=PRESETS, default="quick",
-                         help="sizes: the presets of the claims each figure shows")
-    figures.add_argument("--seed", type=_non_negative_int, default=0,
-                         help="base seed (integer >= 0)")
-    figures.add_argument("--store", metavar="FILE",
-                         help="draw from a sweep store instead: t_sim vs depth (similarity "
-                              "sweeps) or loss vs depth and t_sim per layer (training sweeps)")
-    figures.add_argument("--claims", action="append", metavar="PATH_OR_MODULE",
-                         help="load your claims and figures (@attndepth.figure) from a .py "
-                              "file or module (repeatable); without --only, draw only theirs")
-    figures.add_argument("--list", action="store_true",
-                         help="list the figures with one line each and exit")
-    figures.set_defaults(handler=cmd_figures)
-
-    for module in SUBCOMMAND_MODULES:
-        importlib.import_module(module).register(sub)
-    return parser
-
-
-#: Modules adding further subcommands with ``register(subparsers)``.
+#: The subcommands, in the order ``--help`` lists them: each module adds its own with
+#: ``register(subparsers)``.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "attndepth.cli.verify",
+    "attndepth.cli.figures",
     "attndepth.cli.atlas",
     "attndepth.cli.map",
     "attndepth.cli.plan",
@@ -428,6 +49,22 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "attndepth.cli.store",
     "attndepth.cli.train",
 )
+
+
+def build_parser() -> Parser:
+    """The full parser, one subparser per command."""
+    parser = Parser(prog="attndepth",
+                    description="Check the theory of how deep self-attention can usefully "
+                                "go: claims against seeded measurements, separation ranks, "
+                                "sweeps and figures.",
+                    epilog=examples("attndepth verify", "attndepth verify --list",
+                                    "attndepth seprank --width 2 --depth 3 --tokens 4",
+                                    "attndepth COMMAND --help"))
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser,
+                                metavar="COMMAND")
+    for module in SUBCOMMAND_MODULES:
+        importlib.import_module(module).register(sub)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -469,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _first_line(error: BaseException) -> str:
     text = str(error)
     return text.splitlines()[0] if text else type(error).__name__
+
+
 
 if __name__ == "__main__":
     sys.exit(main())

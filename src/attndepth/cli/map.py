@@ -15,7 +15,7 @@ from attndepth.simulations.output_files import CSV_TABLE, PDF, PNG, OutputFile, 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``map`` subcommand."""
-    from attndepth.cli.main import _non_negative_int, examples
+    from attndepth.cli._parsing import examples, non_negative_int
     from attndepth.framework.registry import PRESETS
 
     parser = sub.add_parser(
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="values of one parameter (repeatable: the product is mapped)")
     parser.add_argument("--preset", choices=PRESETS, default="quick",
                         help="where the other parameters come from")
-    parser.add_argument("--seed", type=_non_negative_int, default=0,
+    parser.add_argument("--seed", type=non_negative_int, default=0,
                         help="base seed (integer >= 0) of every seed sample")
     parser.add_argument("--value", metavar="KEY",
                         help="for a claim without an estimate: the numeric outcome value "

@@ -36,9 +36,9 @@ def add_settings(parser: argparse.ArgumentParser, cls: type,
     defaults : the command's own defaults where they differ from the dataclass's.
 
     A ``bool`` setting whose default is False becomes a flag; an ``int`` takes
-    ASCII digits only (:func:`attndepth.cli.main.integer`).
+    ASCII digits only (:func:`attndepth.cli._parsing.integer`).
     """
-    from attndepth.cli.main import integer
+    from attndepth.cli._parsing import integer
 
     defaults = defaults or {}
     for setting in settings_of(cls, names).values():
@@ -47,13 +47,13 @@ def add_settings(parser: argparse.ArgumentParser, cls: type,
         if setting.kind is bool:
             if default is not False or setting.name in required:
                 raise TypeError(f"{cls.__name__}.{setting.name}: a flag must default to False")
-            parser.add_argument(flag, action="store_true", help=setting.help)
+            parser.add_argument(flag, action="store_true", help=setting.description)
             continue
         convert = {int: integer, float: float, str: str}[setting.kind]
         needed = setting.name in required or default is MISSING
         parser.add_argument(flag, type=convert, required=needed,
-                            default=None if needed else default, metavar=setting.metavar,
-                            choices=setting.choices, help=setting.help)
+                            default=None if needed else default, metavar=setting.symbol,
+                            choices=setting.choices, help=setting.description)
 
 
 def configure_from(cls: type, args: argparse.Namespace, **extra: Any) -> Any:

@@ -38,7 +38,7 @@ def _float(text: str) -> float:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``plan`` subcommand."""
-    from attndepth.cli.main import examples
+    from attndepth.cli._parsing import examples
 
     plan = sub.add_parser(
         "plan", help="optimal depth/width from Levine et al.'s rule",

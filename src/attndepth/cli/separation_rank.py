@@ -33,7 +33,7 @@ from attndepth.simulations.exact.separation_rank import (
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``seprank`` subcommand."""
-    from attndepth.cli.main import examples, integer
+    from attndepth.cli._parsing import examples, integer
 
     parser = sub.add_parser(
         "seprank", help="certified separation rank of f = y^{L,i}_p",

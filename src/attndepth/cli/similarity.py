@@ -37,7 +37,7 @@ SIMILARITY_SETTINGS: tuple[str, ...] = (
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``similarity`` subcommand."""
-    from attndepth.cli.main import examples, integer
+    from attndepth.cli._parsing import examples, integer
 
     parser = sub.add_parser(
         "similarity", help="t_sim, log-odds, cosine per layer and the escalation rate",

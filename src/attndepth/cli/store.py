@@ -10,7 +10,7 @@ from attndepth.simulations.sweeps.store import check_store, recover_store
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``store`` subcommand with its ``check`` and ``recover`` actions."""
-    from attndepth.cli.main import _Parser, examples
+    from attndepth.cli._parsing import Parser, examples
 
     parser = sub.add_parser(
         "store", help="check a sweep store, or recover its readable rows",
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "every row SQLite can still read from a damaged store into a new one.",
         epilog=examples("attndepth store check sweep.sqlite",
                         "attndepth store recover sweep.sqlite --to rescued.sqlite"))
-    actions = parser.add_subparsers(dest="action", required=True, parser_class=_Parser,
+    actions = parser.add_subparsers(dest="action", required=True, parser_class=Parser,
                                     metavar="ACTION")
     check = actions.add_parser(
         "check", help="integrity check and row count; exit 1 if damaged",

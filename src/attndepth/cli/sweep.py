@@ -14,7 +14,7 @@ from attndepth.simulations.sweeps.sweep import load_spec, run_sweep
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``sweep`` subcommand."""
-    from attndepth.cli.main import examples, integer
+    from attndepth.cli._parsing import examples, integer
 
     parser = sub.add_parser(
         "sweep", help="run a parameter sweep; reruns compute only what is missing",

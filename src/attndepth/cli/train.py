@@ -23,7 +23,7 @@ TRAIN_SETTINGS: tuple[str, ...] = ("steps", "batch", "learning_rate", "warmup",
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``train`` subcommand."""
-    from attndepth.cli.main import examples, integer
+    from attndepth.cli._parsing import examples, integer
 
     parser = sub.add_parser(
         "train", help="train one stack on associative recall (the train extra)",

@@ -3,12 +3,13 @@
 A configuration dataclass (:class:`~attndepth.simulations.models.stacks.StackConfig`,
 :class:`~attndepth.simulations.models.jax_model.TrainingSettings`,
 :class:`~attndepth.simulations.exact.separation_rank.SeparationRankConfig`) declares each
-user-facing field with :func:`setting`: its default, a one-line help and,
-where the values are a closed set, the choices. :func:`settings_of` reads the
+user-facing field with :func:`setting`: its default, a one-line description in
+the words of the model (never of a command line), the symbol it is written with
+and, where the values are a closed set, the choices. :func:`settings_of` reads the
 fields back with their resolved types. The command line
 (:mod:`attndepth.cli.options`) derives its options from them and the sweeps
 (:mod:`attndepth.simulations.sweeps.observables`) their parameter schemas, so a
-default, a help text or a choice is never restated. Values are checked once,
+default, a description or a choice is never restated. Values are checked once,
 by the dataclass's own ``__post_init__`` (with :mod:`attndepth.simulations.validation`).
 """
 
@@ -36,8 +37,9 @@ class Setting:
     kind : its scalar type, one of :data:`SCALAR_TYPES`.
     default : its default; ``MISSING`` when the field has none (required).
     optional : whether ``None`` is allowed (an annotation ``kind | None``).
-    help : one line for ``--help`` and the documentation.
-    metavar : the value's name in ``--help`` (None: argparse's).
+    description : one line: what the value is and its range, naming other settings
+        by their names.
+    symbol : the symbol the value is written with (``L``, ``d``; None: none).
     choices : the allowed values of a string setting (None: any).
     """
 
@@ -45,8 +47,8 @@ class Setting:
     kind: type
     default: Any
     optional: bool
-    help: str
-    metavar: str | None = None
+    description: str
+    symbol: str | None = None
     choices: tuple[str, ...] | None = None
 
     @property
@@ -55,22 +57,22 @@ class Setting:
         return self.default is MISSING
 
 
-def setting(default: Any = MISSING, *, help: str, metavar: str | None = None,  # noqa: A002
+def setting(default: Any = MISSING, *, description: str, symbol: str | None = None,
             choices: Sequence[str] | None = None) -> Any:
-    """A dataclass field carrying its help text (and metavar, choices) in its metadata.
+    """A dataclass field carrying its description (and symbol, choices) in its metadata.
 
     Parameters
     ----------
     default : the field's default; omit it for a required field.
-    help : one line describing the value and its range (for ``--help``).
-    metavar : the value's name in ``--help``.
+    description : one line describing the value and its range.
+    symbol : the symbol the value is written with.
     choices : the allowed values of a string field.
 
     Returns
     -------
     A :func:`dataclasses.field`.
     """
-    metadata = {"help": help, "metavar": metavar,
+    metadata = {"description": description, "symbol": symbol,
                 "choices": None if choices is None else tuple(choices)}
     return field(default=default, metadata=metadata)
 
@@ -109,11 +111,11 @@ def settings_of(cls: type, names: Sequence[str] | None = None) -> dict[str, Sett
     hints = typing.get_type_hints(cls)
     described = {}
     for spec in fields(cls):
-        if "help" not in spec.metadata:
+        if "description" not in spec.metadata:
             continue
         kind, optional = _scalar_type(cls, spec.name, hints[spec.name])
         described[spec.name] = Setting(spec.name, kind, spec.default, optional,
-                                       spec.metadata["help"], spec.metadata["metavar"],
+                                       spec.metadata["description"], spec.metadata["symbol"],
                                        spec.metadata["choices"])
     if names is None:
         return described

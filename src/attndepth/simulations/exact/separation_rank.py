@@ -75,13 +75,13 @@ MAX_EVALUATION_WORK = 2e11
 class SeparationRankConfig:
     """The network and the function f = y^{L,i}_p whose separation rank is measured."""
 
-    width: int = setting(help="width d (integer >= 1)", metavar="D")
-    depth: int = setting(help="layers L (integer >= 0)", metavar="L")
-    heads: int = setting(1, help="heads (integer >= 1 dividing d)", metavar="H")
-    tokens: int = setting(2, help="positions N (integer >= 2)", metavar="N")
+    width: int = setting(description="width d (integer >= 1)", symbol="D")
+    depth: int = setting(description="layers L (integer >= 0)", symbol="L")
+    heads: int = setting(1, description="heads (integer >= 1 dividing d)", symbol="H")
+    tokens: int = setting(2, description="positions N (integer >= 2)", symbol="N")
     partition: str = setting(
-        "balanced", help="balanced | interleaved | sizes=A/B (A positions in P, B in Q) | "
-                         "explicit P/Q like 0,1/2,3 (output position i = 0 must be in P)")
+        "balanced", description="balanced | interleaved | sizes=A/B (A positions in P, B in Q) | "
+                                "explicit P/Q like 0,1/2,3 (output position i = 0 must be in P)")
     residual: int = 0
     position: int = 0
     coordinate: int = 0

@@ -138,41 +138,41 @@ class StackConfig:
     variants read as before.
     """
 
-    variant: str = setting("post-ln", help="block variant", choices=VARIANTS)
-    depth: int = setting(16, help="number of blocks (integer >= 0)", metavar="L")
-    tokens: int = setting(16, help="tokens per sequence (integer >= 1)", metavar="N")
-    width: int = setting(32, help="model width (integer >= 1, divisible by --heads)",
-                         metavar="D")
-    heads: int = setting(1, help="attention heads (integer >= 1 dividing the width)",
-                         metavar="H")
-    tau: float = setting(1.0, help="de-escalation strength in [0, 1] (where the block "
-                                   "de-escalates)", metavar="T")
-    temperature: float = setting(1.0, help="softmax temperature (number > 0)", metavar="B")
-    causal: bool = setting(False, help="causal (lower-triangular) mask")
-    ffn: bool = setting(False, help="add a ReLU feed-forward sublayer (hidden width 4d) to "
-                                    "every block")
+    variant: str = setting("post-ln", description="block variant", choices=VARIANTS)
+    depth: int = setting(16, description="number of blocks (integer >= 0)", symbol="L")
+    tokens: int = setting(16, description="tokens per sequence (integer >= 1)", symbol="N")
+    width: int = setting(32, description="model width (integer >= 1, divisible by heads)",
+                         symbol="D")
+    heads: int = setting(1, description="attention heads (integer >= 1 dividing the width)",
+                         symbol="H")
+    tau: float = setting(1.0, description="de-escalation strength in [0, 1] (where the block "
+                                          "de-escalates)", symbol="T")
+    temperature: float = setting(1.0, description="softmax temperature (number > 0)", symbol="B")
+    causal: bool = setting(False, description="causal (lower-triangular) mask")
+    ffn: bool = setting(False, description="add a ReLU feed-forward sublayer (hidden width 4d) to "
+                                           "every block")
     residual_scale: float = setting(
-        1.0, help="scale of every residual branch, X + B*F(X) (number > 0; Noci et al. use "
-                  "1/sqrt(L); not for --variant pure)", metavar="B")
+        1.0, description="scale of every residual branch, X + B*F(X) (number > 0; Noci et al. use "
+                         "1/sqrt(L); not for variant pure)", symbol="B")
     window: int | None = setting(
-        None, help="local attention: token i sees the tokens j with abs(i - j) < W (with "
-                   "--causal: the W tokens up to i); integer >= 1, default all", metavar="W")
-    dtype: str = setting("float64", help="float32 runs 1.3-2x faster; fine for t_sim and "
-                                         "log-odds, not for rounding-level checks",
+        None, description="local attention: token i sees the tokens j with abs(i - j) < W (with "
+                          "causal: the W tokens up to i); integer >= 1, default all", symbol="W")
+    dtype: str = setting("float64", description="float32 runs 1.3-2x faster; fine for t_sim and "
+                                                "log-odds, not for rounding-level checks",
                          choices=DTYPES)
     skip_scale: float = setting(
-        1.0, help="scale of the skip path, N(A*X + F(X)) (number > 0; DeepNorm takes A > 1; "
-                  "not for --variant pure)", metavar="A")
+        1.0, description="scale of the skip path, N(A*X + F(X)) (number > 0; DeepNorm takes A > 1; "
+                         "not for variant pure)", symbol="A")
     norm: str | None = setting(
-        None, help="normalisation placement in place of the variant's: none, pre, post, or "
-                   "peri (normalise the branch's input and output)", choices=NORM_PLACEMENTS)
-    norm_kind: str = setting("layer", help="layer (LayerNorm) or rms (RMSNorm)",
+        None, description="normalisation placement in place of the variant's: none, pre, post, or "
+                          "peri (normalise the branch's input and output)", choices=NORM_PLACEMENTS)
+    norm_kind: str = setting("layer", description="layer (LayerNorm) or rms (RMSNorm)",
                              choices=NORM_KINDS)
     deescalation: str | None = setting(
-        None, help="de-escalation (I - tau*Pi) in place of the variant's: none, branch "
-                   "(placement a) or sum (placement b)", choices=DEESCALATIONS)
-    qk_norm: bool = setting(False, help="normalise each head's queries and keys before the "
-                                        "logits")
+        None, description="de-escalation (I - tau*Pi) in place of the variant's: none, branch "
+                          "(placement a) or sum (placement b)", choices=DEESCALATIONS)
+    qk_norm: bool = setting(False, description="normalise each head's queries and keys before the "
+                                               "logits")
     sublayer: Sublayer | None = None
     block: BlockSpec = field(init=False, repr=False, compare=False)
 

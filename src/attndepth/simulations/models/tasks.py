@@ -41,8 +41,8 @@ class RecallTask:
     Token ids: keys 0 … keys − 1, values keys … keys + values − 1.
     """
 
-    pairs: int = setting(4, help="key-value pairs per sequence (integer >= 1; with "
-                                 "4 keys per pair and 16 values)", metavar="M")
+    pairs: int = setting(4, description="key-value pairs per sequence (integer >= 1; with "
+                                        "4 keys per pair and 16 values)", symbol="M")
     keys: int = 16
     values: int = 16
 

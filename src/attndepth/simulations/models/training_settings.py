@@ -26,16 +26,16 @@ class TrainingSettings:
     evaluation_size : validation sequences per evaluation.
     """
 
-    steps: int = setting(600, help="optimiser steps (integer >= 1)", metavar="S")
-    batch: int = setting(64, help="sequences per step (integer >= 1)", metavar="B")
-    learning_rate: float = setting(3e-3, help="Adam's peak learning rate (number > 0)",
-                                   metavar="LR")
-    warmup: int = setting(0, help="steps of linear learning-rate warm-up (integer >= 0)",
-                          metavar="W")
-    evaluate_every: int = setting(100, help="steps between evaluations (integer >= 1)",
-                                  metavar="E")
-    evaluation_size: int = setting(256, help="validation sequences per evaluation "
-                                             "(integer >= 1)", metavar="V")
+    steps: int = setting(600, description="optimiser steps (integer >= 1)", symbol="S")
+    batch: int = setting(64, description="sequences per step (integer >= 1)", symbol="B")
+    learning_rate: float = setting(3e-3, description="Adam's peak learning rate (number > 0)",
+                                   symbol="LR")
+    warmup: int = setting(0, description="steps of linear learning-rate warm-up (integer >= 0)",
+                          symbol="W")
+    evaluate_every: int = setting(100, description="steps between evaluations (integer >= 1)",
+                                  symbol="E")
+    evaluation_size: int = setting(256, description="validation sequences per evaluation "
+                                                    "(integer >= 1)", symbol="V")
 
     def __post_init__(self) -> None:
         check_int("steps", self.steps, minimum=1)

@@ -1,0 +1,91 @@
+"""Plumbing every subcommand shares: the parser class, its help formatter, the
+argument types and the epilog of examples. Nothing here knows a subcommand; the
+subcommands import it, and :mod:`attndepth.cli.main` only assembles them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import textwrap
+
+#: The exit codes (the command line's docstring, :mod:`attndepth.cli.main`, says when).
+EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_WORKER_DIED = 0, 1, 2, 3
+EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED = 4, 130
+
+
+class BadInput(Exception):
+    """Raised by the argument parser instead of printing usage and exiting."""
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Appends each option's default (unless None, False or already in the help) and keeps
+    the examples of an epilog as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if any(action.default is value for value in (None, False, argparse.SUPPRESS)) \
+                or "default" in text \
+                or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser that raises :class:`BadInput` (one line, with a did-you-mean
+    for a mistyped option) instead of printing its usage and exiting."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        if kwargs.get("description"):  # the formatter keeps text raw: wrap it here
+            kwargs["description"] = textwrap.fill(kwargs["description"], 79)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str):  # type: ignore[override]
+        raise BadInput(f"{self.prog}: {message}{self._suggestion(message)}")
+
+    def _suggestion(self, message: str) -> str:
+        """``; did you mean --x?`` for a mistyped option (difflib over this parser's options)."""
+        if not message.startswith("unrecognized arguments:"):
+            return ""
+        known = [option for parser in self._parsers() for action in parser._actions
+                 for option in action.option_strings]
+        guesses = []
+        for word in message.split(":", 1)[1].split():
+            option = word.split("=", 1)[0]
+            if option.startswith("-"):
+                guesses += difflib.get_close_matches(option, known, n=1, cutoff=0.6)
+        return f"; did you mean {' '.join(guesses)}?" if guesses else ""
+
+    def _parsers(self) -> list[argparse.ArgumentParser]:
+        """This parser and its subcommands' (argparse reports their leftovers here)."""
+        nested = [parser for action in self._actions
+                  if isinstance(action, argparse._SubParsersAction)
+                  for parser in action.choices.values()]
+        return [self, *nested]
+
+
+def examples(*lines: str) -> str:
+    """An epilog of example command lines (shown at the end of ``--help``)."""
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def integer(text: str) -> int:
+    """An integer argument: ASCII digits with an optional sign, nothing else.
+
+    Python's ``int()`` also accepts ``'٣'``, ``'４'`` and ``'4_0'``; a command
+    line that means a number should spell it plainly, so these are refused.
+    """
+    body = text.strip()
+    digits = body[1:] if body[:1] in "+-" else body
+    if not (digits.isascii() and digits.isdigit()):
+        raise argparse.ArgumentTypeError(f"expected an integer (ASCII digits), got {text!r}")
+    return int(body)
+
+
+def non_negative_int(text: str) -> int:
+    """An integer argument >= 0 (see :func:`integer`)."""
+    value = integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value

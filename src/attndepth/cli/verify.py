@@ -1,0 +1,251 @@
+"""``attndepth verify``: run claims, explain them, search their families, or run one
+member of a family."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from attndepth.cli._parsing import (
+    EXIT_BAD_INPUT,
+    EXIT_CLAIM_FAILED,
+    EXIT_OK,
+    examples,
+    non_negative_int,
+)
+from attndepth.errors import InvalidParameter
+
+
+def register(sub: Any) -> None:
+    """Add ``verify`` to the subcommands."""
+    from attndepth.framework.registry import PRESETS
+    from attndepth.framework.report import FORMATS
+
+    verify = sub.add_parser(
+        "verify", help="run every claim: theory against measurement",
+        description="Run the registered claims and print one row per claim with its "
+                    "prediction, measurement, tolerance and verdict. Exit code 1 when a "
+                    "claim fails.",
+        epilog=examples("attndepth verify",
+                        "attndepth verify --claims my_claims.py --search",
+                        "attndepth verify --search --claim levine.bound-tightness --store s.sqlite",
+                        "attndepth verify --explain levine.threshold"))
+    verify.add_argument("--preset", choices=PRESETS, default="quick",
+                        help="parameter set: quick (seconds) or full (publication numbers)")
+    verify.add_argument("--claim", action="append", metavar="ID",
+                        help="run only this claim (repeatable; ids: --list); default: every claim "
+                             "except those that train networks")
+    verify.add_argument("--format", choices=FORMATS, default="table",
+                        help="report format")
+    verify.add_argument("--out", metavar="FILE", help="write the report to FILE instead of "
+                        "standard output (an existing FILE is replaced only if it is an "
+                        "earlier report; checked before any claim runs)")
+    verify.add_argument("--seed", type=non_negative_int, default=0,
+                        help="base seed (integer >= 0) of every random draw")
+    verify.add_argument("--claims", action="append", metavar="PATH_OR_MODULE",
+                        help="load your own claims from a .py file or an importable module "
+                             "(repeatable); without --claim, run only those")
+    verify.add_argument("--wrong-theory", action=argparse.BooleanOptionalAction, default=None,
+                        help="also run each claim with its wrong theory in place and exit 1 "
+                             "when that does not fail (default: on for the claims of "
+                             "--claims, off for the built-in ones)")
+    verify.add_argument("--list", action="store_true",
+                        help="list the claims with their one-sentence statements and exit")
+    verify.add_argument("--search", action="store_true",
+                        help="check each claim on its whole family: every member of the "
+                             "exhaustive part, then hypothesis draws beyond it; report how far "
+                             "and the smallest counterexample")
+    verify.add_argument("--draws", type=non_negative_int, default=20,
+                        help="with --search: hypothesis draws per claim after the exhaustive "
+                             "part (integer >= 0)")
+    verify.add_argument("--store", metavar="FILE",
+                        help="with --search: SQLite store of the exhaustive part; a rerun "
+                             "resumes it (default: a temporary store)")
+    verify.add_argument("--workers", type=non_negative_int, default=None, metavar="N",
+                        help="with --search: worker processes (default: all cores)")
+    verify.add_argument("--scheduler", default="local",
+                        help="with --search: local | dask-local | tcp://HOST:PORT")
+    verify.add_argument("--counterexamples", metavar="FILE",
+                        help="with --search: write every counterexample as rows of a .csv "
+                             "or .json file (replacing only an earlier such table)")
+    verify.add_argument("--member", metavar="JSON",
+                        help="run the one --claim on one member of its family, e.g. "
+                             "'{\"width\": 3, \"depth\": 2}' (reproduces a counterexample)")
+    verify.add_argument("--explain", action="append", metavar="ID",
+                        help="print where claim ID lives (verify function, theory, "
+                             "simulation, test, figure, wrong theory, presets) and exit; "
+                             "repeatable")
+    verify.set_defaults(handler=cmd_verify)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from attndepth.cli.outputs import REPORT, emit, output_option
+    from attndepth.framework.registry import (
+        all_claims,
+        default_claims,
+        explain,
+        get_claim,
+        load_claims,
+        run_claims,
+    )
+    from attndepth.framework.report import render
+    from attndepth.framework.verdicts import FAILING, Verdict
+
+    # the report's file is checked before any claim runs: a refusal costs nothing
+    args.out = output_option(args.out, REPORT, "--out", reading=tuple(args.claims or ()))
+    loaded = [claim_id for source in args.claims or [] for claim_id in load_claims(source)]
+    if loaded and not args.claim:
+        args.claim = loaded  # --claims FILE alone runs the claims of FILE
+    check_figures(loaded)
+
+    if args.list:
+        claims = all_claims()
+        width = max(len(claim_id) for claim_id in claims)
+        for claim_id, found in claims.items():
+            label = " (conjecture)" if found.conjecture else ""
+            if not found.by_default:
+                label += " (not run by default: name it with --claim)"
+            print(f"{claim_id:<{width}}  {found.statement}{label}")
+        return EXIT_OK
+    if args.explain:
+        for claim_id in args.explain:
+            get_claim(claim_id)  # every id is checked before anything prints
+        print("\n\n".join(explain(claim_id) for claim_id in args.explain))
+        return EXIT_OK
+    if args.member is not None:
+        return _verify_member(args)
+    if args.search:
+        return _search(args)
+
+    def progress(claim_id: str) -> None:
+        if sys.stderr.isatty():
+            print(f"running {claim_id} ...", file=sys.stderr)
+
+    # a user's claims (--claims) are run with their wrong theory too, unless --no-wrong-theory
+    wrong = (loaded if args.wrong_theory is None else
+             (args.claim or default_claims()) if args.wrong_theory else [])
+    results = run_claims(args.claim, args.preset, args.seed, progress=progress,
+                         wrong_theory=wrong)
+    emit(render(results, args.format, args.preset, args.seed), args.out)
+    broken = [r for r in results if r.id in loaded and r.verdict == Verdict.ERROR]
+    for result in broken:  # a user's claim that could not be run: bad input, one line each
+        print(f"attndepth: error: claim {result.id!r} could not be run: {result.outcome.note}; "
+              f"fix its file and rerun with --claim {result.id}", file=sys.stderr)
+    if broken:
+        return EXIT_BAD_INPUT
+    failed = any(r.verdict in FAILING or r.wrong_theory_caught is False
+                 for r in results)
+    return EXIT_CLAIM_FAILED if failed else EXIT_OK
+
+
+def check_figures(claim_ids: list[str]) -> None:
+    """Every figure a user's claim names is registered (one clear error otherwise)."""
+    from attndepth.figures.registry import check_figure_name
+    from attndepth.framework.registry import get_claim
+
+    for claim_id in claim_ids:
+        found = get_claim(claim_id)
+        if found.figure:
+            check_figure_name(found.figure, claim_id)
+
+
+def _verify_member(args: argparse.Namespace) -> int:
+    """``verify --claim ID --member JSON``: one family member (reproduces a counterexample)."""
+    import json
+
+    from attndepth.cli.outputs import emit
+    from attndepth.framework.registry import get_claim, run_claim
+    from attndepth.framework.report import render
+    from attndepth.framework.verdicts import FAILING
+
+    if not args.claim or len(args.claim) != 1:
+        raise InvalidParameter("--member needs exactly one --claim")
+    found = get_claim(args.claim[0])
+    if found.family is None:
+        raise InvalidParameter(f"claim {found.id!r} declares no family")
+    try:
+        member = json.loads(args.member)
+    except json.JSONDecodeError as error:
+        raise InvalidParameter(f"--member must be a JSON object: {error}") from None
+    if not isinstance(member, dict) or set(member) != set(found.family.parameters):
+        raise InvalidParameter(f"--member must be a JSON object with the keys "
+                               f"{', '.join(found.family.parameters)}")
+    result = run_claim(found.id, args.preset, args.seed, **found.family.kwargs(member))
+    # the member's own values decide, not the reshaped keyword arguments
+    result = dataclasses.replace(result, in_family=bool(found.family.includes(member)))
+    if not result.in_family:
+        print(f"attndepth: note: {args.member} lies outside the family of {found.id} "
+              f"({found.family.describe()}): its verdict is not the claim's",
+              file=sys.stderr)
+    emit(render([result], args.format, args.preset, args.seed), args.out)
+    return EXIT_CLAIM_FAILED if result.verdict in FAILING else EXIT_OK
+
+
+def _search(args: argparse.Namespace) -> int:
+    """``verify --search``: each claim's family, exhaustively then with hypothesis."""
+    import csv
+
+    from attndepth.cli.outputs import COUNTEREXAMPLES, emit, output_option
+    from attndepth.framework.registry import all_claims, get_claim, is_users
+    from attndepth.framework.report import TABLE_WIDTH, dumps
+    from attndepth.framework.search import counterexample_rows, search_claim
+    from attndepth.framework.verdicts import FAILING
+
+    ids = args.claim or [c for c, found in all_claims().items()
+                         if found.family is not None and found.by_default]
+    for claim_id in ids:
+        if get_claim(claim_id).family is None:
+            raise InvalidParameter(f"claim {claim_id!r} declares no family to search")
+    if args.counterexamples and Path(args.counterexamples).suffix not in (".csv", ".json"):
+        raise InvalidParameter("--counterexamples must name a .csv or .json file")
+    table = output_option(args.counterexamples, COUNTEREXAMPLES, "--counterexamples",
+                          reading=(args.store, *(args.claims or ())))
+    if table is not None and args.out is not None and table.target == args.out.target:
+        raise InvalidParameter("--out and --counterexamples name the same file: give two")
+    reports = []
+    for claim_id in ids:  # progress: a bar on a terminal, one line per member otherwise
+        reports.append(search_claim(claim_id, args.seed, args.draws, args.store,
+                                    args.scheduler, args.workers, progress=None))
+    if args.format == "json":
+        emit(dumps([r.as_dict() for r in reports]), args.out)
+    else:
+        lines = []
+        for report in reports:
+            label = " (conjecture)" if report.conjecture else ""
+            lines.append(f"{report.verdict.upper():<13} {report.claim}{label}  "
+                         f"({report.seconds:.1f} s)")
+            blocks = [("family", report.family), ("checked", report.summary())]
+            blocks += [("error", _member_line(r)) for r in report.errors[:3]]
+            for label, text in blocks:
+                lines += textwrap.wrap(text, TABLE_WIDTH, initial_indent=f"    {label:<10} ",
+                                       subsequent_indent=" " * 15, break_on_hyphens=False,
+                                       break_long_words=False)
+        emit("\n".join(lines), args.out)
+    if table is not None:
+        rows = counterexample_rows(reports)
+        if table.path.suffix == ".json":
+            table.write_text(dumps(rows) + "\n")
+        else:
+            keys = list(dict.fromkeys(k for row in rows for k in row)) or ["claim"]
+            with table.open("w", newline="") as handle:
+                writer = csv.DictWriter(handle, keys)
+                writer.writeheader()
+                writer.writerows(rows)
+    broken = [r for r in reports if r.errors and is_users(get_claim(r.claim))]
+    for report in broken:  # a user's claim that raised: its code, not the theory
+        first = report.errors[0]
+        member = ", ".join(f"{k}={v}" for k, v in first.member.items())
+        print(f"attndepth: error: {first.note} (member {member}; {len(report.errors)} "
+              f"member(s) raised); fix its file and rerun", file=sys.stderr)
+    if broken:
+        return EXIT_BAD_INPUT
+    failed = any(r.verdict in FAILING for r in reports)
+    return EXIT_CLAIM_FAILED if failed else EXIT_OK
+
+
+def _member_line(result) -> str:
+    return ", ".join(f"{k}={v}" for k, v in result.member.items()) + f": {result.note}"

@@ -1,0 +1,55 @@
+"""``attndepth verify``: reports, files, seeds, listing and explaining claims."""
+
+import json
+
+from attndepth.cli.main import main
+
+
+def test_verify_one_claim_json(capsys):
+    code = main(["verify", "--claim", "levine.degree", "--format", "json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    document = json.loads(out)
+    assert [c["claim"] for c in document["claims"]] == ["levine.degree"]
+
+
+def test_verify_writes_out_file(tmp_path, capsys):
+    target = tmp_path / "report.md"
+    assert main(["verify", "--claim", "levine.degree", "--format", "markdown",
+                 "--out", str(target)]) == 0
+    assert "levine.degree" in target.read_text()
+
+
+def test_verify_same_seed_same_json_values(capsys):
+    main(["verify", "--claim", "levine.degree", "--format", "json", "--seed", "5"])
+    first = json.loads(capsys.readouterr().out)["claims"][0]["values"]
+    main(["verify", "--claim", "levine.degree", "--format", "json", "--seed", "5"])
+    second = json.loads(capsys.readouterr().out)["claims"][0]["values"]
+    assert first == second
+
+
+def test_verify_list_and_explain(capsys):
+    assert main(["verify", "--list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    from attndepth.framework.registry import all_claims
+
+    assert [line.split()[0] for line in listed] == list(all_claims())
+    assert main(["verify", "--explain", "yuzhang.linear-rate-postln"]) == 0
+    out = capsys.readouterr().out
+    assert "src/attndepth/theory/similarity.py" in out
+    assert "src/attndepth/figures/postln_rate.py" in out
+    assert main(["verify", "--explain", "nope"]) == 2
+    assert "unknown claim" in capsys.readouterr().err
+
+
+def test_verify_exits_1_on_an_error_verdict(monkeypatch, capsys):
+    from attndepth.framework import registry as claims
+
+    def verify(seed):
+        raise ZeroDivisionError("no")
+
+    monkeypatch.setitem(claims._REGISTRY, "test.broken",
+                        claims.Claim("test.broken", "s", "s", "t", verify,
+                                     {"quick": {}, "full": {}}))
+    assert main(["verify", "--claim", "test.broken"]) == 1
+    assert "ERROR" in capsys.readouterr().out
