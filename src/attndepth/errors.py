@@ -135,7 +135,7 @@ def user_code(what: str, seconds: float | None = None) -> Iterator[None]:
 
     timed = (seconds is not None and hasattr(signal, "setitimer")
              and threading.current_thread() is threading.main_thread())
-    if timed:
+    if timed and seconds is not None:
         def alarm(signum: int, frame: object) -> None:
             raise _TimeLimit
 

@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
@@ -100,13 +100,13 @@ def against_atlas(keys: Sequence[Key] | str, in_domain: Callable[[AtlasRow], boo
     """
     table = shipped_atlas()
     if keys == "atlas":
-        rows, absent = list(table), []
+        rows, absent = list(table), list[Key]()
     else:
         if isinstance(keys, str) or not all(isinstance(key, (list, tuple)) and len(key) == 6
                                             for key in keys):
             raise InvalidParameter(f'keys must be "atlas" or a list of classes '
                                    f'(d, L, H, rho, |P|, |Q|), got {keys!r}')
-        found = [(tuple(key), table.find(*key)) for key in keys]
+        found = [(cast(Key, tuple(key)), table.find(*key)) for key in keys]
         rows = [row for _, row in found if row is not None]
         absent = [key for key, row in found if row is None]
     rows = [row for row in rows if in_domain(row)]

@@ -99,7 +99,7 @@ def verify_invariant_eigenspace(seed: int, theory: Theory,
             config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
                                  heads=heads, causal=causal)
             trajectory = run_stack(config, batch, seed, keep_attention=True)
-            row, block = invariant_eigenspace_defects(trajectory.attention)
+            row, block = invariant_eigenspace_defects(trajectory.kept_attention())
             worst_row, worst_block = max(worst_row, row), max(worst_block, block)
     holds = proved and max(worst_row, worst_block) <= EIGENSPACE_TOLERANCE
     return Outcome(

@@ -8,6 +8,8 @@ and optimiser of :mod:`attndepth.simulations.models.jax_model`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from attndepth.framework.evidence import Rival
@@ -90,7 +92,7 @@ def verify_deep_training(seed: int, theory: Theory, depths: tuple[int, ...], wid
                                              evaluate_every=steps, evaluation_size=512),
                             tuple(seed + k for k in range(seeds)))
               for depth, warmup, variant, tau in cases]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for (depth, warmup, variant, tau), runs in zip(cases, train_groups_once(groups), strict=True):
         losses = np.array([run.validation_loss[-1] for run in runs])
         similarity = np.array([run.similarity[-1][-1] for run in runs])

@@ -10,7 +10,7 @@ errors are the CLI's one-line messages).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING
 from typing import Any
 
@@ -49,7 +49,8 @@ def add_settings(parser: argparse.ArgumentParser, cls: type,
                 raise TypeError(f"{cls.__name__}.{setting.name}: a flag must default to False")
             parser.add_argument(flag, action="store_true", help=setting.description)
             continue
-        convert = {int: integer, float: float, str: str}[setting.kind]
+        converters: dict[type, Callable[[str], Any]] = {int: integer, float: float, str: str}
+        convert = converters[setting.kind]
         needed = setting.name in required or default is MISSING
         parser.add_argument(flag, type=convert, required=needed,
                             default=None if needed else default, metavar=setting.symbol,

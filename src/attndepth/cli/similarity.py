@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
                                   for name, values in metrics.items()}}
               for layer in range(args.depth + 1)]
     if args.spectra and args.depth:
-        spectra = attention_spectra(trajectory.attention)
+        spectra = attention_spectra(trajectory.kept_attention())
         for layer in range(args.depth):
             for name, values in spectra.items():
                 layers[layer + 1][name] = _summary(values[layer])

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     summary = run_sweep(spec, store, args.scheduler, args.workers, progress)
     print(f"{spec.measurement}: {summary.total} points — {summary.computed} computed, "
           f"{summary.reused} reused, {summary.failed} failed; store {store}", file=sys.stderr)
-    if args.export:
+    if export is not None:
         with open_store(store, readonly=True) as opened:
             rows = opened.export_csv(export)
         print(f"exported {rows} rows to {args.export}", file=sys.stderr)

@@ -11,6 +11,8 @@ to its exact GF(p) rank (dotted) and stays there.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from attndepth.figures.style import PALETTE, new_figure, styled
@@ -26,7 +28,7 @@ DESCRIPTION = "epsilon-rank vs epsilon of softmax stacks per depth (pure, pre-LN
 WIDTH = 3
 DEPTHS = (1, 2, 3, 4)
 VARIANTS = ("pure", "pre-ln")
-SIZES = {"quick": dict(epsilons=(0.3, 0.1, 0.03, 0.01), max_points=256),
+SIZES: dict[str, dict[str, Any]] = {"quick": dict(epsilons=(0.3, 0.1, 0.03, 0.01), max_points=256),
          "full": dict(epsilons=(0.3, 0.1, 0.03, 0.01, 0.003, 1e-3, 3e-4, 1e-4),
                       max_points=1536)}
 #: Depth of the oracle's linear-attention network (d = WIDTH, N = 2).

@@ -59,7 +59,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
 
     for width, q in THRESHOLD[preset]["regimes"]:
         regime = measure_knee(width, q, *regime_bounds(width, q), seed)
-        if regime.decision.decided:
+        if regime.decision.decided and regime.decision.knee is not None:
             add("decided", 0 if q >= width else q, width, regime.decision.knee)
     for width in BOUND_WIDTHS[preset]:
         add("bound", 1, width, _bound_knee(width, 1))

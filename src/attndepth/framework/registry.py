@@ -429,6 +429,8 @@ def load_claims(source: str) -> list[str]:
     try:
         if is_file and name not in sys.modules:
             spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:  # a .py file always has one
+                raise InvalidParameter(f"claims file {source} cannot be imported")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             try:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from attndepth.errors import InvalidParameter, UserCodeFailed, WorkerDied, describe_exception
-from attndepth.framework.families import Member
+from attndepth.framework.families import Family, Member
 from attndepth.framework.progress import MemberProgress
 from attndepth.framework.registry import (
     Claim,
@@ -182,9 +182,16 @@ def reproduce_command(claim_id: str, member: Member, seed: int) -> str:
             f"--member '{json.dumps(member, sort_keys=True)}'")
 
 
+def _family(found: Claim) -> Family:
+    """The family a claim is searched on (one clear error for a claim without one)."""
+    if found.family is None:
+        raise InvalidParameter(f"claim {found.id!r} declares no family to search")
+    return found.family
+
+
 def _exhaustive(found: Claim, seed: int, store: Path, scheduler: str,
                 workers: int | None, progress: bool | None) -> dict[str, MemberResult]:
-    members = list(found.family.exhaustive())
+    members = list(_family(found).exhaustive())
     # a user's claim carries its source, so that a fresh worker can load it (attndepth's
     # own claims do not: their points keep the hashes of earlier stores)
     source = claim_source(found.id)
@@ -240,7 +247,7 @@ def _random_phase(found: Claim, seed: int, draws: int, known: dict[str, MemberRe
     except ImportError:
         raise InvalidParameter("the random phase of --search needs hypothesis: "
                                "pip install -e '.[search]' (or --draws 0)") from None
-    family = found.family
+    family = _family(found)
     exhaustive = {_key(m) for m in family.exhaustive()}
     if not family.beyond:
         return [], 0  # nothing lies beyond the exhaustive part
@@ -323,7 +330,7 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
     drawn, beyond = (_random_phase(found, seed, draws, results, progress) if draws
                      else ([], 0))
     everything = {**results, **{_key(r.member): r for r in drawn}}
-    ordered = sorted(everything.values(), key=lambda r: found.family.order(r.member))
+    ordered = sorted(everything.values(), key=lambda r: _family(found).order(r.member))
     counterexamples = [r for r in ordered if r.verdict in COUNTEREXAMPLE]
     return SearchReport(
         claim=claim_id, family=found.family.describe(),

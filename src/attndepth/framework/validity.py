@@ -210,14 +210,16 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
     check_grid(grid)
     check_band(band)
     takes = set(found.presets[preset])
-    members = found.family is not None and set(grid) == set(found.family.parameters) \
+    family = found.family
+    # the grid names the family's parameters (members), not the verify function's keywords
+    members = family is not None and set(grid) == set(family.parameters) \
         and not set(grid) <= takes
     unknown = [name for name in grid if name not in takes]
     if unknown and not members:
-        family = (f", or every family parameter ({', '.join(found.family.parameters)})"
-                  if found.family is not None else "")
+        also = (f", or every family parameter ({', '.join(family.parameters)})"
+                if family is not None else "")
         raise InvalidParameter(f"{claim_id} takes no parameter {', '.join(map(repr, unknown))}; "
-                               f"map its keyword arguments ({', '.join(sorted(takes))}){family}")
+                               f"map its keyword arguments ({', '.join(sorted(takes))}){also}")
     estimates = found.estimates
     if not estimates and value is None:
         raise InvalidParameter(f"{claim_id} has no estimate: name a numeric outcome value to map "
@@ -238,7 +240,7 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
     points = []
     for combo in combos:
         try:
-            kwargs = found.family.kwargs(combo) if members else combo
+            kwargs = family.kwargs(combo) if members and family is not None else combo
             result = run_claim(claim_id, preset, seed, **kwargs)
         # this point only; a user's claim that raised (UserCodeFailed) is reported by the
         # caller once the points computed are kept
@@ -256,9 +258,10 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
                                else (math.nan,) * 3)
             seeds = len(result.evidence.seeds) if result.evidence else 0
         else:
-            number = result.outcome.values.get(value)
-            if hasattr(number, "item"):
-                number = number.item()
+            number = result.outcome.values.get(value or "")  # value is named without estimates
+            item = getattr(number, "item", None)  # a NumPy scalar: its Python number
+            if callable(item):
+                number = item()
             if not isinstance(number, int | float) or isinstance(number, bool):
                 raise InvalidParameter(f"{claim_id}'s outcome value {value!r} is not a number "
                                        f"(got {type(number).__name__})")

@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
@@ -99,7 +100,8 @@ def checksum(identity: str, state: str, arrays: Mapping[str, np.ndarray]) -> str
     for name in sorted(arrays):
         array = np.ascontiguousarray(arrays[name])
         digest.update(f"{name}{array.dtype.str}{array.shape}".encode())
-        digest.update(array.reshape(-1).view(np.uint8))
+        # an array is a buffer (NumPy's stubs declare it only from Python 3.12)
+        digest.update(cast(bytes, array.reshape(-1).view(np.uint8)))
     return digest.hexdigest()
 
 
@@ -125,8 +127,9 @@ def write_checkpoint(path: Path, identity: str, state: str,
         raise InvalidParameter(f"array names {sorted(reserved)} are reserved in a checkpoint")
     total = checksum(identity, state, arrays)
     with checkpoint_file(path).open("wb") as handle:
-        np.savez(handle, identity=np.array(identity), state=np.array(state),
-                 checksum=np.array(total), **arrays)
+        entries: dict[str, Any] = {"identity": np.array(identity), "state": np.array(state),
+                                   "checksum": np.array(total), **arrays}
+        np.savez(handle, **entries)
 
 
 def read_checkpoint(path: Path, what: str) -> Checkpoint | None:

@@ -266,6 +266,9 @@ def evaluate_blocks(weights: LinearAttentionWeights, partition: Partition, XP: n
     {a: (n_a, n_a) int32 array of centred residues (|x| ≤ p/2 + 2)}.
     """
     prime = weights.prime
+    if prime is None:
+        raise InvalidParameter("degree blocks are residues: the weights must be drawn over "
+                               "GF(p) (a prime), not as floats")
     degree = (3 ** weights.depth - 1) // 2
     scales, inverse = separating_scales(degree, prime)
     rows_needed = max(sizes.values())
@@ -503,7 +506,7 @@ def _measure_blocks(config: SeparationRankConfig, bounds: list[int], sizes: list
                if sizes[a] and a not in done.ranked}
     resident = set(_resident_blocks(sizes))
     on_disk = [a for a in pending if a not in resident]
-    with _block_files(path) if on_disk else contextlib.nullcontext() as directory:
+    with _block_files(path) if on_disk else contextlib.nullcontext(Path()) as directory:
         blocks = {a: np.empty((n, n), dtype=np.int32) if a in resident else
                   np.lib.format.open_memmap(directory / f"{a}.npy", mode="w+",
                                             dtype=np.int32, shape=(n, n))

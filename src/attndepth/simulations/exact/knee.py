@@ -265,7 +265,7 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
     lower = [2] * len(upper)
     grids: dict[int, int] = {}
     methods: dict[int, str] = {}
-    if candidate.decided:
+    if candidate.decided and candidate.knee is not None:  # decided: a knee
         needed = required_lower(upper, candidate.knee)
         for depth in range(1, candidate.knee + 1):
             if needed[depth - 1] <= 2:  # nothing to certify at this depth

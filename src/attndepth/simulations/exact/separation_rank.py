@@ -241,11 +241,12 @@ def rank_from_grids(
     if rank_cap is not None:
         rank_cap = check_int("rank_cap", rank_cap, minimum=0)
     if start_points is None:
-        capped = rank_cap is not None and rank_cap + margin <= max_points
-        start_points = rank_cap + margin if capped else 16
+        start_points = (rank_cap + margin if rank_cap is not None
+                        and rank_cap + margin <= max_points else 16)
     start_points = check_int("start_points", start_points, minimum=1)
     exact = method == "exact"
-    prime = check_prime(prime) if exact else None
+    field_prime = check_prime(prime) if exact else 0  # 0: no field (float64)
+    prime = field_prime if exact else None
     check_size("the evaluation matrix", max_points * max_points)
     work = float(max_points) ** 2 * max(1, config.depth) * config.width**4
     if work > MAX_EVALUATION_WORK:
@@ -290,7 +291,7 @@ def rank_from_grids(
             eval_seconds += time.perf_counter() - start
             start = time.perf_counter()
             if exact:
-                rank, used_tolerance, gap = rank_mod(F, prime), None, None
+                rank, used_tolerance, gap = rank_mod(F, field_prime), None, None
             else:
                 rank, used_tolerance, gap = _numeric_rank(F, tolerance)
             rank_seconds += time.perf_counter() - start
@@ -314,7 +315,7 @@ def rank_from_grids(
     elif reason == "upper-bound":
         failure = 0.0
     else:
-        failure = schwartz_zippel_bound(rank, config.depth, prime)
+        failure = schwartz_zippel_bound(rank, config.depth, field_prime)
     return RankCertificate(
         rank=rank, method=method, prime=prime, grid_p=size, grid_q=size,
         saturated=saturated, reason=reason, margin=margin, seed=seed,

@@ -64,7 +64,7 @@ import functools
 import itertools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import flint
@@ -383,7 +383,7 @@ def commutant_weights(width: int, depth: int, seed: int, prime: int) -> tuple[
 
 def evaluate_torus_blocks(weights: LinearAttentionWeights, partition: Partition,
                           XP: np.ndarray, XQ: np.ndarray, coordinate: int, torus: Torus,
-                          sizes: dict[int, Sequence[int]], bar: tqdm | None = None
+                          sizes: Mapping[int, Sequence[int]], bar: tqdm | None = None
                           ) -> dict[int, list[np.ndarray]]:
     """The evaluation matrices F_{a,c} of every degree a in ``sizes`` and every class c.
 

@@ -277,7 +277,8 @@ class SoftmaxWeights:
         def cast(array: np.ndarray | None) -> np.ndarray | None:
             return None if array is None else array.astype(dtype, copy=False)
 
-        return SoftmaxWeights(cast(self.projections), cast(self.output), cast(self.ffn_in),
+        return SoftmaxWeights(self.projections.astype(dtype, copy=False),
+                              self.output.astype(dtype, copy=False), cast(self.ffn_in),
                               cast(self.ffn_out),
                               {name: array.astype(dtype, copy=False)
                                for name, array in self.extra.items()})

@@ -188,7 +188,7 @@ class ResultStore:
         if not table:
             return np.zeros(0)
         keys = list(dict.fromkeys(k for row in table for k in row))
-        dtype = []
+        dtype: list[tuple[str, Any]] = []
         for key in keys:
             values = [row.get(key) for row in table]
             numeric = all(isinstance(v, int | float) and not isinstance(v, bool) or v is None
