@@ -3,6 +3,8 @@
 Layers: ``attndepth.theory`` (SymPy) and ``attndepth.simulations`` (NumPy)
 never import each other; neither imports ``attndepth.figures`` or the front
 door (the other ``attndepth`` modules); figures never import the front door.
+Every layer may import ``attndepth.errors`` and ``attndepth.validation``, which
+import no layer themselves.
 """
 
 import ast
@@ -31,8 +33,8 @@ def _imported(path: Path) -> set[str]:
             continue
         for module in modules:
             parts = module.split(".")
-            if parts[0] == "attndepth" and parts[1:2] == ["errors"]:
-                continue  # the error vocabulary imports nothing: every layer may use it
+            if parts[0] == "attndepth" and parts[1:2] in (["errors"], ["validation"]):
+                continue  # the error vocabulary and the input checks: every layer uses them
             if parts[0] == "attndepth":
                 names.add(parts[1] if len(parts) > 1 and parts[1] in LAYERS else FRONT_DOOR)
             else:
@@ -173,3 +175,12 @@ def test_the_command_line_hub_is_thin_and_nothing_imports_it():
                 assert node.module != "attndepth.cli.main", f"{path} imports cli.main"
             elif isinstance(node, ast.Import):
                 assert all(a.name != "attndepth.cli.main" for a in node.names), path
+
+
+def test_the_shared_checks_import_no_layer_and_numpy_only_when_checking_arrays():
+    """``attndepth.validation`` sits beside ``errors``: the SymPy-only theory imports it."""
+    tree = ast.parse((PACKAGE / "validation.py").read_text())
+    top = {alias.name.split(".")[0] if isinstance(node, ast.Import) else node.module
+           for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
+           for alias in node.names}
+    assert top <= {"__future__", "math", "numbers", "typing", "attndepth.errors"}, top

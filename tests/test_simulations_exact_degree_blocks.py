@@ -186,7 +186,7 @@ def test_the_block_method_refuses_hours_of_work_up_front_and_names_the_way_out()
     reach = SeparationRankConfig(width=4, depth=3, tokens=8)
     assert estimated_seconds([min(b + 8, 16384) for b in block_bounds_for(reach)]) \
         < MAX_BLOCK_SECONDS
-    with pytest.raises(ValueError, match="max_seconds must be a number > 0"):
+    with pytest.raises(ValueError, match="max_seconds must be a number of seconds > 0"):
         measure_block_ranks(reach, block_bounds_for(reach), max_seconds=0)
     small = SeparationRankConfig(width=2, depth=2, tokens=4)
     assert measure_block_ranks(small, block_bounds_for(small), max_seconds=math.inf).rank > 0

@@ -89,7 +89,7 @@ def test_bad_coordinates_and_shapes_are_refused_in_one_line():
     weights = draw_linear_attention_weights(2, 3, 1, 0, 1, 0, prime=BLOCK_PRIME)
     XP = np.ones((1, 1, 2), dtype=np.int64)
     for bad in (2, -1, 0.5, True):
-        with pytest.raises(ValueError, match="coordinate must be an integer in"):
+        with pytest.raises(ValueError, match="coordinate must be an integer from 0 to"):
             evaluate_structured_parts(weights, make_partition("balanced", 2), XP, XP, bad)
     with pytest.raises(ValueError, match="coefficient stacks"):
         polynomial_product(np.ones((2, 2), dtype=np.int64), np.ones((1, 2, 2), dtype=np.int64),

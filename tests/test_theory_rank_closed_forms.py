@@ -87,8 +87,9 @@ def test_the_knee_offset_limit():
 def test_bad_input():
     with pytest.raises(ValueError, match="width"):
         single_position_bound(0, 2)
-    with pytest.raises(TypeError, match="depth"):
-        single_position_bound(2, 2.0)
+    with pytest.raises(ValueError, match="depth must be an integer >= 1, got 2.5"):
+        single_position_bound(2, 2.5)
+    assert single_position_bound(2, 2.0) == single_position_bound(2, 2)  # an integral float
     with pytest.raises(ValueError, match="<= 30"):
         single_position_bound(2, 31)
     with pytest.raises(ValueError, match="10\\^6"):

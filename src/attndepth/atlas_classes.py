@@ -52,12 +52,12 @@ from attndepth.simulations.exact.separation_rank import (
     DEFAULT_MAX_POINTS,
     MAX_EVALUATION_WORK,
 )
-from attndepth.simulations.validation import check_int
 from attndepth.theory.separation_rank import (
     SeparationRankBounds,
     degree_block_bounds,
     separation_rank_bounds,
 )
+from attndepth.validation import check_int
 
 #: The issue's scope: bound (d) at most this, at d ≤ 8 and L ≤ 5.
 ATLAS_MAX_BOUND = 200_000

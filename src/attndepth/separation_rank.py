@@ -50,6 +50,7 @@ from attndepth.theory.separation_rank import (
     in_tight_family,
     separation_rank_bounds,
 )
+from attndepth.validation import check_optional_int
 
 
 class RankCase(NamedTuple):
@@ -299,9 +300,7 @@ def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exa
     """
     if not isinstance(config, SeparationRankConfig):
         raise InvalidType(f"config must be a SeparationRankConfig, got {type(config).__name__}")
-    if rank_cap is not None and (isinstance(rank_cap, bool) or not isinstance(rank_cap, int)
-                                 or rank_cap < 0):
-        raise InvalidParameter(f"rank_cap must be an integer >= 0 or None, got {rank_cap!r}")
+    rank_cap = check_optional_int("rank_cap", rank_cap, minimum=0)
     method = resolve_method(config, method)
     if options is not None:
         if not isinstance(options, RankOptions):

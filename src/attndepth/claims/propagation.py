@@ -7,7 +7,6 @@ from functools import partial
 
 import numpy as np
 
-from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
@@ -35,6 +34,7 @@ from attndepth.theory.residual_scaling import (
     log_odds_growth,
     residual_scale,
 )
+from attndepth.validation import check_positive
 
 TESTS = "tests/test_claims_propagation.py"
 #: Relative tolerance of the growth for α = 1: the finite-width growth (**) neglects
@@ -222,8 +222,7 @@ def design_beta(overlap: float, ratio: float) -> float:
     -------
     float
     """
-    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 < ratio < np.inf:
-        raise InvalidParameter(f"ratio must be a finite number > 0, got {ratio!r}")
+    ratio = check_positive("ratio", ratio)
     return ratio * correlation_theory.critical_beta(overlap)
 
 

@@ -51,7 +51,7 @@ from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
 from attndepth.simulations.measures.catalogue import OBSERVABLES, measure
 from attndepth.simulations.models.stacks import StackConfig
-from attndepth.simulations.validation import check_int
+from attndepth.validation import check_int
 
 #: Stacks a member measures per seed unless told otherwise.
 DEFAULT_BATCH = 16

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.validation import check_int
 
 #: Directions of a monotone relation.
 DIRECTIONS: tuple[str, ...] = ("increasing", "decreasing")
@@ -52,8 +53,7 @@ def subsets(values: Sequence, size: int) -> tuple[tuple, ...]:
                           f"{values!r}") from None
     if not distinct:
         raise InvalidParameter(f"subsets needs distinct values, got {list(values)}")
-    if isinstance(size, bool) or not isinstance(size, int) or not 2 <= size <= len(ordered):
-        raise InvalidParameter(f"size must be an integer from 2 to {len(ordered)}, got {size!r}")
+    size = check_int("size", size, minimum=2, maximum=len(ordered))
     return tuple(itertools.combinations(ordered, size))
 
 

@@ -48,6 +48,7 @@ from attndepth.simulations.sweeps.observables import Parameter, register_observa
 from attndepth.simulations.sweeps.store import open_store
 from attndepth.simulations.sweeps.sweep import run_sweep
 from attndepth.simulations.sweeps.sweep_spec import SweepPoint, SweepSpec
+from attndepth.validation import check_int
 
 #: Name of the sweep observable that runs one family member of one claim.
 OBSERVABLE = "claim"
@@ -317,8 +318,7 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
     -------
     SearchReport
     """
-    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 0:
-        raise InvalidParameter(f"draws must be an integer >= 0, got {draws!r}")
+    draws = check_int("draws", draws, minimum=0)
     check_base_seed(seed)
     found = get_claim(claim_id)
     if found.family is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attndepth.simulations.validation import check_int, check_seed
+from attndepth.validation import check_int, check_seed
 
 #: Most independent stacks one call may spawn (each gets its own generator).
 MAX_BATCH = 2**20

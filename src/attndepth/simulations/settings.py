@@ -10,7 +10,7 @@ fields back with their resolved types. The command line
 (:mod:`attndepth.cli.options`) derives its options from them and the sweeps
 (:mod:`attndepth.simulations.sweeps.observables`) their parameter schemas, so a
 default, a description or a choice is never restated. Values are checked once,
-by the dataclass's own ``__post_init__`` (with :mod:`attndepth.simulations.validation`).
+by the dataclass's own ``__post_init__`` (with :mod:`attndepth.validation`).
 """
 
 from __future__ import annotations

@@ -41,15 +41,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from attndepth.errors import InvalidParameter
+from attndepth.validation import check_int
 
 gamma_symbol, beta_symbol, time_symbol = sp.symbols("gamma beta t", real=True)
-
-
-def _check_tokens(tokens: object) -> int:
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
-        raise InvalidParameter(f"tokens must be an integer >= 2, got {tokens!r}")
-    return tokens
 
 
 def orthogonal_start_rate_expression(tokens: int | sp.Symbol) -> sp.Expr:
@@ -71,7 +65,7 @@ def derive_orthogonal_start_rate(tokens: int) -> sp.Expr:
     sympy.Expr
         2⟨ẋ_1, x_2⟩ for G_ii = 1, G_ij = γ, in γ and β.
     """
-    n = _check_tokens(tokens)
+    n = check_int("tokens", tokens, minimum=2)
     gram = sp.Matrix(n, n, lambda i, j: 1 if i == j else gamma_symbol)
     weights = [sp.exp(beta_symbol * gram[0, k]) for k in range(n)]
     partition = sum(weights)
@@ -94,7 +88,7 @@ def beta_zero_solution(tokens: int | sp.Symbol) -> sp.Expr:
 
 def confirm_beta_zero_solution(tokens: int | None = None) -> bool:
     """The β = 0 solution satisfies γ′ = rate(γ) and γ(0) = 0 (symbolic n if ``tokens`` is None)."""
-    n = sp.Symbol("n", positive=True) if tokens is None else _check_tokens(tokens)
+    n = sp.Symbol("n", positive=True) if tokens is None else check_int("tokens", tokens, minimum=2)
     gamma = beta_zero_solution(n)
     rate = orthogonal_start_rate_expression(n).subs(beta_symbol, 0).subs(gamma_symbol, gamma)
     residual = sp.simplify(sp.diff(gamma, time_symbol) - rate)
@@ -113,7 +107,7 @@ def orthogonal_start_rate(gamma: float, tokens: int, beta: float) -> float:
     beta : float
         Inverse temperature ≥ 0.
     """
-    return _rate_function(_check_tokens(tokens))(float(gamma), float(beta))
+    return _rate_function(check_int("tokens", tokens, minimum=2))(float(gamma), float(beta))
 
 
 @lru_cache(maxsize=32)
@@ -138,9 +132,8 @@ def wendel_probability(tokens: int, dimension: int) -> sp.Rational:
     sympy.Rational
         2^{−(n−1)} Σ_{k=0}^{d−1} C(n−1, k).
     """
-    for name, value in (("tokens", tokens), ("dimension", dimension)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidParameter(f"{name} must be an integer >= 1, got {value!r}")
+    tokens = check_int("tokens", tokens, minimum=1)
+    dimension = check_int("dimension", dimension, minimum=1)
     return sp.Rational(sum(math.comb(tokens - 1, k) for k in range(dimension)),
                        2 ** (tokens - 1))
 
@@ -163,4 +156,4 @@ def confirm_wendel_identities(max_tokens: int = 12) -> bool:
 def beta_zero_gamma(time: float, tokens: int) -> float:
     """γ(t) for β = 0 as a number."""
     decay = math.exp(-2 * time)
-    return (1 - decay) / (1 + (_check_tokens(tokens) - 1) * decay)
+    return (1 - decay) / (1 + (check_int("tokens", tokens, minimum=2) - 1) * decay)

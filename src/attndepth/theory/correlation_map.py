@@ -48,20 +48,14 @@ import math
 import sympy as sp
 
 from attndepth.errors import InvalidParameter
+from attndepth.validation import check_real
 
 
 def _check_overlap(overlap: object) -> float:
-    if isinstance(overlap, bool) or not isinstance(overlap, int | float) \
-            or not -1 < overlap < 1 or not math.isfinite(overlap):
+    value = check_real("overlap p", overlap)
+    if not -1 < value < 1:
         raise InvalidParameter(f"overlap p must be a number in (-1, 1), got {overlap!r}")
-    return float(overlap)
-
-
-def _check_beta(beta: object) -> float:
-    if isinstance(beta, bool) or not isinstance(beta, int | float) or not beta >= 0 \
-            or not math.isfinite(beta):
-        raise InvalidParameter(f"beta must be a finite number >= 0, got {beta!r}")
-    return float(beta)
+    return value
 
 
 def critical_beta_expression() -> sp.Expr:
@@ -88,7 +82,7 @@ def critical_beta(overlap: float) -> float:
 
 def limit_participation(overlap: float, beta: float) -> float:
     """lim_{T→∞} E Y₂ = max(0, 1 − β_c/β) [paper; REM]."""
-    beta = _check_beta(beta)
+    beta = check_real("beta", beta, minimum=0)
     if beta == 0:
         return 0.0
     return max(0.0, 1.0 - critical_beta(overlap) / beta)
@@ -102,9 +96,9 @@ def correlation_map(overlap: float, beta: float) -> tuple[float, float]:
 
 def energy_scale(overlap: float, beta: float, tokens: int) -> float:
     """λ = β √((1 − p) ln T): the standard deviation of one row's REM energies [derived]."""
-    if isinstance(tokens, bool) or not isinstance(tokens, int | float) or not tokens >= 2:
-        raise InvalidParameter(f"tokens must be a number >= 2, got {tokens!r}")
-    return _check_beta(beta) * math.sqrt((1.0 - _check_overlap(overlap)) * math.log(tokens))
+    count = check_real("tokens", tokens, minimum=2)
+    beta = check_real("beta", beta, minimum=0)
+    return beta * math.sqrt((1.0 - _check_overlap(overlap)) * math.log(count))
 
 
 def confirm_inverse_square() -> bool:

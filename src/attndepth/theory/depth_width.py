@@ -26,6 +26,7 @@ from scipy.special import lambertw
 
 from attndepth.errors import InvalidParameter, InvalidType, Overflow
 from attndepth.theory.separation_rank import threshold_depth
+from attndepth.validation import check_positive, check_real
 
 #: Intercept a of ln d_opt = a + b·L (Levine et al. 2020, §5 fit, as quoted by BigScience).
 FIT_INTERCEPT = 5.039
@@ -40,20 +41,6 @@ NEAR_OPTIMAL_BAND = (0.9, 1.1)
 VERDICTS = ("depth-inefficient (too deep for its width)",
             "width-inefficient (too shallow for its width)",
             "near-optimal")
-
-
-def positive_finite(name: str, value: object, allow_zero: bool = False,
-                    allow_negative: bool = False) -> float:
-    """``value`` as a float, or a ValueError naming ``name``: a real number, finite,
-    and > 0 (≥ 0 with ``allow_zero``; any sign with ``allow_negative``)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidParameter(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise InvalidParameter(f"{name} must be finite, got {value}")
-    if not allow_negative and (value < 0 or (value == 0 and not allow_zero)):
-        raise InvalidParameter(f"{name} must be > 0, got {value}")
-    return value
 
 
 def _exp(what: str, exponent: float) -> float:
@@ -76,8 +63,8 @@ class AllocationFit:
     slope: float = FIT_SLOPE
 
     def __post_init__(self) -> None:
-        positive_finite("intercept", self.intercept, allow_zero=True, allow_negative=True)
-        positive_finite("slope", self.slope)
+        check_real("intercept", self.intercept)
+        check_positive("slope", self.slope)
         if not -MAX_LOG_WIDTH < self.intercept < MAX_LOG_WIDTH:
             raise InvalidParameter(f"intercept must lie in (-{MAX_LOG_WIDTH}, {MAX_LOG_WIDTH}): "
                                    f"e^intercept is the optimal width at depth 0 and leaves "
@@ -141,9 +128,9 @@ def closed_form_matches_sympy() -> bool:
 
 def parameter_count(depth: float, width: float, vocabulary: float = 0) -> float:
     """Non-embedding ``12·L·d²`` plus ``V·d`` embeddings."""
-    depth = positive_finite("depth", depth)
-    width = positive_finite("width", width)
-    vocabulary = positive_finite("vocabulary", vocabulary, allow_zero=True)
+    depth = check_positive("depth", depth)
+    width = check_positive("width", width)
+    vocabulary = check_real("vocabulary", vocabulary, minimum=0)
     try:
         count = PARAMS_PER_LAYER_PER_WIDTH2 * depth * width * width + vocabulary * width
     except OverflowError:
@@ -162,7 +149,7 @@ def _check_fit(fit: object) -> None:
 def optimal_width(depth: float, fit: AllocationFit = DEFAULT_FIT) -> float:
     """``d_opt(L) = exp(a + b·L)``."""
     _check_fit(fit)
-    depth = positive_finite("depth", depth)
+    depth = check_positive("depth", depth)
     return _exp("the optimal width", fit.intercept + fit.slope * depth)
 
 
@@ -173,7 +160,7 @@ def optimal_depth_for_width(width: float, fit: AllocationFit = DEFAULT_FIT) -> f
     the fit gives no positive depth.
     """
     _check_fit(fit)
-    width = positive_finite("width", width)
+    width = check_positive("width", width)
     depth = (math.log(width) - fit.intercept) / fit.slope
     if not math.isfinite(depth):  # a slope near 0 (1e-320): no depth float64 can hold
         raise Overflow(f"the optimal depth for width {width:g} overflows float64 with the "
@@ -199,7 +186,7 @@ def smallest_budget(fit: AllocationFit = DEFAULT_FIT) -> float:
 def optimal_depth(budget: float, fit: AllocationFit = DEFAULT_FIT) -> float:
     """``L_opt(N) = W₀(N·b·e^{−2a}/6)/(2b)`` via ``scipy.special.lambertw``."""
     _check_fit(fit)
-    budget = positive_finite("budget", budget)
+    budget = check_positive("budget", budget)
     floor = smallest_budget(fit)
     if budget < floor:
         raise InvalidParameter(f"budget must be at least one optimal layer, {floor:.4g} "
@@ -258,8 +245,8 @@ def judge_shape(depth: float, width: float, fit: AllocationFit = DEFAULT_FIT) ->
     (None when that budget is below one optimal layer).
     """
     _check_fit(fit)
-    depth = positive_finite("depth", depth)
-    width = positive_finite("width", width)
+    depth = check_positive("depth", depth)
+    width = check_positive("width", width)
     ratio = depth / optimal_depth_for_width(width, fit)
     budget = parameter_count(depth, width)
     alternative = plan_for_budget(budget, fit) if budget >= smallest_budget(fit) else None

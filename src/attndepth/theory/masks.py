@@ -33,17 +33,13 @@ import math
 from collections import deque
 
 from attndepth.errors import InvalidParameter
+from attndepth.validation import check_bool, check_int, check_optional_int
 
 
 def _check(tokens: object, window: object, causal: object) -> tuple[int, int | None]:
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
-        raise InvalidParameter(f"tokens must be an integer >= 1, got {tokens!r}")
-    if window is not None and (isinstance(window, bool) or not isinstance(window, int)
-                               or window < 1):
-        raise InvalidParameter(f"window must be None or an integer >= 1, got {window!r}")
-    if not isinstance(causal, bool):
-        raise InvalidParameter(f"causal must be True or False, got {causal!r}")
-    return tokens, window
+    check_bool("causal", causal)
+    return (check_int("tokens", tokens, minimum=1),
+            check_optional_int("window", window, minimum=1))
 
 
 def _allowed(i: int, j: int, window: int | None, causal: bool) -> bool:
@@ -102,7 +98,6 @@ def guaranteed_rate(epsilon: float, radius: int) -> float:
     """ln(1 − ε^r)/r: the per-layer contraction the bound guarantees (≤ 0) [paper's form]."""
     if not (isinstance(epsilon, int | float) and 0 < epsilon <= 1):
         raise InvalidParameter(f"epsilon must be in (0, 1], got {epsilon!r}")
-    if isinstance(radius, bool) or not isinstance(radius, int) or radius < 1:
-        raise ValueError(f"radius must be an integer >= 1, got {radius!r}")
+    radius = check_int("radius", radius, minimum=1)
     power = epsilon**radius
     return -math.inf if power >= 1 else math.log1p(-power) / radius

@@ -23,20 +23,17 @@ import math
 
 import sympy as sp
 
-from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.errors import InvalidParameter
 from attndepth.theory.separation_rank import (
     coefficient_separation_rank,
     structural_degree,
     symbolic_network,
 )
+from attndepth.validation import check_int
 
 
 def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidType(f"{name} must be an integer, got {type(value).__name__}")
-    if value < 1:
-        raise InvalidParameter(f"{name} must be >= 1, got {value}")
-    return value
+    return check_int(name, value, minimum=1)
 
 
 def depth_one_separation_rank(width: int) -> int:

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import math
 
-from attndepth.errors import InvalidParameter
+from attndepth.validation import check_int
 
 
 def _count(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidParameter(f"{name} must be an integer >= 0, got {value!r}")
-    return value
+    return check_int(name, value, minimum=0)
 
 
 def two_head_deficit(head_width: int) -> int:

@@ -20,6 +20,7 @@ from attndepth.theory.separation_rank import (
     structural_degree,
     symbolic_network,
 )
+from attndepth.validation import check_int
 
 
 def confirm_residual_top_part(width: int = 2, tokens: int = 3, depth: int = 2,
@@ -47,10 +48,9 @@ def confirm_residual_top_part(width: int = 2, tokens: int = 3, depth: int = 2,
     Returns True when every output coordinate's top-degree part equals the
     ρ = 0 output (random integer weights of ``seed``, SymPy over ZZ).
     """
-    for name, value, minimum in (("width", width, 1), ("tokens", tokens, 1),
-                                 ("depth", depth, 1), ("heads", heads, 1), ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise InvalidParameter(f"{name} must be an integer >= {minimum}, got {value!r}")
+    width, tokens, depth, heads = (check_int(name, value, minimum=1) for name, value in (
+        ("width", width), ("tokens", tokens), ("depth", depth), ("heads", heads)))
+    seed = check_int("seed", seed, minimum=0)
     if width % heads:
         raise InvalidParameter(f"heads must divide width={width}, got heads={heads}")
     bilinear, value_output = random_integer_weights(width, depth, heads, seed)

@@ -59,16 +59,11 @@ from functools import lru_cache
 import sympy as sp
 
 from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.validation import check_int
 
 #: The three scalings compared, as functions of the depth L.
 SCALINGS: dict[str, str] = {"1": "1", "1/sqrt(L)": "1/sqrt(L)", "1/L": "1/L"}
 _DEPTH = sp.Symbol("L", positive=True)
-
-
-def _check_depth(depth: object) -> int:
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise InvalidParameter(f"depth must be an integer >= 1, got {depth!r}")
-    return depth
 
 
 def scaling_expression(name: str) -> sp.Expr:
@@ -80,7 +75,7 @@ def scaling_expression(name: str) -> sp.Expr:
 
 def residual_scale(name: str, depth: int) -> float:
     """α for a scaling name at depth L."""
-    return float(scaling_expression(name).subs(_DEPTH, _check_depth(depth)))
+    return float(scaling_expression(name).subs(_DEPTH, check_int("depth", depth, minimum=1)))
 
 
 def log_odds_growth(depth: int, scale: float) -> float:
@@ -96,7 +91,7 @@ def log_odds_growth(depth: int, scale: float) -> float:
     if not (isinstance(scale, int | float) and not isinstance(scale, bool)
             and math.isfinite(scale) and scale > 0):
         raise InvalidParameter(f"scale must be a finite number > 0, got {scale!r}")
-    return _check_depth(depth) * math.log1p(scale * scale)
+    return check_int("depth", depth, minimum=1) * math.log1p(scale * scale)
 
 
 def finite_width_growth(depth: int, scale: float, width: int,
@@ -124,8 +119,7 @@ def finite_width_growth(depth: int, scale: float, width: int,
     float
     """
     growth = log_odds_growth(depth, scale)
-    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
-        raise InvalidParameter(f"width must be an integer >= 1, got {width!r}")
+    width = check_int("width", width, minimum=1)
     if not isinstance(product_weights, bool):
         raise InvalidType(f"product_weights must be True or False, got {product_weights!r}")
     a2 = scale * scale
@@ -162,8 +156,7 @@ def limit_of_growth(name: str) -> sp.Expr:
 
 def cosine_from_log_odds(log_odds: float, tokens: int) -> float:
     """Mean pairwise cosine (n t − 1)/(n − 1) of n tokens of equal norm with log-odds ℓ."""
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
-        raise InvalidParameter(f"tokens must be an integer >= 2, got {tokens!r}")
+    tokens = check_int("tokens", tokens, minimum=2)
     similarity = 1.0 / (1.0 + math.exp(-log_odds)) if log_odds > -700 else 0.0
     return (tokens * similarity - 1.0) / (tokens - 1)
 

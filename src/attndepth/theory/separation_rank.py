@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import numbers
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -28,12 +27,7 @@ from sympy import ZZ
 from sympy.polys.matrices import DomainMatrix
 
 from attndepth.errors import InvalidParameter
-
-
-def _check_depth(depth: object) -> int:
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-        raise InvalidParameter(f"depth must be an integer >= 0, got {depth!r}")
-    return depth
+from attndepth.validation import check_int, check_positive
 
 
 def output_degree(depth: int) -> int:
@@ -44,7 +38,7 @@ def output_degree(depth: int) -> int:
     homogeneous of that degree; with ρ = 1 it has terms of every odd degree
     from 1 to ``3^L`` (``y^{l+1} = y^l + cubic``, and f(−x) = −f(x)).
     """
-    return 3 ** _check_depth(depth)
+    return 3 ** check_int("depth", depth, minimum=0)
 
 
 def structural_degree(depth: int) -> int:
@@ -57,7 +51,7 @@ def structural_degree(depth: int) -> int:
     k_{l+1} = k_l + 3^l, k_0 = 0, giving k_L = Σ_{l<L} 3^l = (3^L − 1)/2.
     Consistency: deg f in x = 2K + 1 = 3^L.
     """
-    return (3 ** _check_depth(depth) - 1) // 2
+    return (3 ** check_int("depth", depth, minimum=0) - 1) // 2
 
 
 def weight_degree(depth: int) -> int:
@@ -68,7 +62,7 @@ def weight_degree(depth: int) -> int:
     solution is w_l = 2(3^l − 1). (With ρ = 1 the extra term y^l has lower
     degree, so the bound is unchanged.) Used by the Schwartz–Zippel bound.
     """
-    return 2 * (3 ** _check_depth(depth) - 1)
+    return 2 * (3 ** check_int("depth", depth, minimum=0) - 1)
 
 
 @dataclass(frozen=True)
@@ -202,12 +196,6 @@ def confirm_structural_lemma(width: int = 2, tokens: int = 3, depth: int = 2,
 # --------------------------------------------------------------------------
 
 
-def _check_count(name: str, value: object, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidParameter(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return value
-
-
 def bounded_partitions(size: int, parts: int, largest: int | None = None
                        ) -> Iterator[tuple[int, ...]]:
     """The partitions of ``size`` into at most ``parts`` parts, each ≤ ``largest``.
@@ -240,7 +228,7 @@ def schur_module_dimension(partition: tuple[int, ...], n: int) -> int:
     Thm. 6.3(1)). Pairs i < j with λ_i = λ_j = 0 contribute 1, so the product
     runs over i ≤ ℓ(λ): O(ℓ·n) exact integer operations, whatever |λ|.
     """
-    n = _check_count("n", n, 1)
+    n = check_int("n", n, minimum=1)
     parts = [p for p in partition if p]
     if any(a < b for a, b in zip(parts, parts[1:], strict=False)):
         raise InvalidParameter(f"partition must be weakly decreasing, got {partition}")
@@ -271,9 +259,9 @@ def symmetric_rank_hilbert(degree: int, width: int, rank: int) -> int:
     M_Q = Σ_{j∈Q} x^j x^jᵀ fills (Zariski-densely) the symmetric matrices of
     rank ≤ |Q|: over ℂ every such matrix is X_Qᵀ X_Q.
     """
-    degree = _check_count("degree", degree)
-    width = _check_count("width", width, 1)
-    rank = _check_count("rank", rank, 1)
+    degree = check_int("degree", degree, minimum=0)
+    width = check_int("width", width, minimum=1)
+    rank = check_int("rank", rank, minimum=1)
     if rank >= width:
         return math.comb(width * (width + 1) // 2 + degree - 1, degree)
     if degree == 0:
@@ -317,9 +305,9 @@ def p_side_dimension(degree: int, width: int, p_size: int) -> int:
     d·h(b; d, m) and C(m·d + 2b, 2b + 1) (tests), and is strictly below them for
     1 < m < d (d = 4, m = 2, b = 4: 1960 instead of 2520).
     """
-    degree = _check_count("degree", degree)
-    width = _check_count("width", width, 1)
-    p_size = _check_count("p_size", p_size, 1)
+    degree = check_int("degree", degree, minimum=0)
+    width = check_int("width", width, minimum=1)
+    p_size = check_int("p_size", p_size, minimum=1)
     rows = min(p_size, width)
     total = 0
     for half in bounded_partitions(degree, rows):  # μ = 2λ + e_r, λ ⊢ b: the count's μ
@@ -374,13 +362,13 @@ class SeparationRankBounds:
 def _check_exact_sizes(width: object, depth: object, p_size: object,
                        q_size: object) -> tuple[int, int, int, int]:
     """Validate the sizes of an exact integer bound (depth ≤ 8, sizes ≤ 4096)."""
-    width = _check_count("width", width, 1)
-    depth = _check_depth(depth)
+    width = check_int("width", width, minimum=1)
+    depth = check_int("depth", depth, minimum=0)
     if depth > MAX_EXACT_BOUND_DEPTH:
         raise InvalidParameter(f"depth must be <= {MAX_EXACT_BOUND_DEPTH} for exact integer bounds "
                                f"(K = (3^L − 1)/2 terms), got {depth}; use log_bigraded_bound")
-    p_size = _check_count("p_size", p_size, 1)
-    q_size = _check_count("q_size", q_size, 1)
+    p_size = check_int("p_size", p_size, minimum=1)
+    q_size = check_int("q_size", q_size, minimum=1)
     for name, value in (("width", width), ("p_size", p_size), ("q_size", q_size)):
         if value > MAX_EXACT_BOUND_SIZE:
             raise InvalidParameter(f"{name} must be <= {MAX_EXACT_BOUND_SIZE} for exact integer "
@@ -591,10 +579,10 @@ def in_tight_family(width: int, depth: int, heads: int, residual: int, p_size: i
     bool
         False whenever H ≠ 1 or ρ ≠ 0 (the conjecture says nothing there).
     """
-    for name, value in (("width", width), ("depth", depth), ("heads", heads),
-                        ("p_size", p_size), ("q_size", q_size)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidParameter(f"{name} must be an integer >= 1, got {value!r}")
+    width, depth, heads, p_size, q_size = (
+        check_int(name, value, minimum=1) for name, value in (
+            ("width", width), ("depth", depth), ("heads", heads), ("p_size", p_size),
+            ("q_size", q_size)))
     if residual not in (0, 1) or isinstance(residual, bool):
         raise InvalidParameter(f"residual must be 0 or 1, got {residual!r}")
     if heads != 1 or residual != 0:
@@ -642,10 +630,7 @@ def coefficient_separation_rank(poly: sp.Poly, p_variables: tuple[sp.Symbol, ...
 
 def threshold_depth(width: float) -> float:
     """Levine et al.'s depth threshold ``L_th = log_3 d`` (Levine et al. 2020, §4)."""
-    if isinstance(width, bool) or not isinstance(width, numbers.Real) or not width > 0 \
-            or not math.isfinite(width):
-        raise InvalidParameter(f"width must be a positive finite number, got {width!r}")
-    return math.log(float(width), 3)
+    return math.log(check_positive("width", width), 3)
 
 
 def regime_bounds(width: int, q_size: int) -> tuple[Callable[[int], int],
@@ -671,8 +656,8 @@ def q_matrix_dimension(width: int, q_size: int) -> int:
     determinantal variety's dimension; Harris, "Algebraic Geometry", Ex. 22.26).
     d for one Q position, d(d + 1)/2 for |Q| ≥ d.
     """
-    width = _check_count("width", width, 1)
-    q = min(_check_count("q_size", q_size, 1), width)
+    width = check_int("width", width, minimum=1)
+    q = min(check_int("q_size", q_size, minimum=1), width)
     return q * width - q * (q - 1) // 2
 
 
@@ -721,11 +706,11 @@ def log_bigraded_bound(width: int, depth: int, side: int | None = None) -> float
     are fine. Agrees with :func:`separation_rank_bounds` where both apply
     (tested). Other side sizes need partition sums: use the exact function.
     """
-    width = _check_count("width", width, 1)
-    if _check_depth(depth) > MAX_LOG_BOUND_DEPTH:
+    width = check_int("width", width, minimum=1)
+    if check_int("depth", depth, minimum=0) > MAX_LOG_BOUND_DEPTH:
         raise InvalidParameter(f"depth must be <= {MAX_LOG_BOUND_DEPTH}, got {depth}")
     K = structural_degree(depth)
-    side = width if side is None else _check_count("side", side, 1)
+    side = width if side is None else check_int("side", side, minimum=1)
     if 1 < side < width:
         raise InvalidParameter(f"side must be 1 or >= width={width} here, got {side}")
     D = width * (width + 1) / 2
@@ -861,10 +846,10 @@ def necessary_width(rank: int, depth: int, q_size: int, max_width: int = 4096) -
 
     Raises ``ValueError`` when no width up to ``max_width`` reaches ``rank``.
     """
-    rank = _check_count("rank", rank, 1)
-    depth = _check_depth(depth)
-    q_size = _check_count("q_size", q_size, 1)
-    max_width = _check_count("max_width", max_width, 1)
+    rank = check_int("rank", rank, minimum=1)
+    depth = check_int("depth", depth, minimum=0)
+    q_size = check_int("q_size", q_size, minimum=1)
+    max_width = check_int("max_width", max_width, minimum=1)
 
     def bound(width: int) -> int:
         return separation_rank_bounds(width, depth, q_size, q_size).best

@@ -13,17 +13,12 @@ from functools import lru_cache
 import sympy as sp
 
 from attndepth.errors import InvalidParameter
-
-
-def _check_tokens(tokens: object) -> int:
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
-        raise InvalidParameter(f"tokens must be an integer >= 1, got {tokens!r}")
-    return tokens
+from attndepth.validation import check_int, check_positive, check_real
 
 
 def mean_projector(tokens: int) -> sp.Matrix:
     """Π = 11ᵀ/n (n × n): orthogonal projector onto span{1}."""
-    n = _check_tokens(tokens)
+    n = check_int("tokens", tokens, minimum=1)
     return sp.ones(n, n) / n
 
 
@@ -33,7 +28,7 @@ def leading_basis(tokens: int) -> sp.Matrix:
     Column 0 is 1/√n; column k ≥ 1 is (1, …, 1, −k, 0, …)/√(k(k+1)) with k
     ones, orthogonal to 1 and to each other.
     """
-    n = _check_tokens(tokens)
+    n = check_int("tokens", tokens, minimum=1)
     columns = [sp.ones(n, 1) / sp.sqrt(n)]
     for k in range(1, n):
         column = sp.zeros(n, 1)
@@ -50,7 +45,7 @@ def generic_row_stochastic(tokens: int, name: str = "p") -> sp.Matrix:
     Entry (i, j) for j < n−1 is a free symbol p_ij; the last entry of each row
     is 1 − (the others), so P1 = 1 holds identically.
     """
-    n = _check_tokens(tokens)
+    n = check_int("tokens", tokens, minimum=1)
     P = sp.zeros(n, n)
     for i in range(n):
         free = sp.symbols(f"{name}_{i}_0:{n - 1}") if n > 1 else ()
@@ -339,16 +334,11 @@ def postln_rate(s: float, width: int, placement: str = "post-ln", tau: float = 1
         the mean factor μ vanishes (τ = 1 in placement b: the mean token is
         removed entirely).
     """
-    if isinstance(width, bool) or not isinstance(width, int) or width < 2:
-        raise InvalidParameter(f"width must be an integer >= 2, got {width!r}")
-    if not isinstance(s, (int, float)) or not 0 <= s < math.inf:
-        raise InvalidParameter(f"s must be a finite number >= 0, got {s!r}")
-    if not isinstance(tau, (int, float)) or not 0 <= tau <= 1:
-        raise InvalidParameter(f"tau must be in [0, 1], got {tau!r}")
-    for name, value in (("skip_scale", skip_scale), ("residual_scale", residual_scale)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not 0 < value < math.inf:
-            raise InvalidParameter(f"{name} must be a finite number > 0, got {value!r}")
+    width = check_int("width", width, minimum=2)
+    check_real("s", s, minimum=0)
+    check_real("tau", tau, minimum=0, maximum=1)
+    check_positive("skip_scale", skip_scale)
+    check_positive("residual_scale", residual_scale)
     if norm_kind not in RATE_NORM_KINDS:
         raise InvalidParameter(f"norm_kind must be one of {', '.join(RATE_NORM_KINDS)}; "
                                f"got {norm_kind!r}")
@@ -452,7 +442,7 @@ def confirm_deescalation_algebra(tokens: int = 3) -> bool:
     So (I − τΠ) scales the mean part by 1 − τ and leaves the diversity part
     unchanged; τ = 1 removes ΠX exactly: Π(I − Π)X = 0.
     """
-    n = _check_tokens(tokens)
+    n = check_int("tokens", tokens, minimum=1)
     Pi, I = mean_projector(n), sp.eye(n)
     remove = I - tau_symbol * Pi
     first = (Pi * remove - (1 - tau_symbol) * Pi).applyfunc(sp.simplify)
@@ -477,7 +467,7 @@ def scaling_commutator_norm(tokens: int = 3) -> bool:
     with Π by exactly the spread of the inverse token scales.
     Returns True when the largest eigenvalue of KᵀK equals ‖v‖²/n.
     """
-    n = _check_tokens(tokens)
+    n = check_int("tokens", tokens, minimum=1)
     c = sp.Matrix(sp.symbols(f"c_0:{n}", real=True))
     Pi = mean_projector(n)
     K = Pi * sp.diag(*c) - sp.diag(*c) * Pi

@@ -52,16 +52,10 @@ import math
 import sympy as sp
 
 from attndepth.errors import InvalidParameter
+from attndepth.validation import check_int, check_positive
 
 #: The predicted slope of log s₂(A) against log T [paper].
 SPECTRAL_EXPONENT = -0.5
-
-
-def _check_scale(scale: object) -> float:
-    if isinstance(scale, bool) or not isinstance(scale, int | float) or not scale > 0 \
-            or not math.isfinite(scale):
-        raise InvalidParameter(f"logit scale must be a finite number > 0, got {scale!r}")
-    return float(scale)
 
 
 def markov_ratio_squared(scale: float) -> float:
@@ -72,7 +66,7 @@ def markov_ratio_squared(scale: float) -> float:
     scale : float
         s > 0, the standard deviation of the logits.
     """
-    s = _check_scale(scale)
+    s = check_positive("logit scale", scale)
     return math.expm1(s * s)
 
 
@@ -86,8 +80,7 @@ def bulk_edge(tokens: int, scale: float) -> float:
     scale : float
         Logit standard deviation s > 0.
     """
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
-        raise InvalidParameter(f"tokens must be an integer >= 2, got {tokens!r}")
+    tokens = check_int("tokens", tokens, minimum=2)
     return 2.0 * math.sqrt(markov_ratio_squared(scale)) / math.sqrt(tokens)
 
 
@@ -103,8 +96,7 @@ def collapsed_stable_rank(scale: float) -> float:
 
 def fix_difference(tokens: int) -> float:
     """‖(A − Π)X − (I − Π)AX‖_F / ‖(A − Π)X‖_F ≈ 1/√T for Gaussian X [derived]."""
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 2:
-        raise InvalidParameter(f"tokens must be an integer >= 2, got {tokens!r}")
+    tokens = check_int("tokens", tokens, minimum=2)
     return 1.0 / math.sqrt(tokens)
 
 

@@ -42,20 +42,20 @@ from attndepth.theory.depth_width import (
     DEFAULT_FIT,
     PARAMS_PER_LAYER_PER_WIDTH2,
     AllocationFit,
-    positive_finite,
 )
+from attndepth.validation import check_int, check_positive
 
 
 def width_at_budget(budget: float, depth: float) -> float:
     """d(N, L) = √(N / (12·L)), the width that spends ``budget`` at ``depth`` (real)."""
-    budget = positive_finite("budget", budget)
-    depth = positive_finite("depth", depth)
+    budget = check_positive("budget", budget)
+    depth = check_positive("depth", depth)
     return math.sqrt(budget / (PARAMS_PER_LAYER_PER_WIDTH2 * depth))
 
 
 def paper_knee(width: float) -> float:
     """Levine et al.'s threshold log₃ d at a real width d > 0."""
-    return math.log(positive_finite("width", width), 3)
+    return math.log(check_positive("width", width), 3)
 
 
 def corrected_knee_law(q_size: int) -> Callable[[float], float]:
@@ -66,11 +66,10 @@ def corrected_knee_law(q_size: int) -> Callable[[float], float]:
     :func:`attndepth.theory.separation_rank.corrected_knee` at integer d.
     [conjecture: the corrected law itself is a conjecture of the separation-rank work]
     """
-    if isinstance(q_size, bool) or not isinstance(q_size, int) or q_size < 1:
-        raise InvalidParameter(f"q_size must be an integer >= 1, got {q_size!r}")
+    q_size = check_int("q_size", q_size, minimum=1)
 
     def knee(width: float) -> float:
-        d = positive_finite("width", width)
+        d = check_positive("width", width)
         q = min(q_size, d)
         return math.log(2 * (q * d - q * (q - 1) / 2) + 1, 3)
 
@@ -83,7 +82,7 @@ def transition_depth(budget: float, knee: Callable[[float], float] = paper_knee)
     Unique for an increasing ``knee`` (left side increasing in L, right side
     decreasing); found by bracketing on (0, 10⁶].
     """
-    budget = positive_finite("budget", budget)
+    budget = check_positive("budget", budget)
 
     def gap(depth: float) -> float:
         return depth - knee(width_at_budget(budget, depth))
@@ -96,7 +95,7 @@ def transition_depth(budget: float, knee: Callable[[float], float] = paper_knee)
 
 def transition_slope(budget: float, knee: Callable[[float], float] = paper_knee) -> float:
     """dL*/d ln N at ``budget`` (central difference over ±1 % of the budget)."""
-    budget = positive_finite("budget", budget)
+    budget = check_positive("budget", budget)
     step = 0.01
     return (transition_depth(budget * math.exp(step), knee)
             - transition_depth(budget * math.exp(-step), knee)) / (2 * step)
@@ -117,5 +116,5 @@ def fit_slope(depth: float, fit: AllocationFit = DEFAULT_FIT) -> float:
 
     From 12·L·e^{2a + 2bL} = N: d ln N = (1/L + 2b) dL.
     """
-    depth = positive_finite("depth", depth)
+    depth = check_positive("depth", depth)
     return depth / (1 + 2 * fit.slope * depth)

@@ -101,7 +101,7 @@ from attndepth.simulations.models.linear_attention import (
 )
 from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
 from attndepth.simulations.threads import available_cores
-from attndepth.simulations.validation import check_int, check_margin, check_size
+from attndepth.validation import check_int, check_margin, check_seconds, check_size
 
 #: Largest prime below 2^26, the default field of block ranks (the GEMM rank's range).
 BLOCK_PRIME = 67_108_859
@@ -408,9 +408,7 @@ def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], see
     # copy (_rank_block), 1.5 float64-equivalents per entry: 3 GiB for one 16,384² block
     check_size("the largest degree block (its int32 residues and their float64 copy)",
                3 * max(sizes) ** 2 // 2, limit=3 * MAX_BLOCK_POINTS ** 2 // 2)
-    if isinstance(max_seconds, bool) or not isinstance(max_seconds, (int, float)) \
-            or not max_seconds > 0:
-        raise InvalidParameter(f"max_seconds must be a number > 0, got {max_seconds!r}")
+    max_seconds = check_seconds("max_seconds", max_seconds)
     estimate = estimated_seconds(sizes)
     if estimate > max_seconds:
         raise InvalidParameter(

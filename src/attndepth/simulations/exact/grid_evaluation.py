@@ -28,7 +28,7 @@ from attndepth.simulations.models.linear_attention import (
     linear_attention_states,
 )
 from attndepth.simulations.threads import available_cores, single_threaded_blas
-from attndepth.simulations.validation import check_int, check_size
+from attndepth.validation import check_int, check_size
 
 #: Pairs (row point, column point) evaluated per chunk, bounding memory.
 CHUNK_PAIRS = 1 << 14

@@ -50,6 +50,7 @@ from attndepth.simulations.exact.grid_evaluation import (
 from attndepth.simulations.exact.modular import matmul_mod
 from attndepth.simulations.exact.partitions import Partition
 from attndepth.simulations.models.linear_attention import LinearAttentionWeights
+from attndepth.validation import check_int
 
 #: The depth this module evaluates (K = 13 parts).
 PARTS_DEPTH = 3
@@ -117,9 +118,7 @@ def evaluate_structured_parts(weights: LinearAttentionWeights, partition: Partit
         raise InvalidParameter(f"evaluate_structured_parts takes depth {PARTS_DEPTH}, got "
                                f"{weights.depth}; use evaluate_structured_scales")
     prime, residual, d = weights.prime, weights.residual, weights.width
-    if isinstance(coordinate, bool) or not isinstance(coordinate, int | np.integer) \
-            or not 0 <= coordinate < d:
-        raise InvalidParameter(f"coordinate must be an integer in [0, {d}), got {coordinate!r}")
+    coordinate = check_int("coordinate", coordinate, minimum=0, maximum=d - 1)
     parts = (3 ** PARTS_DEPTH - 1) // 2 + 1
     if XP.shape[0] == 0 or XQ.shape[0] == 0:
         return np.zeros((XP.shape[0], XQ.shape[0], parts), dtype=np.int64)

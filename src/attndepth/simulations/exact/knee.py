@@ -43,7 +43,7 @@ from attndepth.simulations.exact.torus_blocks import (
     measure_torus_ranks,
     torus_prime,
 )
-from attndepth.simulations.validation import check_int
+from attndepth.validation import check_int
 
 #: The growth ratio ln sep(L+1) / ln sep(L) that splits doubly exponential (≈ 3)
 #: from exponential (→ 1) growth.
@@ -138,10 +138,8 @@ def grid_cap(block_bounds: Sequence[int], needed: int, margin: int) -> int:
                                for b in block_bounds):
         raise InvalidParameter(f"block_bounds must be a non-empty list of integers >= 1, got "
                                f"{list(block_bounds)!r}")
-    if isinstance(needed, bool) or not isinstance(needed, int) or needed < 1:
-        raise InvalidParameter(f"needed must be an integer >= 1, got {needed!r}")
-    if isinstance(margin, bool) or not isinstance(margin, int) or margin < 0:
-        raise InvalidParameter(f"margin must be an integer >= 0, got {margin!r}")
+    needed = check_int("needed", needed, minimum=1)
+    margin = check_int("margin", margin, minimum=0)
     full = max(block_bounds) + margin
     low, high = margin + 1, full
     if sum(block_bounds) < needed:

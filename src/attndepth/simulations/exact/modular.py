@@ -26,14 +26,12 @@ In each case the result equals ``(a @ b) mod p`` because the integer identity
 
 from __future__ import annotations
 
-import numbers
-
 import flint
 import numpy as np
 
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.threads import available_cores
-from attndepth.simulations.validation import check_int
+from attndepth.validation import check_int
 
 #: Largest prime below 2^31, the default modulus of exact computations.
 DEFAULT_PRIME = 2_147_483_647
@@ -47,11 +45,7 @@ MAX_INNER_DIMENSION = 2**16
 
 def check_prime(prime: object) -> int:
     """Return ``prime`` if it is a prime in (2, 2^31), else raise ``ValueError``."""
-    if isinstance(prime, bool) or not isinstance(prime, numbers.Integral):
-        raise InvalidParameter(f"prime must be an integer, got {prime!r}")
-    prime = int(prime)
-    if not 2 < prime < 2**31:
-        raise InvalidParameter(f"prime must lie in (2, 2^31), got {prime}")
+    prime = check_int("prime", prime, minimum=3, maximum=2**31 - 1)
     if not flint.fmpz(prime).is_prime():
         raise InvalidParameter(f"prime must be prime, got {prime} (composite)")
     return prime

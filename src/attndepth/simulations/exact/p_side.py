@@ -20,7 +20,7 @@ import numpy as np
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.exact.modular import DEFAULT_PRIME, check_prime, rank_mod
 from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
-from attndepth.simulations.validation import check_int, check_size
+from attndepth.validation import check_int, check_size
 
 #: Spanning functions accepted (columns of the evaluation matrix).
 MAX_FUNCTIONS = 20_000

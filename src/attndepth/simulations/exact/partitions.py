@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from attndepth.errors import InvalidParameter
-from attndepth.simulations.validation import check_int
+from attndepth.validation import check_int
 
 #: Most positions a partition may have (grid points hold |P|·d and |Q|·d entries each).
 MAX_TOKENS = 2**16

@@ -18,7 +18,7 @@ from attndepth.simulations.models.linear_attention import (
     linear_attention_states,
 )
 from attndepth.simulations.seeding import GRID_STREAM, gaussian_tokens, spawn_generators
-from attndepth.simulations.validation import check_finite_array, check_int
+from attndepth.validation import check_finite_array, check_int
 
 
 @dataclass(frozen=True)

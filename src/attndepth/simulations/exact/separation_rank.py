@@ -60,7 +60,7 @@ from attndepth.simulations.models.linear_attention import (
 )
 from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
 from attndepth.simulations.settings import setting
-from attndepth.simulations.validation import check_int, check_margin, check_size
+from attndepth.validation import check_int, check_margin, check_positive, check_size
 
 #: Default number of points by which the rank must stay below the grid size.
 DEFAULT_MARGIN = 8
@@ -229,11 +229,7 @@ def rank_from_grids(
         raise InvalidType(f"weights must be LinearAttentionWeights or None, got "
                           f"{type(weights).__name__}")
     if tolerance is not None:
-        if isinstance(tolerance, bool) or not isinstance(tolerance, int | float):
-            raise InvalidType(f"tolerance must be a number or None, got {type(tolerance).__name__}")
-        if not 0 < tolerance < math.inf:
-            raise InvalidParameter(f"tolerance must be a finite singular-value threshold > 0, "
-                                   f"got {tolerance!r}")
+        tolerance = check_positive("tolerance (a singular-value threshold)", tolerance)
     if not isinstance(progress, bool):
         raise InvalidType(f"progress must be True or False, got {progress!r}")
     max_points = check_int("max_points", max_points, minimum=2)
@@ -344,8 +340,7 @@ def certified_rank(config: SeparationRankConfig, seed: int, bound: int,
     prime : int
         The field GF(prime).
     """
-    if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
-        raise InvalidParameter(f"bound must be an integer >= 1, got {bound!r}")
+    bound = check_int("bound", bound, minimum=1)
     points = bound + DEFAULT_MARGIN
     return rank_from_grids(config, seed, "exact", prime, rank_cap=bound, start_points=points,
                            max_points=points)

@@ -94,7 +94,7 @@ from attndepth.simulations.exact.separation_rank import (
 )
 from attndepth.simulations.models.linear_attention import LinearAttentionWeights
 from attndepth.simulations.seeding import GRID_STREAM, WEIGHTS_STREAM, spawn_generators
-from attndepth.simulations.validation import check_int, check_margin, check_size
+from attndepth.validation import check_int, check_margin, check_seconds, check_size
 
 #: Rotations per plane (N): 6 splits a block into 36 classes at d = 4, 5 (T = N^⌊d/2⌋).
 DEFAULT_ORDER = 6
@@ -573,9 +573,7 @@ def measure_torus_ranks(config: SeparationRankConfig, bounds: list[int], seed: i
              for a, row in enumerate(limits)}
     check_size("the torus classes of every degree block",  # int32: half a float64 each
                sum(n * n for row in sizes.values() for n in row) // 2)
-    if isinstance(max_seconds, bool) or not isinstance(max_seconds, (int, float)) \
-            or not max_seconds > 0:
-        raise InvalidParameter(f"max_seconds must be a number > 0, got {max_seconds!r}")
+    max_seconds = check_seconds("max_seconds", max_seconds)
     widest = [max(row) for row in sizes.values()]
     estimate = estimated_seconds(torus.size, widest, config.width)
     if estimate > max_seconds:

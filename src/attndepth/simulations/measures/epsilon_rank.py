@@ -51,7 +51,7 @@ from attndepth.simulations.models.stacks import (
     draw_softmax_weights,
 )
 from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
-from attndepth.simulations.validation import (
+from attndepth.validation import (
     check_finite_array,
     check_int,
     check_seed,

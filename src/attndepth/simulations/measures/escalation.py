@@ -30,7 +30,7 @@ from attndepth.simulations.models.stacks import (
 )
 from attndepth.simulations.seeding import gaussian_tokens
 from attndepth.simulations.threads import single_threaded_blas
-from attndepth.simulations.validation import MAX_ELEMENTS, check_int
+from attndepth.validation import MAX_ELEMENTS, check_int
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.stats import linregress
 
 from attndepth.errors import InvalidParameter, InvalidType, Overflow
-from attndepth.simulations.validation import check_finite_array
+from attndepth.validation import check_finite_array
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from scipy.special import log_ndtr, logsumexp
 
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.seeding import spawn_generators
-from attndepth.simulations.validation import check_int, check_real, check_size
+from attndepth.validation import check_int, check_real, check_size
 
 #: Quadrature grid in x = u + λg: [X_LOW, X_HIGH] with step X_STEP; outside it f and
 #: 1 − exp(−e^x) are replaced by their tails (relative error below e^{−30}).

@@ -20,7 +20,7 @@ from scipy.sparse.linalg import svds
 
 from attndepth.simulations.models.stacks import softmax_attention
 from attndepth.simulations.seeding import spawn_generators
-from attndepth.simulations.validation import check_choice, check_int, check_real, check_size
+from attndepth.validation import check_choice, check_int, check_real, check_size
 
 ENSEMBLES: tuple[str, ...] = ("markov", "key-query")
 #: Above this T the two largest singular values come from ARPACK (svds), below from a full SVD.

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
-from attndepth.simulations.validation import check_int, check_real, check_seed
+from attndepth.validation import check_int, check_real, check_seed
 
 
 def uniform_model_growth(width: int, depth: int, scale: float, batch: int, seed: int,

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from attndepth.errors import InvalidParameter, InvalidType
-from attndepth.simulations.validation import check_choice, check_real
+from attndepth.validation import check_choice, check_real
 
 #: Where a branch is normalised.
 NORM_PLACEMENTS: tuple[str, ...] = ("none", "pre", "post", "peri")

@@ -48,7 +48,7 @@ from attndepth.simulations.models.stacks import (
 from attndepth.simulations.models.tasks import RecallTask
 from attndepth.simulations.models.training_settings import TrainingSettings
 from attndepth.simulations.seeding import spawn_generators
-from attndepth.simulations.validation import check_int, check_seed, check_size
+from attndepth.validation import check_int, check_seed, check_size
 
 #: Seed stream of the embeddings and the output head (the stack uses the weights stream).
 MODEL_STREAM = 30

@@ -29,7 +29,7 @@ from attndepth.simulations.models.stacks import (
     attention_mask,
     draw_stack,
 )
-from attndepth.simulations.validation import check_choice, check_int, check_size
+from attndepth.validation import check_choice, check_int, check_size
 
 #: The install hint of every "JAX is missing" error.
 INSTALL_HINT = 'pip install -e ".[train]"'

@@ -17,7 +17,7 @@ from attndepth.errors import InvalidParameter
 from attndepth.simulations.exact.modular import check_prime, matmul_mod
 from attndepth.simulations.models.stacks import check_finite_states
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
-from attndepth.simulations.validation import check_int, check_size
+from attndepth.validation import check_int, check_size
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from scipy.optimize import linprog
 
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.seeding import spawn_generators
-from attndepth.simulations.validation import check_int, check_real, check_seed
+from attndepth.validation import check_int, check_real, check_seed
 
 #: Relative and absolute tolerances of the integration (DOP853, error per step).
 RTOL, ATOL = 1e-11, 1e-13

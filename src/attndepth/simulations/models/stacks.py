@@ -64,7 +64,7 @@ from attndepth.simulations.models.blocks import (
 from attndepth.simulations.models.weight_cache import WeightCache
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
 from attndepth.simulations.settings import setting
-from attndepth.simulations.validation import (
+from attndepth.validation import (
     check_choice,
     check_finite_array,
     check_int,

@@ -27,7 +27,7 @@ import numpy as np
 
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.settings import setting
-from attndepth.simulations.validation import check_choice, check_int, check_seed, check_size
+from attndepth.validation import check_choice, check_int, check_seed, check_size
 
 SPLITS: tuple[str, ...] = ("train", "validation")
 #: Seed streams of the two splits (distinct from the stacks' and grids' streams).

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from attndepth.simulations.settings import setting
-from attndepth.simulations.validation import check_int, check_real
+from attndepth.validation import check_int, check_real
 
 
 @dataclass(frozen=True)

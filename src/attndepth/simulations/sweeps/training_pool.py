@@ -30,7 +30,7 @@ from attndepth.simulations.models.jax_model import TrainingRun, TrainingSettings
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.models.tasks import RecallTask
 from attndepth.simulations.threads import available_cores, share_cores
-from attndepth.simulations.validation import check_int, check_seed
+from attndepth.validation import check_int, check_seed
 
 
 @dataclass(frozen=True)

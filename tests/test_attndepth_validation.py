@@ -1,3 +1,5 @@
+"""The input checks every layer shares: canonical values or one clear error."""
+
 import math
 
 import numpy as np
@@ -5,11 +7,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attndepth.simulations.validation import (
+from attndepth.validation import (
+    check_bool,
     check_choice,
     check_finite_array,
     check_int,
+    check_optional_int,
+    check_positive,
     check_real,
+    check_seconds,
     check_seed,
 )
 
@@ -27,7 +33,7 @@ def test_check_int_rejects_non_integers_naming_the_parameter(bad):
 
 
 def test_check_int_bounds_in_message():
-    with pytest.raises(ValueError, match=r"width must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"width must be an integer >= 1, got 0"):
         check_int("width", 0, minimum=1)
     with pytest.raises(ValueError, match=r"<= 3"):
         check_int("width", 4, maximum=3)
@@ -93,7 +99,7 @@ def test_run_stack_refuses_non_real_inputs(dtype):
 
 @pytest.mark.parametrize("margin", [2**64, 1025, 0, -1])
 def test_a_margin_that_only_grows_the_grids_is_refused(margin):
-    from attndepth.simulations.validation import check_margin
+    from attndepth.validation import check_margin
 
     with pytest.raises(ValueError, match="margin must be"):
         check_margin(margin)
@@ -101,8 +107,50 @@ def test_a_margin_that_only_grows_the_grids_is_refused(margin):
 
 
 def test_a_size_refusal_states_its_own_limit_however_large_the_request():
-    from attndepth.simulations.validation import check_size
+    from attndepth.validation import check_size
 
     with pytest.raises(ValueError, match=r"about 10\^400 array elements, more than the 4\.03e\+08 "
                                          r"allowed \(3 GiB of float64\)"):
         check_size("the block", 10**400, limit=3 * 16_384**2 // 2)
+
+
+@given(st.integers(-10, 10), st.one_of(st.none(), st.integers(-5, 5)),
+       st.one_of(st.none(), st.integers(-5, 5)))
+def test_an_integer_is_accepted_exactly_inside_its_stated_range(value, low, high):
+    inside = (low is None or value >= low) and (high is None or value <= high)
+    if inside:
+        assert check_int("n", value, low, high) == value
+        return
+    with pytest.raises(ValueError) as raised:
+        check_int("n", value, low, high)
+    message = str(raised.value)
+    assert message.startswith("n must be an integer") and message.endswith(f"got {value}")
+    assert all(str(bound) in message for bound in (low, high) if bound is not None)
+
+
+def test_an_optional_integer_says_none_is_allowed():
+    assert check_optional_int("window", None) is None
+    assert check_optional_int("window", 3, minimum=1) == 3
+    with pytest.raises(ValueError, match="window must be None or an integer >= 1, got 0"):
+        check_optional_int("window", 0, minimum=1)
+
+
+@pytest.mark.parametrize("value", [0, 1, "yes", None, np.bool_(True)])
+def test_a_flag_is_true_or_false_only(value):
+    with pytest.raises(ValueError, match="causal must be True or False"):
+        check_bool("causal", value)
+    assert check_bool("causal", True) is True
+
+
+@pytest.mark.parametrize("value", [0, -1.0, math.nan, math.inf, True, "1"])
+def test_a_positive_number_is_finite_and_above_zero(value):
+    with pytest.raises(ValueError, match="scale"):
+        check_positive("scale", value)
+    assert check_positive("scale", 2) == 2.0
+
+
+@pytest.mark.parametrize("value", [0, -1, math.nan, True, "60"])
+def test_a_time_limit_is_positive_and_may_be_infinite(value):
+    with pytest.raises(ValueError, match="max_seconds must be a number of seconds > 0"):
+        check_seconds("max_seconds", value)
+    assert check_seconds("max_seconds", math.inf) == math.inf

@@ -1,35 +1,82 @@
-"""Input checks shared by the public functions of ``simulations``.
+"""Input checks every layer shares (theory, simulations, figures, framework, CLI).
 
-Every check raises ``ValueError`` naming the parameter, the value it got and
-what is allowed, so that the CLI can print it as one line.
+Each check returns the value in its canonical type or raises an attndepth error
+(:mod:`attndepth.errors`; a ``ValueError``) naming the parameter, the value it
+got and what is allowed, so that the command line prints it as one line. Like
+the errors, this module imports nothing of attndepth's layers, and NumPy only
+inside the one check of arrays, so that the SymPy-only theory may use it.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from attndepth.errors import InvalidParameter
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+def _bounds(minimum: float | None, maximum: float | None) -> str:
+    """`` >= 1``, `` <= 9``, `` from 1 to 9`` or nothing: the range in a message."""
+    if minimum is not None and maximum is not None:
+        return f" from {minimum} to {maximum}"
+    if minimum is not None:
+        return f" >= {minimum}"
+    return f" <= {maximum}" if maximum is not None else ""
 
 
 def check_int(name: str, value: object, minimum: int | None = None,
               maximum: int | None = None) -> int:
-    """Return ``value`` as an ``int`` or raise ``ValueError``.
+    """``value`` as an ``int`` in ``[minimum, maximum]``, or an error naming ``name``.
 
-    Booleans and non-integral numbers are rejected (``True`` is not a width).
+    Parameters
+    ----------
+    name : the parameter, for the message.
+    value : an integer (a NumPy integer, or a float with an integral value, counts);
+        ``True`` is not a width: booleans are refused.
+    minimum, maximum : the inclusive range (None: unbounded).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidParameter
+        ``value`` is not an integer or lies outside the range; the message states
+        the range (``"depth must be an integer >= 0, got -1"``).
     """
+    wanted = f"{name} must be an integer{_bounds(minimum, maximum)}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             value = int(value)
         else:
-            raise InvalidParameter(f"{name} must be an integer, got {value!r}")
+            raise InvalidParameter(f"{wanted}, got {value!r}")
     value = int(value)
-    if minimum is not None and value < minimum:
-        raise InvalidParameter(f"{name} must be >= {minimum}, got {value}")
-    if maximum is not None and value > maximum:
-        raise InvalidParameter(f"{name} must be <= {maximum}, got {value}")
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise InvalidParameter(f"{wanted}, got {value}")
+    return value
+
+
+def check_optional_int(name: str, value: object, minimum: int | None = None,
+                       maximum: int | None = None) -> int | None:
+    """None, or :func:`check_int` of ``value`` (``"window must be None or an integer
+    >= 1, ..."``)."""
+    if value is None:
+        return None
+    try:
+        return check_int(name, value, minimum, maximum)
+    except InvalidParameter as error:
+        raise InvalidParameter(str(error).replace(" must be ", " must be None or ", 1)) from None
+
+
+def check_bool(name: str, value: object) -> bool:
+    """``value`` if it is ``True`` or ``False`` (not 0, 1 or a string)."""
+    if not isinstance(value, bool):
+        raise InvalidParameter(f"{name} must be True or False, got {value!r}")
     return value
 
 
@@ -68,6 +115,19 @@ def check_real(name: str, value: object, minimum: float | None = None,
     return value
 
 
+def check_positive(name: str, value: object) -> float:
+    """``value`` as a finite ``float`` > 0 (:func:`check_real` with a strict minimum 0)."""
+    return check_real(name, value, minimum=0, strict_minimum=True)
+
+
+def check_seconds(name: str, value: object) -> float:
+    """A time limit in seconds: a number > 0; ``math.inf`` is no limit (NaN is refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
+        raise InvalidParameter(f"{name} must be a number of seconds > 0 (inf: no limit), "
+                               f"got {value!r}")
+    return float(value)
+
+
 def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
     """Return ``value`` if it is one of ``allowed`` or raise ``ValueError``."""
     if value not in allowed:
@@ -77,6 +137,8 @@ def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
 
 def check_finite_array(name: str, array: object, ndim: int | None = None) -> np.ndarray:
     """Return ``array`` as a float64 array, rejecting NaN/inf and wrong ``ndim``."""
+    import numpy as np
+
     try:
         array = np.asarray(array, dtype=np.float64)
     except (TypeError, ValueError) as error:
