@@ -6,6 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from attndepth.atlas_classes import (
     AtlasClass,
@@ -164,3 +166,14 @@ def test_the_spec_measures_neither_derived_nor_known_classes():
         spec_classes(classes[:1], known)
     with pytest.raises(ValueError, match="known must be an Atlas"):
         spec_classes(classes, known=[])
+
+
+@given(st.text(max_size=20), st.integers(-10**6, 10**6),
+       st.floats(allow_nan=False), st.booleans())
+def test_a_spec_value_reads_back_as_itself(text, number, real, flag):
+    import tomllib
+
+    from attndepth.atlas_classes import _toml_value
+
+    for value in (text, number, real, flag):
+        assert tomllib.loads(f"x = {_toml_value(value)}")["x"] == value

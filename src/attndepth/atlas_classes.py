@@ -35,6 +35,7 @@ command a user would run to measure them alone.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -292,7 +293,14 @@ def atlas_spec(classes: list[AtlasClass] | None = None, seed: int = 0,
 
 
 def _toml_value(value: object) -> str:
-    return f'"{value}"' if isinstance(value, str) else str(value)
+    """One value of a spec column in TOML: a string as a basic string (JSON's escapes
+    are TOML's), a number as Python writes it (``inf`` too). The columns stay one line
+    each, which a TOML writer (tomli-w: one element a line) would not keep."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):  # raw beyond ASCII (TOML has no surrogate pairs), DEL escaped
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    return str(value)
 
 
 def residual_row(plain: AtlasRow) -> AtlasRow:
