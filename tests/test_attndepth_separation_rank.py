@@ -145,3 +145,21 @@ def test_the_torus_method_is_a_lower_bound_proved_where_it_meets_bound_d():
     assert short["rank"] < short["bounds"]["best"] == 3102
     with pytest.raises(ValueError, match="torus method takes only"):
         measure_rank(SeparationRankConfig(width=3, depth=2, tokens=4), 0, "torus", threads=2)
+
+
+def test_a_class_the_atlas_holds_is_known_without_measuring():
+    from attndepth.separation_rank import atlas_answer, known_rank
+
+    config = SeparationRankConfig(width=6, depth=3, tokens=2)
+    row = known_rank(config)
+    assert (row.rank, row.certificate, row.key) == (27132, "proved", (6, 3, 1, 0, 1, 1))
+    answer = atlas_answer(config)
+    assert answer["source"] == "atlas" and answer["ratio"] == 1.0
+    assert answer["bounds"]["bigraded"] == 27132 and answer["command"] == row.command
+    # the rank depends on the partition only through its sizes: any split of 1 + 1 is it
+    assert known_rank(SeparationRankConfig(width=6, depth=3, tokens=2,
+                                           partition="sizes=1/1")) == row
+    beyond = SeparationRankConfig(width=9, depth=5, tokens=2)  # no class of the atlas
+    assert known_rank(beyond) is None and atlas_answer(beyond) is None
+    with pytest.raises(TypeError, match="SeparationRankConfig"):
+        known_rank((6, 3, 2))

@@ -6,7 +6,8 @@ from attndepth.cli.main import main
 
 
 def test_seprank_json_fields(capsys):
-    assert main(["seprank", "--width", "2", "--depth", "2", "--tokens", "4", "--json"]) == 0
+    assert main(["seprank", "--width", "2", "--depth", "2", "--tokens", "4", "--json",
+                 "--recompute"]) == 0
     document = json.loads(capsys.readouterr().out)
     for key in ("rank", "method", "prime", "grid_p", "grid_q", "saturated", "bounds",
                 "seconds", "config"):
@@ -36,7 +37,7 @@ def test_seprank_same_seed_same_json(capsys):
 
 
 def test_seprank_json_lists_every_block_and_the_whole_matrix_agrees(capsys):
-    argv = ["seprank", "--width", "2", "--depth", "3", "--tokens", "3", "--json"]
+    argv = ["seprank", "--width", "2", "--depth", "3", "--tokens", "3", "--json", "--recompute"]
     assert main(argv) == 0
     blocks = json.loads(capsys.readouterr().out)
     assert blocks["method"] == "blocks" and len(blocks["blocks"]) == 14  # K = 13
@@ -93,7 +94,7 @@ def test_seprank_reports_a_rank_above_a_proved_bound_in_one_line(capsys, monkeyp
     monkeypatch.setattr(degree_blocks, "separating_scales",
                         lambda degree, prime: (original(degree, prime)[0],
                                                original(degree, prime)[1][::-1].copy()))
-    assert main(["seprank", "--width", "2", "--depth", "2", "--tokens", "4"]) == 1
+    assert main(["seprank", "--width", "2", "--depth", "2", "--tokens", "4", "--recompute"]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("attndepth: check failed:") and len(err.splitlines()) == 1
 
@@ -185,3 +186,24 @@ def test_seprank_stopped_by_a_full_disk_is_exit_3_and_continues(tmp_path, capsys
     assert path.stat().st_size > 0  # the first save, kept
     assert main([*argv, "--checkpoint", str(path)]) == 0
     assert json.loads(capsys.readouterr().out)["rank"] == rank
+
+
+def test_a_class_the_atlas_holds_is_answered_from_it(capsys):
+    """d = 6, L = 3, N = 2 took 15 minutes to measure; the atlas holds it (27,132, proved)."""
+    assert main(["seprank", "--width", "6", "--depth", "3", "--tokens", "2", "--json"]) == 0
+    known = json.loads(capsys.readouterr().out)
+    assert known["source"] == "atlas" and known["rank"] == 27132
+    assert known["certificate"] == "proved" and known["seed"] == 0
+    assert known["command"].startswith("attndepth seprank --width 6 --depth 3 --tokens 2")
+    assert main(["seprank", "--width", "6", "--depth", "3", "--tokens", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "from the shipped atlas" in text and "--recompute" in text
+
+
+@pytest.mark.parametrize("option", [["--recompute"], ["--seed", "1"], ["--method", "exact"],
+                                    ["--margin", "9"]])
+def test_a_measurement_option_measures_instead(option, capsys):
+    assert main(["seprank", "--width", "2", "--depth", "2", "--tokens", "4", "--json",
+                 *option]) == 0
+    measured = json.loads(capsys.readouterr().out)
+    assert "source" not in measured and measured["rank"] == 18 and "grid_p" in measured

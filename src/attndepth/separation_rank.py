@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.simulations.exact.atlas_table import Atlas, AtlasRow, atlas
 from attndepth.simulations.exact.degree_blocks import (
     BLOCK_PRIME,
     MAX_BLOCK_POINTS,
@@ -328,6 +330,57 @@ def tight_fields(config: SeparationRankConfig) -> dict[str, Any]:
     member = in_tight_family(config.width, config.depth, config.heads, config.residual,
                              len(split.p_positions), len(split.q_positions))
     return {"tight_family": member, "conjecture": TIGHT_FAMILY_STATEMENT}
+
+
+@lru_cache(maxsize=1)
+def _shipped_atlas() -> Atlas:
+    return atlas()
+
+
+def known_rank(config: SeparationRankConfig) -> AtlasRow | None:
+    """The shipped atlas's row for ``config``'s size class, or None when it holds none.
+
+    The atlas (:func:`attndepth.atlas`) keeps one certified rank per class
+    (d, L, H, ρ, |P|, |Q|): the rank depends on the partition only through its
+    sizes (claim ``levine.partition-symmetry``). Look here before measuring; the
+    row carries its certificate, seed, method and the command that measures it
+    again.
+
+    Parameters
+    ----------
+    config : SeparationRankConfig
+
+    Returns
+    -------
+    AtlasRow or None
+
+    Examples
+    --------
+    >>> from attndepth import SeparationRankConfig
+    >>> row = known_rank(SeparationRankConfig(width=6, depth=3, tokens=2))
+    >>> row.rank, row.certificate
+    (27132, 'proved')
+    """
+    if not isinstance(config, SeparationRankConfig):
+        raise InvalidType(f"config must be a SeparationRankConfig, got {type(config).__name__}")
+    split = config.split
+    return _shipped_atlas().find(config.width, config.depth, config.heads, config.residual,
+                                 len(split.p_positions), len(split.q_positions))
+
+
+def atlas_answer(config: SeparationRankConfig) -> dict[str, Any] | None:
+    """:func:`rank_with_bounds`'s answer read from the shipped atlas (``source``
+    ``"atlas"``: the row's rank, certificate, seed, method, prime and command), or None
+    when the atlas does not hold ``config``'s class."""
+    row = known_rank(config)
+    if row is None:
+        return None
+    bounds = bounds_for(config).as_dict()
+    return {"source": "atlas", "config": config.as_dict(), "rank": row.rank,
+            "certificate": row.certificate, "failure_probability": row.failure_probability,
+            "method": row.method, "prime": row.prime, "seed": row.seed, "grid": row.grid,
+            "measured_seconds": row.seconds, "version": row.version, "command": row.command,
+            "bounds": bounds, "ratio": row.rank / bounds["best"], **tight_fields(config)}
 
 
 def rank_with_bounds(config: SeparationRankConfig, seed: int = 0, method: str = "exact",
