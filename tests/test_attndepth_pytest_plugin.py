@@ -186,8 +186,12 @@ def test_a_malformed_user_claim_is_one_line_and_exit_2_while_the_others_run(
     assert main(["verify", "--claims", str(malformed_file)]) == 2
     captured = capsys.readouterr()
     assert "ERROR         mine.dict" in captured.out and "HOLDS         mine.fine" in captured.out
-    [line] = captured.err.strip().splitlines()
-    assert "claim 'mine.dict' could not be run" in line and "not an Outcome" in line
+    # one progress line per claim, then one error line
+    *progress, line = captured.err.strip().splitlines()
+    assert sorted(p.split()[:2] for p in progress) == [["error", "mine.dict"],
+                                                       ["holds", "mine.fine"]]
+    assert line.startswith("attndepth: error: claim 'mine.dict' could not be run")
+    assert "not an Outcome" in line
 
 
 def test_user_figures_are_drawn_beside_their_claims(malformed_file, tmp_path, capsys):

@@ -53,3 +53,12 @@ def test_verify_exits_1_on_an_error_verdict(monkeypatch, capsys):
                                      {"quick": {}, "full": {}}))
     assert main(["verify", "--claim", "test.broken"]) == 1
     assert "ERROR" in capsys.readouterr().out
+
+
+def test_verify_says_each_finished_claim_on_stderr_when_not_a_terminal(capsys):
+    assert main(["verify", "--claim", "levine.1t-width", "--claim", "levine.gpt3-too-deep",
+                 "--jobs", "2"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and all(line.startswith("indistinguishable ") for line in lines)
+    assert {line.split()[1] for line in lines} == {"levine.1t-width", "levine.gpt3-too-deep"}
+    assert sorted(line.split()[-1] for line in lines) == ["[1/2]", "[2/2]"]

@@ -447,3 +447,30 @@ def test_a_base_seed_beyond_64_bits_is_one_line_and_exit_2(capsys, argv):
     assert main([*argv, "--seed", str(2**64)]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert f"seed must be an integer from 0 to {MAX_BASE_SEED}" in line
+
+
+def test_claims_run_across_worker_processes_give_the_same_results_in_order():
+    ids = ["levine.1t-width", "yuzhang.escalation", "levine.degree", "dong.collapse"]
+    alone = run_claims(ids, jobs=1)
+    seen = []
+    pooled = run_claims(ids, jobs=2, finished=lambda result: seen.append(result.id))
+    assert [r.id for r in pooled] == ids and sorted(seen) == sorted(ids)
+    for one, other in zip(alone, pooled, strict=True):
+        assert (one.verdict, one.outcome.values, one.outcome.measured) == (
+            other.verdict, other.outcome.values, other.outcome.measured)
+
+
+def test_a_claim_registered_in_this_process_runs_in_a_worker_too(monkeypatch):
+    """A forked worker inherits the registry: a claim the caller registered (no file to
+    load it from) runs there, and one that raises is an error verdict, not a crash."""
+    from attndepth.framework import registry as claims
+
+    def verify(seed):
+        raise ZeroDivisionError("no")
+
+    monkeypatch.setitem(claims._REGISTRY, "test.broken",
+                        Claim("test.broken", "s", "s", "t", verify, {"quick": {}, "full": {}}))
+    results = run_claims(["test.broken", "levine.1t-width"], jobs=2)
+    assert [r.verdict for r in results] == ["error", "indistinguishable"]
+    with pytest.raises(ValueError, match="jobs must be an integer from 1"):
+        run_claims(["levine.1t-width"], jobs=0)

@@ -53,6 +53,10 @@ def register(sub: Any) -> None:
                         help="also run each claim with its wrong theory in place and exit 1 "
                              "when that does not fail (default: on for the claims of "
                              "--claims, off for the built-in ones)")
+    verify.add_argument("--jobs", type=non_negative_int, default=None, metavar="N",
+                        help="claims run across N worker processes, each with its share of "
+                             "the cores for BLAS (1: in this process; the numbers are the "
+                             "same either way); default: the cores available")
     verify.add_argument("--list", action="store_true",
                         help="list the claims with their one-sentence statements and exit")
     verify.add_argument("--search", action="store_true",
@@ -85,6 +89,7 @@ def register(sub: Any) -> None:
 def cmd_verify(args: argparse.Namespace) -> int:
     from attndepth.cli.outputs import REPORT, emit, output_option
     from attndepth.framework.registry import (
+        ClaimResult,
         all_claims,
         default_claims,
         explain,
@@ -94,6 +99,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     )
     from attndepth.framework.report import render
     from attndepth.framework.verdicts import FAILING, Verdict
+    from attndepth.simulations.threads import available_cores
 
     # the report's file is checked before any claim runs: a refusal costs nothing
     args.out = output_option(args.out, REPORT, "--out", reading=tuple(args.claims or ()))
@@ -121,15 +127,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.search:
         return _search(args)
 
-    def progress(claim_id: str) -> None:
-        if sys.stderr.isatty():
-            print(f"running {claim_id} ...", file=sys.stderr)
-
     # a user's claims (--claims) are run with their wrong theory too, unless --no-wrong-theory
     wrong = (loaded if args.wrong_theory is None else
              (args.claim or default_claims()) if args.wrong_theory else [])
-    results = run_claims(args.claim, args.preset, args.seed, progress=progress,
-                         wrong_theory=wrong)
+    total = len(args.claim or default_claims())
+    done: list[str] = []
+
+    def finished(result: ClaimResult) -> None:  # stderr, terminal or not: one line a claim
+        done.append(result.id)
+        if total > 1:  # of one claim, the report says all there is
+            print(f"{result.verdict:<17} {result.id}  ({result.seconds:.1f} s)  "
+                  f"[{len(done)}/{total}]", file=sys.stderr, flush=True)
+
+    jobs = available_cores() if args.jobs is None else max(1, args.jobs)
+    results = run_claims(args.claim, args.preset, args.seed, wrong_theory=wrong, jobs=jobs,
+                         finished=finished)
     emit(render(results, args.format, args.preset, args.seed), args.out)
     broken = [r for r in results if r.id in loaded and r.verdict == Verdict.ERROR]
     for result in broken:  # a user's claim that could not be run: bad input, one line each

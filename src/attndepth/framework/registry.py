@@ -63,6 +63,7 @@ from attndepth.framework.evidence import (
 from attndepth.framework.families import Family
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import DECIDED, Verdict, failing_for
+from attndepth.validation import check_int
 
 #: What a claim is: a theory verdict, or a consistency check of the software.
 KINDS: tuple[str, ...] = ("theory", "consistency")
@@ -626,7 +627,8 @@ def wrong_theory_verdict(claim_id: str, preset: str = "quick", seed: int = 0) ->
 
 def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
                seed: int = 0, progress: Callable[[str], None] | None = None,
-               wrong_theory: Collection[str] = ()) -> list[ClaimResult]:
+               wrong_theory: Collection[str] = (), jobs: int = 1,
+               finished: Callable[[ClaimResult], None] | None = None) -> list[ClaimResult]:
     """Run the named claims (when None: every claim run by default) in registry order.
 
     A claim whose verify function raises gets the verdict ``error`` with the
@@ -634,40 +636,121 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
     a bad preset or a bad seed are refused before anything runs. The claims
     named in ``wrong_theory`` also run with their wrong theory in place
     (:func:`wrong_theory_verdict`; ``ClaimResult.wrong_theory``).
+
+    Parameters
+    ----------
+    claim_ids : list of str, optional
+    preset : {"quick", "full"}
+    seed : int
+        The base seed.
+    progress : callable, optional
+        Called with each claim's id as it starts (in-process runs only).
+    wrong_theory : collection of str
+        Ids also run with their wrong theory.
+    jobs : int
+        Worker processes: with ``jobs > 1`` and several claims, the claims run across
+        a process pool, each worker's BLAS and attndepth threads capped at its share
+        of the cores (:func:`attndepth.simulations.threads.share_cores`). Every number
+        is the same as in one process (each claim draws from its own seeds); only
+        the seconds differ.
+    finished : callable, optional
+        Called with each result as its claim finishes (completion order).
+
+    Returns
+    -------
+    list of ClaimResult
+        In the order of ``claim_ids`` (registry order), whatever order they finished in.
     """
     if claim_ids is not None and (isinstance(claim_ids, str)
                                   or not isinstance(claim_ids, Collection)):
         raise InvalidType(f"claim_ids must be a list of ids or None, got "
                           f"{type(claim_ids).__name__}")
-    if progress is not None and not callable(progress):
-        raise InvalidType(f"progress must be a function of the claim id or None, got "
-                          f"{type(progress).__name__}")
+    for name, function in (("progress", progress), ("finished", finished)):
+        if function is not None and not callable(function):
+            raise InvalidType(f"{name} must be a function or None, got "
+                              f"{type(function).__name__}")
+    jobs = check_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
     ids = default_claims() if not claim_ids else list(claim_ids)
     for claim_id in ids:
         get_claim(claim_id)  # reject unknown ids before anything runs
     _check_run(preset, seed)
+    tasks = [(claim_id, preset, seed, claim_id in wrong_theory) for claim_id in ids]
+    if jobs > 1 and len(ids) > 1 and _workers_can_run(ids):
+        return _run_in_pool(tasks, min(jobs, len(ids)), finished)
     results = []
-    for claim_id in ids:
+    for task in tasks:
         if progress is not None:
-            progress(claim_id)
-        start = time.perf_counter()
-        try:
-            result = run_claim(claim_id, preset, seed)
-            if claim_id in wrong_theory:
-                result = replace(result, wrong_theory=wrong_theory_verdict(claim_id, preset,
-                                                                           seed) or "none")
-            results.append(result)
-        except (Exception, SystemExit) as error:  # a verdict, never fatal to the run
-            found = get_claim(claim_id)
-            message = (str(error).splitlines()[0] if isinstance(error, UserCodeFailed)
-                       else describe_exception(error))
-            outcome = Outcome("(not evaluated)", "(raised)", Verdict.ERROR, message)
-            results.append(ClaimResult(found.id, found.source, found.statement,
-                                       found.tolerance, preset, seed,
-                                       dict(found.presets[preset]), outcome,
-                                       time.perf_counter() - start, found.conjecture,
-                                       kind=found.kind))
+            progress(task[0])
+        results.append(_run_task(*task))
+        if finished is not None:
+            finished(results[-1])
     return results
+
+
+#: The most worker processes ``run_claims`` starts.
+MAX_JOBS = 256
+
+
+def _run_task(claim_id: str, preset: str, seed: int, wrong: bool) -> ClaimResult:
+    """One claim of :func:`run_claims` (in this process or a worker): an exception of its
+    verify function is the verdict ``error``, never fatal to the run."""
+    start = time.perf_counter()
+    try:
+        result = run_claim(claim_id, preset, seed)
+        if wrong:
+            result = replace(result, wrong_theory=wrong_theory_verdict(claim_id, preset,
+                                                                       seed) or "none")
+        return result
+    except (Exception, SystemExit) as error:
+        found = get_claim(claim_id)
+        message = (str(error).splitlines()[0] if isinstance(error, UserCodeFailed)
+                   else describe_exception(error))
+        outcome = Outcome("(not evaluated)", "(raised)", Verdict.ERROR, message)
+        return ClaimResult(found.id, found.source, found.statement, found.tolerance, preset,
+                           seed, dict(found.presets[preset]), outcome,
+                           time.perf_counter() - start, found.conjecture, kind=found.kind)
+
+
+def _workers_can_run(ids: list[str]) -> bool:
+    """Whether a fresh worker process finds every claim: a forked worker inherits the
+    registry; another start method imports attndepth's claims and loads each user's
+    claims from the source it was loaded from (:func:`claim_source`)."""
+    import multiprocessing
+
+    if multiprocessing.get_start_method() == "fork":
+        return True
+    return all(not is_users(get_claim(i)) or claim_source(i) is not None for i in ids)
+
+
+def _start_worker(jobs: int, sources: tuple[str, ...]) -> None:
+    from attndepth.simulations.threads import share_cores
+
+    share_cores(jobs)
+    for source in sources:  # a spawned worker: the user's claims, as the caller loaded them
+        if not any(claim_source(i) == source for i in _REGISTRY):
+            load_claims(source)
+
+
+def _run_in_pool(tasks: list[tuple[str, str, int, bool]], jobs: int,
+                 finished: Callable[[ClaimResult], None] | None) -> list[ClaimResult]:
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    sources = tuple(dict.fromkeys(source for task in tasks
+                                  if (source := claim_source(task[0])) is not None))
+    results: dict[int, ClaimResult] = {}
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker,
+                             initargs=(jobs, sources)) as pool:
+        futures = {pool.submit(_run_task, *task): k for k, task in enumerate(tasks)}
+        try:
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                if finished is not None:
+                    finished(results[futures[future]])
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return [results[k] for k in range(len(tasks))]
 
 
 #: Environment variable: the time limit of one call of a user's verify function (one
