@@ -75,3 +75,51 @@ def test_user_code_stops_a_function_at_its_time_limit():
     assert time.perf_counter() - start < 5
     assert signal.getsignal(signal.SIGALRM) is before
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+HOG = '''
+import numpy as np
+from attndepth import Outcome, claim
+
+@claim("mine.hog", source="s", statement="s", tolerance="t", presets={"quick": {}, "full": {}})
+def verify(seed):
+    hoard = []
+    while True:  # 64 MiB at a time, touched, for ever
+        hoard.append(np.ones(2**23))
+'''
+
+
+def test_a_user_claim_that_allocates_without_bound_is_one_line_and_exit_2(tmp_path):
+    """Its own process (the limit is process-wide): 0.25 GiB allowed, then MemoryError."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "hog.py").write_text(HOG)
+    run = subprocess.run([sys.executable, "-m", "attndepth.cli.main", "verify", "--claims",
+                          str(tmp_path / "hog.py")], capture_output=True, text=True,
+                         cwd=tmp_path, env={**os.environ, errors.MEMORY_VARIABLE: "0.25"},
+                         timeout=300)
+    assert run.returncode == EXIT_BAD_INPUT, run.stderr
+    [line] = run.stderr.strip().splitlines()
+    assert "claim 'mine.hog' could not be run" in line and "MemoryError" in line
+    assert "0.25 GiB (ATTNDEPTH_CLAIM_MEMORY)" in line and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("setting", ["0", "-1", "nan", "lots", "1e400"])
+def test_a_bad_memory_setting_is_refused(setting, monkeypatch):
+    monkeypatch.setenv(errors.MEMORY_VARIABLE, setting)
+    with pytest.raises(ValueError, match="ATTNDEPTH_CLAIM_MEMORY must be a number of GiB"):
+        errors.user_memory()
+
+
+def test_the_memory_limit_is_lifted_when_the_users_function_returns(monkeypatch):
+    import resource
+
+    monkeypatch.setenv(errors.MEMORY_VARIABLE, "1")
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    with errors.user_code("claim 'mine.small'"):
+        inside = resource.getrlimit(resource.RLIMIT_DATA)
+    assert resource.getrlimit(resource.RLIMIT_DATA) == before
+    assert inside[0] != resource.RLIM_INFINITY and inside[0] <= (
+        before[0] if before[0] != resource.RLIM_INFINITY else inside[0])

@@ -669,6 +669,9 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
         if function is not None and not callable(function):
             raise InvalidType(f"{name} must be a function or None, got "
                               f"{type(function).__name__}")
+    if isinstance(wrong_theory, str) or not isinstance(wrong_theory, Collection):
+        raise InvalidType(f"wrong_theory must be a collection of claim ids, got "
+                          f"{type(wrong_theory).__name__}")
     jobs = check_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
     ids = default_claims() if not claim_ids else list(claim_ids)
     for claim_id in ids:

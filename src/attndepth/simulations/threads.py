@@ -8,7 +8,7 @@ from functools import cache
 
 from threadpoolctl import ThreadpoolController
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import MEMORY_VARIABLE, InvalidParameter, user_memory
 
 #: Environment variable that caps the threads attndepth starts (exact evaluation,
 #: FLINT); sweep workers set it to their share of the cores.
@@ -40,7 +40,9 @@ def available_cores() -> int:
 
 def share_cores(workers: int) -> None:
     """In one of ``workers`` worker processes on this machine: use a 1/workers share of
-    the cores for attndepth's threads and for BLAS, for the rest of the process.
+    the cores for attndepth's threads and for BLAS, for the rest of the process, and (unless
+    ``ATTNDEPTH_CLAIM_MEMORY`` is set) a 1/workers share of the memory a user's function
+    may allocate (:func:`attndepth.errors.user_memory`).
 
     On Linux the worker also asks to be killed when its parent (the sweep's
     driver) dies, so a killed driver leaves no orphaned workers.
@@ -48,6 +50,8 @@ def share_cores(workers: int) -> None:
     _die_with_parent()
     share = max(1, available_cores() // max(1, workers))
     os.environ[THREADS_VARIABLE] = str(share)
+    if MEMORY_VARIABLE not in os.environ:  # a user's code: a share of the memory too
+        os.environ[MEMORY_VARIABLE] = f"{user_memory() / max(1, workers) / 2**30:.6g}"
     _controller().limit(limits=share, user_api="blas")
 
 
