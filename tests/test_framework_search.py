@@ -210,3 +210,48 @@ def test_a_users_claim_reaches_dask_workers(tmp_path, capsys, monkeypatch):
                  "dask-local", "--workers", "2", "--store", str(tmp_path / "s.sqlite")]) == 1
     out = capsys.readouterr().out
     assert out.startswith("FAILS") and "--member '{\"x\": 3}'" in out
+
+
+def _always_wrong(seed: int, n: int) -> Outcome:
+    return Outcome("n < 0", f"n = {n}", verdict_from(n < 0))
+
+
+@pytest.fixture
+def always_wrong(monkeypatch):
+    """Every member is a counterexample: hypothesis's shrinker would run without end."""
+    family = Family(parameters={"n": (0, 1)}, beyond={"n": tuple(range(2, 400))})
+    found = Claim("test.always-wrong", "s", "n < 0", "exact", _always_wrong,
+                  {"quick": {"n": 0}, "full": {"n": 0}}, family=family)
+    monkeypatch.setitem(claims._REGISTRY, found.id, found)
+    return found.id
+
+
+def test_draws_mean_draws_and_nothing_is_shrunk_or_warned(always_wrong, recwarn):
+    calls = []
+    original = claims._REGISTRY[always_wrong].verify
+
+    def counted(seed, n):
+        calls.append(n)
+        return original(seed, n)
+
+    found = claims._REGISTRY[always_wrong]
+    claims._REGISTRY[always_wrong] = Claim(found.id, found.source, found.statement,
+                                           found.tolerance, counted, found.presets,
+                                           family=found.family)
+    report = search_claim(always_wrong, draws=7, workers=1)
+    drawn = [n for n in calls if n >= 2]
+    assert len(drawn) == len(set(drawn)) <= 7 and report.drawn_beyond == len(drawn) >= 5
+    assert report.counterexamples[0].member == {"n": 0}  # the smallest of every member
+    assert not [w for w in recwarn if "hypothesis" in type(w.message).__module__]
+    # the same seed draws the same members
+    again = search_claim(always_wrong, draws=7, workers=1)
+    assert [r.member for r in again.counterexamples] == [r.member for r in
+                                                          report.counterexamples]
+
+
+def test_a_search_keeps_its_time_budget(always_wrong):
+    report = search_claim(always_wrong, draws=50, workers=1, max_seconds=1e-9)
+    assert report.exhaustive_checked == 2 and report.drawn_beyond == 0  # exhaustive finishes
+    assert "the time budget of 1e-09 s ran out" in report.summary()
+    with pytest.raises(ValueError, match="max_seconds must be a number of seconds > 0"):
+        search_claim(always_wrong, max_seconds=0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 import textwrap
 from pathlib import Path
@@ -66,6 +67,10 @@ def register(sub: Any) -> None:
     verify.add_argument("--draws", type=non_negative_int, default=20,
                         help="with --search: hypothesis draws per claim after the exhaustive "
                              "part (integer >= 0)")
+    verify.add_argument("--max-seconds", type=float, default=None, metavar="S",
+                        help="with --search: a time budget for each claim's search; no "
+                             "draw starts after it (the exhaustive part always finishes, "
+                             "and a rerun with --store resumes it); default: none")
     verify.add_argument("--store", metavar="FILE",
                         help="with --search: SQLite store of the exhaustive part; a rerun "
                              "resumes it (default: a temporary store)")
@@ -221,7 +226,9 @@ def _search(args: argparse.Namespace) -> int:
     reports = []
     for claim_id in ids:  # progress: a bar on a terminal, one line per member otherwise
         reports.append(search_claim(claim_id, args.seed, args.draws, args.store,
-                                    args.scheduler, args.workers, progress=None))
+                                    args.scheduler, args.workers, progress=None,
+                                    max_seconds=(math.inf if args.max_seconds is None
+                                                 else args.max_seconds)))
     if args.format == "json":
         emit(dumps([r.as_dict() for r in reports]), args.out)
     else:

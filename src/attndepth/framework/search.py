@@ -8,9 +8,9 @@ For a claim with a :class:`~attndepth.framework.families.Family`:
    to the SQLite store as it arrives, so an interrupted search resumes where
    it stopped.
 2. **Random phase.** Hypothesis draws members of the family that lie beyond
-   the exhaustive part (at least one parameter at a value of ``beyond``),
-   seeded, with its example database under the user's cache directory and
-   no deadline; a failing member is shrunk towards the smallest values.
+   the exhaustive part (at least one parameter at a value of ``beyond``): exactly
+   the number of draws asked for, from the seed alone (no example database), no
+   deadline, nothing shrunk, and within the search's time budget.
 
 The report says how far the claim was checked ("n of n configurations,
 exhaustive to ...; k drawn beyond") and gives every counterexample, smallest
@@ -21,11 +21,13 @@ first, with the command that reproduces it. Needs hypothesis (``pip install
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,7 +50,7 @@ from attndepth.simulations.sweeps.observables import Parameter, register_observa
 from attndepth.simulations.sweeps.store import open_store
 from attndepth.simulations.sweeps.sweep import run_sweep
 from attndepth.simulations.sweeps.sweep_spec import SweepPoint, SweepSpec
-from attndepth.validation import check_int
+from attndepth.validation import check_int, check_seconds
 
 #: Name of the sweep observable that runs one family member of one claim.
 OBSERVABLE = "claim"
@@ -114,6 +116,8 @@ class SearchReport:
     indistinguishable: int = 0
     #: The claim's kind: "theory" or "consistency" (which says consistent/inconsistent).
     kind: str = "theory"
+    #: Why the draws stopped before their number ("" when they did not).
+    stopped: str = ""
 
     @property
     def verdict(self) -> Verdict:
@@ -149,6 +153,8 @@ class SearchReport:
             text += f" ({self.indistinguishable} of them indistinguishable from a rival)"
         if self.errors:
             text += f", {len(self.errors)} raised (not decided)"
+        if self.stopped:
+            text += f"; the draws stopped early: {self.stopped}"
         if self.counterexamples:
             smallest = self.counterexamples[0]
             text += (f". Smallest counterexample: {_member_text(smallest.member)} — "
@@ -234,24 +240,39 @@ def _exhaustive(found: Claim, seed: int, store: Path, scheduler: str,
     return results
 
 
+class _OutOfTime(Exception):
+    """The search's time budget ran out (raised inside hypothesis's loop, caught below)."""
+
+
 def _random_phase(found: Claim, seed: int, draws: int, known: dict[str, MemberResult],
-                  progress: bool | None = None) -> tuple[list[MemberResult], int]:
-    """Hypothesis draws over the whole family; returns the results and the draws beyond."""
+                  progress: bool | None = None, deadline: float = math.inf,
+                  ) -> tuple[list[MemberResult], int, bool]:
+    """``draws`` hypothesis draws over the whole family, each member decided once.
+
+    Nothing is shrunk: hypothesis only generates (its shrinker would run the claim on
+    members without bound, and the exhaustive part has already checked the smallest
+    members; the report's smallest counterexample is the smallest of every member
+    decided). No example database either: the draws follow from ``seed`` alone.
+    Hypothesis's own warnings are not shown.
+
+    Returns
+    -------
+    (results, draws beyond the exhaustive part, whether the time budget ran out)
+    """
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "attndepth"
     # hypothesis keeps its own files under the current directory unless told otherwise
     os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(cache / "hypothesis-storage"))
     try:
         from hypothesis import HealthCheck, Phase, find, settings
         from hypothesis import strategies as st
-        from hypothesis.database import DirectoryBasedExampleDatabase
-        from hypothesis.errors import NoSuchExample
+        from hypothesis.errors import HypothesisWarning, NoSuchExample
     except ImportError:
         raise InvalidParameter("the random phase of --search needs hypothesis: "
                                "pip install -e '.[search]' (or --draws 0)") from None
     family = _family(found)
     exhaustive = {_key(m) for m in family.exhaustive()}
     if not family.beyond:
-        return [], 0  # nothing lies beyond the exhaustive part
+        return [], 0, False  # nothing lies beyond the exhaustive part
     strategy: Any = st.fixed_dictionaries(
         {name: st.sampled_from(family.values(name)) for name in family.parameters}
     ).filter(lambda m: _key(m) not in exhaustive and family.contains(m))
@@ -260,6 +281,8 @@ def _random_phase(found: Claim, seed: int, draws: int, known: dict[str, MemberRe
     def fails(member: Member) -> bool:
         member = {name: member[name] for name in family.parameters}  # the family's order
         key = _key(member)
+        if key not in seen and time.perf_counter() > deadline:
+            raise _OutOfTime
         if key not in seen:
             if key in known:
                 seen[key] = known[key]
@@ -274,27 +297,30 @@ def _random_phase(found: Claim, seed: int, draws: int, known: dict[str, MemberRe
                                              if isinstance(error, UserCodeFailed)
                                              else describe_exception(error), "drawn")
                 shown.done(member, seen[key].verdict)
-        return seen[key].verdict in COUNTEREXAMPLE
+        return False  # never "found": hypothesis generates all its draws, shrinks nothing
 
-    config = settings(max_examples=draws, deadline=None, database=DirectoryBasedExampleDatabase(
-        str(cache / "hypothesis")), suppress_health_check=list(HealthCheck),
-        phases=[Phase.reuse, Phase.generate, Phase.shrink])
+    config = settings(max_examples=draws, deadline=None, database=None,
+                      suppress_health_check=list(HealthCheck), phases=[Phase.generate])
     shown = MemberProgress(found.id, draws, "drawn", progress)
+    out_of_time = False
     try:
-        # find() shrinks a failing member; every member it evaluated is kept in seen
-        find(strategy, fails, settings=config, random=random.Random(seed),
-             database_key=f"attndepth:{found.id}:{seed}".encode())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HypothesisWarning)
+            find(strategy, fails, settings=config, random=random.Random(seed))
     except NoSuchExample:
         pass
+    except _OutOfTime:
+        out_of_time = True
     finally:
         shown.close()
     beyond = sum(1 for key in seen if key not in exhaustive)
-    return list(seen.values()), beyond
+    return list(seen.values()), beyond, out_of_time
 
 
 def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
                  store: str | Path | None = None, scheduler: str = "local",
-                 workers: int | None = None, progress: bool | None = False) -> SearchReport:
+                 workers: int | None = None, progress: bool | None = False,
+                 max_seconds: float = math.inf) -> SearchReport:
     """Search claim ``claim_id``'s family for a counterexample.
 
     Parameters
@@ -313,12 +339,16 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
     progress : bool or None
         False (default): silent; None: a bar on a terminal, one line per
         finished member on stderr otherwise (:mod:`attndepth.framework.progress`).
+    max_seconds : float
+        A time budget for the search: no draw starts after it (the exhaustive part,
+        kept in its store, always finishes). ``math.inf``: none.
 
     Returns
     -------
     SearchReport
     """
     draws = check_int("draws", draws, minimum=0)
+    max_seconds = check_seconds("max_seconds", max_seconds)
     check_base_seed(seed)
     found = get_claim(claim_id)
     if found.family is None:
@@ -327,8 +357,9 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(store) if store is not None else Path(scratch) / "search.sqlite"
         results = _exhaustive(found, seed, path, scheduler, workers, progress)
-    drawn, beyond = (_random_phase(found, seed, draws, results, progress) if draws
-                     else ([], 0))
+    drawn, beyond, out_of_time = (
+        _random_phase(found, seed, draws, results, progress, start + max_seconds) if draws
+        else ([], 0, False))
     everything = {**results, **{_key(r.member): r for r in drawn}}
     ordered = sorted(everything.values(), key=lambda r: _family(found).order(r.member))
     counterexamples = [r for r in ordered if r.verdict in COUNTEREXAMPLE]
@@ -342,7 +373,8 @@ def search_claim(claim_id: str, seed: int = 0, draws: int = DEFAULT_DRAWS,
                               for r in everything.values()),
         errors=[r for r in ordered if r.verdict == Verdict.ERROR], seed=seed,
         seconds=time.perf_counter() - start, conjecture=found.conjecture, kind=found.kind,
-        commands=[reproduce_command(claim_id, r.member, seed) for r in counterexamples])
+        commands=[reproduce_command(claim_id, r.member, seed) for r in counterexamples],
+        stopped=(f"the time budget of {max_seconds:g} s ran out" if out_of_time else ""))
 
 
 def counterexample_rows(reports: list[SearchReport]) -> list[dict[str, Any]]:
