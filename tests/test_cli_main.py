@@ -88,8 +88,10 @@ def test_bad_thread_settings_are_one_line(setting):
     import sys
 
     env = {**os.environ, "ATTNDEPTH_THREADS": setting}
+    # measured (--recompute): the atlas's answer would use no thread at all
     run = subprocess.run([sys.executable, "-m", "attndepth.cli.main", "seprank", "--width", "2",
-                          "--depth", "1"], capture_output=True, text=True, env=env)
+                          "--depth", "1", "--recompute"], capture_output=True, text=True,
+                         env=env)
     assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
     assert "ATTNDEPTH_THREADS" in run.stderr
 
