@@ -56,8 +56,9 @@ def register(sub: Any) -> None:
                              "--claims, off for the built-in ones)")
     verify.add_argument("--jobs", type=non_negative_int, default=None, metavar="N",
                         help="claims run across N worker processes, each with its share of "
-                             "the cores for BLAS (1: in this process; the numbers are the "
-                             "same either way); default: the cores available")
+                             "the cores for BLAS (1: in this process). Verdicts are the same "
+                             "either way; a number may differ in its last bit where BLAS sums "
+                             "with another thread count; default: the cores available")
     verify.add_argument("--list", action="store_true",
                         help="list the claims with their one-sentence statements and exit")
     verify.add_argument("--search", action="store_true",
