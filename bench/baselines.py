@@ -9,13 +9,13 @@ from __future__ import annotations
 import flint
 import numpy as np
 
-from attndepth.simulations.exact.grid_evaluation import (
+from attndepth.rank.arithmetic.modular import matmul_mod
+from attndepth.rank.evaluation.grid_evaluation import (
     _gram,
     _kronecker,
     _transfer,
     reduce_nonnegative,
 )
-from attndepth.simulations.exact.modular import matmul_mod
 from attndepth.simulations.models.stacks import LAYER_NORM_EPS, SoftmaxWeights, StackConfig
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
 

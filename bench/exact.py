@@ -8,24 +8,24 @@ import flint
 import numpy as np
 import sympy as sp
 
-from attndepth.atlas_classes import atlas_classes
-from attndepth.simulations.exact import grid_parts
-from attndepth.simulations.exact.degree_blocks import (
+from attndepth.rank.arithmetic.modular import DEFAULT_PRIME
+from attndepth.rank.arithmetic.modular_rank import matmul_residues, rank_mod
+from attndepth.rank.atlas_classes import atlas_classes
+from attndepth.rank.degree_blocks import (
     BLOCK_PRIME,
     DEFAULT_MARGIN,
     _resident_blocks,
     separating_scales,
 )
-from attndepth.simulations.exact.grid_evaluation import (
+from attndepth.rank.evaluation import grid_parts
+from attndepth.rank.evaluation.grid_evaluation import (
     evaluate_structured,
     evaluate_structured_scales,
 )
-from attndepth.simulations.exact.grid_parts import evaluate_structured_parts
-from attndepth.simulations.exact.modular import DEFAULT_PRIME, rank_mod
-from attndepth.simulations.exact.modular_lu import matmul_residues
-from attndepth.simulations.exact.partitions import make_partition
-from attndepth.simulations.exact.separation_rank import SeparationRankConfig, rank_from_grids
-from attndepth.simulations.models.linear_attention import draw_linear_attention_weights
+from attndepth.rank.evaluation.grid_parts import evaluate_structured_parts
+from attndepth.rank.grids import SeparationRankConfig, rank_from_grids
+from attndepth.rank.network import draw_linear_attention_weights
+from attndepth.rank.partitions import make_partition
 from attndepth.simulations.threads import available_cores
 from attndepth.theory.separation_rank import degree_block_bounds, separation_rank_bounds
 from bench.baselines import (
@@ -116,9 +116,9 @@ def compiled_against_numpy(width: int, depth: int, heads: int, rows: int,
                            columns: int) -> dict:
     """The degree blocks' scaled evaluations of one position a side (|P| = |Q| = 1, the
     atlas' slowest classes): NumPy (before) vs the XLA-compiled kernel (after,
-    :mod:`attndepth.simulations.exact.compiled_scales`), both on every core. The
+    :mod:`attndepth.rank.evaluation.compiled_scales`), both on every core. The
     compilation is done before the timing (once per grid in a measurement)."""
-    from attndepth.simulations.exact.compiled_scales import evaluate_scales_compiled
+    from attndepth.rank.evaluation.compiled_scales import evaluate_scales_compiled
 
     weights = draw_linear_attention_weights(width, depth, heads, 0, 1, 0, prime=BLOCK_PRIME)
     split = make_partition("sizes=1/1", 2)
@@ -151,7 +151,7 @@ def parts_against_scales(width: int, heads: int, tokens: int, rows: int,
                          columns: int) -> dict:
     """The 14 degree-block parts of a depth-3 grid: K + 1 scaled evaluations and the
     inverse Vandermonde product (before) vs the coefficients of matrix polynomials in s
-    (after, :mod:`attndepth.simulations.exact.grid_parts`)."""
+    (after, :mod:`attndepth.rank.evaluation.grid_parts`)."""
     weights = draw_linear_attention_weights(width, 3, heads, 0, 1, 0, prime=BLOCK_PRIME)
     split = make_partition("balanced", tokens)
     rng = np.random.default_rng(0)
@@ -287,9 +287,9 @@ def torus_against_blocks(width: int, depth: int, q_size: int, target: int) -> di
     weights, every class capped at the grid sized for it by the knee's rule). Memory is
     the int32 entries of every block or class. The class grid grows by 1.5× until the
     split meets the target, as in ``measure_knee``; every attempt is timed."""
-    from attndepth.simulations.exact.degree_blocks import measure_block_ranks
-    from attndepth.simulations.exact.knee import grid_cap, torus_cap
-    from attndepth.simulations.exact.torus_blocks import (
+    from attndepth.rank.degree_blocks import measure_block_ranks
+    from attndepth.rank.knee import grid_cap, torus_cap
+    from attndepth.rank.torus_blocks import (
         DEFAULT_ORDER,
         class_bounds,
         make_torus,

@@ -12,8 +12,8 @@ import time
 import flint
 import numpy as np
 
-from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME
-from attndepth.simulations.exact.modular_lu import limb_bits, rank_mod_gemm
+from attndepth.rank.arithmetic.modular_rank import limb_bits, rank_mod_gemm
+from attndepth.rank.degree_blocks import BLOCK_PRIME
 from attndepth.simulations.threads import available_cores
 from bench.timing import best_of
 

@@ -23,9 +23,9 @@ def _gemm_rate() -> float:
 
 
 def _setup(depth: int, width: int, steps: int):
-    from attndepth.simulations.models.jax_model import TrainingSettings
     from attndepth.simulations.models.stacks import StackConfig
-    from attndepth.simulations.models.tasks import RecallTask
+    from attndepth.simulations.training.jax_model import TrainingSettings
+    from attndepth.simulations.training.tasks import RecallTask
 
     task = RecallTask(pairs=4, keys=16, values=16)
     config = StackConfig(variant="post-ln", depth=depth, tokens=task.length, width=width,
@@ -38,7 +38,7 @@ def _setup(depth: int, width: int, steps: int):
 def step_rate(depth: int, width: int, steps: int = 100) -> dict:
     """ms per Adam step of post-LN on associative recall (batch 64, 9 tokens), compiled."""
     from attndepth.simulations.models import jax_stack
-    from attndepth.simulations.models.jax_model import train
+    from attndepth.simulations.training.jax_model import train
 
     shape = f"L={depth} d={width} batch 64 × 9 tokens"
     if not jax_stack.available():

@@ -87,11 +87,12 @@ def gallery(out: Path) -> str:
 #: Sections of the API reference, in reading order: package, title. The front door comes
 #: first; subpackages of a section are listed in it unless they have a section of their own.
 API_SECTIONS = (
-    ("attndepth", "Front door: separation ranks with bounds, the errors, the pytest plugin"),
+    ("attndepth", "Front door: the errors, the input checks, the pytest plugin"),
     ("attndepth.framework", "Claims framework: registry, families, search, report"),
     ("attndepth.claims", "The registered claims"),
     ("attndepth.theory", "Theory (SymPy)"),
     ("attndepth.simulations", "Simulations (NumPy, python-flint)"),
+    ("attndepth.rank", "Separation rank: engines, methods, the atlas"),
     ("attndepth.figures", "Figures (matplotlib)"),
     ("attndepth.cli", "Command line"),
 )
@@ -173,7 +174,7 @@ def _missing_classes(scope: list, table) -> list[str]:
     """The atlas page's section on the classes in scope that it lacks: those the machine
     reaches but no sweep has measured yet (each with the command that measures it), and
     those beyond its reach (the 2 GiB guard)."""
-    from attndepth.simulations.exact.degree_blocks import MAX_BLOCK_POINTS
+    from attndepth.rank.degree_blocks import MAX_BLOCK_POINTS
 
     keys = {row.key for row in table}
     missing = [c for c in scope if c.reachable and c.key not in keys]
@@ -212,8 +213,8 @@ def atlas_page(target: Path) -> str:
     import shutil
     from importlib import resources
 
-    from attndepth.atlas_classes import ATLAS_MAX_BOUND, atlas_classes
-    from attndepth.simulations.exact.atlas_table import ATLAS_RESOURCE, atlas
+    from attndepth.rank.atlas_classes import ATLAS_MAX_BOUND, atlas_classes
+    from attndepth.rank.atlas_table import ATLAS_RESOURCE, atlas
 
     table = atlas()
     source = resources.files(ATLAS_RESOURCE[0]).joinpath(ATLAS_RESOURCE[1])
@@ -230,7 +231,7 @@ def atlas_page(target: Path) -> str:
         "grids stopped the rank from growing; equal to the generic rank except with the "
         "stated failure probability) or **lower bound**. Rows at \\|P\\| = d + 1 and "
         "\\|Q\\| = d stand for every larger size (the saturation lemma in "
-        "`attndepth.atlas_classes`).", "",
+        "`attndepth.rank.atlas_classes`).", "",
         "```python",
         "import attndepth",
         "table = attndepth.atlas()               # every row; table.to_pandas() with pandas",

@@ -73,7 +73,7 @@ def test_check_seed_rejects_negative():
 @given(st.one_of(st.text(max_size=3), st.just(float("nan")), st.floats(max_value=0.0),
                  st.just(float("inf")), st.booleans(), st.lists(st.integers(), max_size=2)))
 def test_measure_rank_refuses_every_bad_tolerance(tolerance):
-    from attndepth.simulations.exact.separation_rank import SeparationRankConfig, rank_from_grids
+    from attndepth.rank.grids import SeparationRankConfig, rank_from_grids
 
     with pytest.raises((ValueError, TypeError), match="tolerance"):
         rank_from_grids(SeparationRankConfig(width=2, depth=1), 0, "numeric", tolerance=tolerance)
@@ -82,7 +82,7 @@ def test_measure_rank_refuses_every_bad_tolerance(tolerance):
 @given(st.one_of(st.text(max_size=3), st.integers(), st.dictionaries(st.text(), st.integers(),
                                                                      max_size=1)))
 def test_measure_rank_refuses_weights_of_another_type(weights):
-    from attndepth.simulations.exact.separation_rank import SeparationRankConfig, rank_from_grids
+    from attndepth.rank.grids import SeparationRankConfig, rank_from_grids
 
     with pytest.raises(TypeError, match="weights"):
         rank_from_grids(SeparationRankConfig(width=2, depth=1), 0, weights=weights)

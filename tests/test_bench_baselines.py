@@ -3,10 +3,11 @@ ratios in bench/RESULTS.md compare the same work."""
 
 import numpy as np
 
-from attndepth.simulations.exact.grid_evaluation import evaluate_structured
-from attndepth.simulations.exact.modular import DEFAULT_PRIME, rank_mod
-from attndepth.simulations.exact.partitions import make_partition
-from attndepth.simulations.models.linear_attention import draw_linear_attention_weights
+from attndepth.rank.arithmetic.modular import DEFAULT_PRIME
+from attndepth.rank.arithmetic.modular_rank import rank_mod
+from attndepth.rank.evaluation.grid_evaluation import evaluate_structured
+from attndepth.rank.network import draw_linear_attention_weights
+from attndepth.rank.partitions import make_partition
 from attndepth.simulations.models.stacks import (
     StackConfig,
     _draw_softmax_weights,
@@ -35,8 +36,8 @@ def test_exact_evaluator_before_gives_the_same_matrix():
 
 
 def test_polynomial_product_before_gives_the_same_coefficients():
-    from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME
-    from attndepth.simulations.exact.grid_parts import polynomial_product
+    from attndepth.rank.degree_blocks import BLOCK_PRIME
+    from attndepth.rank.evaluation.grid_parts import polynomial_product
 
     rng = np.random.default_rng(2)
     a = rng.integers(0, BLOCK_PRIME, (3, 4, 5, 5))

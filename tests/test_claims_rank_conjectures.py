@@ -14,7 +14,7 @@ from attndepth.claims.rank_conjectures import (
     two_head_deficit,
 )
 from attndepth.framework.registry import all_claims, run_claim
-from attndepth.simulations.exact.atlas_table import Atlas
+from attndepth.rank.atlas_table import Atlas
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ def test_threshold_claim_can_hold():
 
 
 def test_knee_undecided_without_measurements_is_inconclusive(monkeypatch):
-    from attndepth.simulations.exact import knee
+    from attndepth.rank import knee
 
     monkeypatch.setattr(knee, "required_lower", lambda upper, k: [2] * k)  # measure nothing
     assert run_claim("levine.threshold", regimes=[[3, 1]]).verdict == "inconclusive"

@@ -7,7 +7,7 @@ import pytest
 
 from attndepth.cli import atlas as atlas_cli
 from attndepth.cli.main import main
-from attndepth.simulations.exact.atlas_table import atlas, write_atlas
+from attndepth.rank.atlas_table import atlas, write_atlas
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def test_export_writes_the_atlas_of_a_store(tmp_path, store, capsys):
 
 
 def test_spec_writes_the_reachable_classes(tmp_path, monkeypatch, capsys):
-    from attndepth import atlas_classes
+    from attndepth.rank import atlas_classes
 
     small = atlas_classes.atlas_classes(max_bound=40, max_width=2, max_depth=1)
     monkeypatch.setattr(atlas_cli, "atlas_classes", lambda: small)
@@ -62,7 +62,7 @@ def test_export_joins_the_file_it_writes_unless_told_to_replace(tmp_path, store,
 
 
 def test_spec_missing_measures_what_the_atlas_lacks(tmp_path, monkeypatch, capsys):
-    from attndepth import atlas_classes
+    from attndepth.rank import atlas_classes
 
     small = atlas_classes.atlas_classes(max_bound=40, max_width=2, max_depth=1)
     monkeypatch.setattr(atlas_cli, "atlas_classes", lambda: small)

@@ -88,7 +88,7 @@ def test_seprank_bad_input(extra, capsys):
 
 
 def test_seprank_reports_a_rank_above_a_proved_bound_in_one_line(capsys, monkeypatch):
-    from attndepth.simulations.exact import degree_blocks
+    from attndepth.rank import degree_blocks
 
     original = degree_blocks.separating_scales
     monkeypatch.setattr(degree_blocks, "separating_scales",
@@ -170,7 +170,7 @@ def test_seprank_prints_its_finished_rank_when_the_last_save_finds_the_disk_full
 
 def test_seprank_stopped_by_a_full_disk_is_exit_3_and_continues(tmp_path, capsys,
                                                                 monkeypatch, full_disk):
-    from attndepth.simulations.exact import block_checkpoint
+    from attndepth.rank import block_checkpoint
 
     argv = ["seprank", "--width", "3", "--depth", "2", "--tokens", "4", "--partition",
             "sizes=2/2", "--method", "blocks", "--json"]

@@ -62,7 +62,7 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     assert gallery.count("<img") == len(all_figures())
     assert gallery.count(".pdf") >= len(all_figures()) and 'width: 648px' in gallery
     # an API page per module, and the style sheet that lets wide tables scroll
-    assert (tmp_path / "html" / "_generated" / "api" / "attndepth.separation_rank.html").is_file()
+    assert (tmp_path / "html" / "_generated" / "api" / "attndepth.rank.measure.html").is_file()
     assert "_static/attndepth.css" in theory
 
 
@@ -108,7 +108,8 @@ def test_the_api_reference_has_a_page_per_module_and_the_front_door_first():
 
     pages = generate.api_pages()
     index = pages["index.rst"]
-    assert index.index("attndepth.separation_rank") < index.index("attndepth.framework.")
+    assert index.index("attndepth.errors") < index.index("attndepth.framework.")
+    assert index.index("attndepth.simulations.") < index.index("attndepth.rank.measure")
     assert "attndepth.simulations.settings.rst" in pages and len(pages) > 100
 
 
@@ -116,8 +117,8 @@ def test_the_atlas_page_names_the_missing_classes_and_those_beyond_reach():
     sys.path.insert(0, str(ROOT / "docs"))
     import generate
 
-    from attndepth.atlas_classes import atlas_class
-    from attndepth.simulations.exact.atlas_table import Atlas
+    from attndepth.rank.atlas_classes import atlas_class
+    from attndepth.rank.atlas_table import Atlas
 
     scope = [atlas_class(2, 1, 1, 0, 1, 1), atlas_class(2, 3, 1, 1, 1, 2),
              atlas_class(4, 4, 1, 0, 1, 1), atlas_class(6, 3, 1, 0, 1, 2)]

@@ -3,7 +3,7 @@
 import numpy as np
 
 from attndepth.figures import atlas as atlas_figure
-from attndepth.simulations.exact.atlas_table import atlas
+from attndepth.rank.atlas_table import atlas
 
 
 def test_one_point_per_row_and_ratios_at_most_one(quick_data):

@@ -23,7 +23,7 @@ def test_drawn_prediction_agrees_with_the_drawn_data(quick_data):
 
 
 def test_the_figure_draws_the_claims_point_at_its_level():
-    from attndepth.simulations.presets import GESHKOVSKI_CLUSTER
+    from attndepth.claims.presets import GESHKOVSKI_CLUSTER
 
     for preset in ("quick", "full"):
         claim, size = GESHKOVSKI_CLUSTER[preset], geshkovski_cluster.SIZES[preset]

@@ -15,7 +15,7 @@ def test_drawn_prediction_agrees_with_the_drawn_data(quick_data):
 
 
 def test_the_figure_draws_the_claims_case():
-    from attndepth.simulations.presets import GESHKOVSKI_ORTHOGONAL
+    from attndepth.claims.presets import GESHKOVSKI_ORTHOGONAL
 
     for preset in ("quick", "full"):
         claim = GESHKOVSKI_ORTHOGONAL[preset]

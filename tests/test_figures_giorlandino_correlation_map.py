@@ -24,7 +24,7 @@ def test_drawn_layers_follow_the_finite_T_curve_and_the_curves_their_limits(quic
 
 
 def test_the_figure_draws_the_claims_overlap_and_ratio():
-    from attndepth.simulations.presets import GIORLANDINO
+    from attndepth.claims.presets import GIORLANDINO
 
     for preset in ("quick", "full"):
         assert GIORLANDINO[preset]["overlap"] in giorlandino_correlation_map.OVERLAPS

@@ -18,7 +18,7 @@ def test_drawn_edge_agrees_with_the_markov_markers_only(quick_data):
 
 
 def test_the_figure_draws_the_claims_lengths_and_scale():
-    from attndepth.simulations.presets import NADERI
+    from attndepth.claims.presets import NADERI
 
     for preset in ("quick", "full"):
         assert set(NADERI[preset]["tokens"]) <= set(naderi_spectral_gap.TOKENS[preset])

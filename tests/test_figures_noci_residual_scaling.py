@@ -23,7 +23,7 @@ def test_drawn_growth_follows_the_prediction(quick_data):
 
 
 def test_the_figure_draws_the_claims_sizes_and_depths():
-    from attndepth.simulations.presets import NOCI
+    from attndepth.claims.presets import NOCI
 
     for preset in ("quick", "full"):
         assert set(NOCI[preset]["depths"]) <= set(noci_residual_scaling.DEPTHS[preset])

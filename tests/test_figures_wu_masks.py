@@ -24,7 +24,7 @@ def test_drawn_rates_fall_with_the_radius_within_each_kind(quick_data):
 
 
 def test_the_figure_draws_the_claims_windows():
-    from attndepth.simulations.presets import WU_MASKS
+    from attndepth.claims.presets import WU_MASKS
 
     for preset in ("quick", "full"):
         assert set(WU_MASKS[preset]["windows"]) <= set(wu_masks.WINDOWS[preset])

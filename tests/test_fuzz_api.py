@@ -10,16 +10,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attndepth.simulations.exact.modular import check_prime
-from attndepth.simulations.exact.partitions import make_partition
-from attndepth.simulations.exact.separation_rank import SeparationRankConfig, rank_from_grids
+from attndepth.rank.arithmetic.modular import check_prime
+from attndepth.rank.grids import SeparationRankConfig, rank_from_grids
+from attndepth.rank.network import draw_linear_attention_weights
+from attndepth.rank.partitions import make_partition
 from attndepth.simulations.measures.fitting import linear_fit, power_law_fit, transition_depth
 from attndepth.simulations.measures.similarity import (
     attention_spectra,
     log_odds,
     mean_pairwise_cosine,
 )
-from attndepth.simulations.models.linear_attention import draw_linear_attention_weights
 from attndepth.simulations.models.stacks import StackConfig, run_stack
 from attndepth.theory.depth_width import judge_shape, optimal_depth, plan_for_width
 from attndepth.theory.separation_rank import (

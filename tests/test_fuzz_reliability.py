@@ -25,7 +25,7 @@ from attndepth.framework import registry
 from attndepth.framework.evidence import Estimate
 from attndepth.framework.registry import Claim, Outcome
 from attndepth.framework.validity import parse_grid
-from attndepth.simulations.exact.atlas_table import ATLAS_COLUMNS, Atlas, atlas, write_atlas
+from attndepth.rank.atlas_table import ATLAS_COLUMNS, Atlas, atlas, write_atlas
 from attndepth.simulations.output_files import CSV_TABLE, PDF, output_file, text_kind
 
 NOTES = text_kind("a note", r"note:")

@@ -199,8 +199,8 @@ def checkpoint(tmp_path_factory):
     pytest.importorskip("jax")
     from dataclasses import replace
 
-    from attndepth.simulations.models import jax_model
-    from attndepth.simulations.models.tasks import RecallTask
+    from attndepth.simulations.training import jax_model
+    from attndepth.simulations.training.tasks import RecallTask
 
     task = RecallTask(pairs=2, keys=8, values=8)
     config = StackConfig(variant="post-ln", depth=1, tokens=task.length, width=8)

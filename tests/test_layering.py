@@ -1,8 +1,10 @@
 """One import name, and the dependency direction between its layers.
 
 Layers: ``attndepth.theory`` (SymPy) and ``attndepth.simulations`` (NumPy)
-never import each other; neither imports ``attndepth.figures`` or the front
-door (the other ``attndepth`` modules); figures never import the front door.
+never import each other; ``attndepth.rank`` (separation rank) builds on both;
+none of them imports ``attndepth.figures`` or the front door (the other
+``attndepth`` modules); figures never import the front door but the claims'
+presets, the sizes a figure shares with its claim.
 Every layer may import ``attndepth.errors`` and ``attndepth.validation``, which
 import no layer themselves. The contracts that say so are import-linter's, in
 pyproject.toml; the rest (bare layer names, test-only imports) is checked here.
@@ -18,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "attndepth"
-LAYERS = ("theory", "simulations", "figures")
+LAYERS = ("theory", "simulations", "rank", "figures")
 FRONT_DOOR = "front-door"
 
 
@@ -56,14 +58,14 @@ def _sources(folder: str) -> list[Path]:
 
 def test_the_layer_contracts_hold(capsys, monkeypatch):
     """The contracts of pyproject.toml's [tool.importlinter], checked by import-linter
-    (pip's test extra): theory, simulations and figures import only what they may."""
+    (pip's test extra): theory, simulations, rank and figures import only what they may."""
     from importlinter.cli import lint_imports
 
     monkeypatch.chdir(ROOT)
     code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True)
     report = capsys.readouterr().out
     assert code == 0, report
-    assert "4 kept, 0 broken" in report
+    assert "6 kept, 0 broken" in report
 
 
 @pytest.mark.parametrize("folder", ["attndepth", *LAYERS, "tests", "bench"])
@@ -186,3 +188,98 @@ def test_the_shared_checks_import_no_layer_and_numpy_only_when_checking_arrays()
            for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
            for alias in node.names}
     assert top <= {"__future__", "math", "numbers", "typing", "attndepth.errors"}, top
+
+
+def _import_graph():
+    """Every attndepth module and the attndepth modules it imports (at the top or inside
+    a function: a circle through a deferred import is still a circle), by grimp, the
+    graph import-linter checks its contracts on."""
+    import grimp
+
+    graph = grimp.build_graph("attndepth", cache_dir=None)
+    return {module: {imported for imported in graph.find_modules_directly_imported_by(module)
+                     if imported.split(".")[0] == "attndepth"}
+            for module in graph.modules}, graph
+
+
+def _circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(sorted(component))
+    return circles
+
+
+def test_the_circle_finder_finds_circles():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_itself_through_others():
+    modules, _ = _import_graph()
+    assert _circles(modules) == []
+
+
+def test_no_two_subpackages_import_each_other():
+    """Folder by folder too: ``rank.arithmetic`` may use ``simulations.threads``, but
+    no folder's modules import a folder whose modules import them back. The imports a
+    layering contract allows by name (``ignore_imports`` in pyproject.toml: the figures
+    read the claims' presets, a module that imports nothing) are left out."""
+    import tomllib
+
+    modules, graph = _import_graph()
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    allowed = [tuple(part.strip() for part in rule.split("->"))
+               for contract in contracts["contracts"]
+               for rule in contract.get("ignore_imports", [])]
+    assert allowed and all(importer.endswith(".**") for importer, _ in allowed)
+    for importer, imported in allowed:
+        assert not modules[imported], f"{imported}, allowed by name, imports {modules[imported]}"
+        for module in modules:
+            if module.startswith(importer.removesuffix("**")):
+                modules[module].discard(imported)
+
+    def folder(module: str) -> str:
+        return module if graph.find_children(module) else module.rpartition(".")[0]
+
+    folders: dict[str, set[str]] = {}
+    for module, imported in modules.items():
+        for other in imported:
+            a, b = folder(module), folder(other)
+            if not (a == b or a.startswith(b + ".") or b.startswith(a + ".")):
+                folders.setdefault(a, set()).add(b)
+    assert _circles(folders) == []

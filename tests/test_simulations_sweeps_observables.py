@@ -63,7 +63,7 @@ def test_a_training_point_takes_a_width_or_a_budget():
 def test_parameter_schemas_come_from_the_configuration_dataclasses():
     # the same names as before the schemas were derived, so stored points keep their hashes
     from attndepth.simulations.models.stacks import StackConfig
-    from attndepth.simulations.models.training_settings import TrainingSettings
+    from attndepth.simulations.training.settings import TrainingSettings
 
     similarity = observables()["similarity"].parameters
     assert set(similarity) == {"variant", "depth", "tokens", "width", "heads", "tau",
@@ -80,8 +80,8 @@ def test_parameter_schemas_come_from_the_configuration_dataclasses():
 
 def test_a_direct_training_call_takes_the_sweeps_defaults(monkeypatch):
     # a sweep fills every default into a point; a direct call must mean the same run
-    from attndepth.simulations.models import jax_model
     from attndepth.simulations.sweeps import observables as module
+    from attndepth.simulations.training import jax_model
 
     seen = {}
 

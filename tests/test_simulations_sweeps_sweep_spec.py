@@ -93,7 +93,7 @@ EXAMPLE_MEASUREMENT = {"atlas/atlas.toml": "seprank"}
 @pytest.mark.parametrize("path", sorted(EXAMPLES.rglob("*.toml")),
                          ids=lambda p: p.relative_to(EXAMPLES).as_posix())
 def test_the_example_specs_parse(path):
-    import attndepth.separation_rank  # noqa: F401  registers the seprank observable
+    import attndepth.rank.measure  # noqa: F401  registers the seprank observable
 
     spec = load_spec(path)
     name = path.relative_to(EXAMPLES).as_posix()

@@ -2,10 +2,10 @@
 
 import pytest
 
-from attndepth.simulations.models.jax_model import TrainingSettings, train
 from attndepth.simulations.models.stacks import StackConfig
-from attndepth.simulations.models.tasks import RecallTask
 from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups
+from attndepth.simulations.training.jax_model import TrainingSettings, train
+from attndepth.simulations.training.tasks import RecallTask
 
 pytestmark = pytest.mark.jax
 TASK = RecallTask(pairs=2, keys=4, values=4)

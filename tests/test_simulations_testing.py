@@ -5,7 +5,7 @@ import pytest
 from hypothesis import find, given
 from hypothesis import strategies as st
 
-from attndepth.simulations.exact.partitions import make_partition
+from attndepth.rank.partitions import make_partition
 from attndepth.simulations.measures.similarity import (
     attention_spectra,
     invariant_eigenspace_defects,

@@ -11,7 +11,7 @@ d_k × d_k matrices.
 """
 
 from attndepth import Family, Outcome, Rival, Theory, claim, rank_with_bounds
-from attndepth.simulations.exact.separation_rank import SeparationRankConfig
+from attndepth.rank.grids import SeparationRankConfig
 
 
 def deficit(head_width: int) -> int:

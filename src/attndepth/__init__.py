@@ -51,11 +51,11 @@ _PUBLIC: dict[str, str] = {
     "Theory": "attndepth.framework.theories",
     "StackConfig": "attndepth.simulations.models.stacks",
     "run_stack": "attndepth.simulations.models.stacks",
-    "SeparationRankConfig": "attndepth.simulations.exact.separation_rank",
-    "measure_rank": "attndepth.separation_rank",
-    "atlas": "attndepth.simulations.exact.atlas_table",
-    "rank_with_bounds": "attndepth.separation_rank",
-    "certified_rank": "attndepth.simulations.exact.separation_rank",
+    "SeparationRankConfig": "attndepth.rank.grids",
+    "measure_rank": "attndepth.rank.measure",
+    "atlas": "attndepth.rank.atlas_table",
+    "rank_with_bounds": "attndepth.rank.measure",
+    "certified_rank": "attndepth.rank.grids",
     "escalation_rate": "attndepth.simulations.measures.fitting",
     "separation_rank_bounds": "attndepth.theory.separation_rank",
     "threshold_depth": "attndepth.theory.separation_rank",
@@ -103,14 +103,14 @@ if TYPE_CHECKING:  # static tools (mypy, pyright, jedi) see every public name
     from attndepth.framework.search import search_claim
     from attndepth.framework.theories import Theory
     from attndepth.framework.verdicts import Verdict
-    from attndepth.separation_rank import (
-        measure_rank,
-        rank_with_bounds,
-    )
-    from attndepth.simulations.exact.atlas_table import atlas
-    from attndepth.simulations.exact.separation_rank import (
+    from attndepth.rank.atlas_table import atlas
+    from attndepth.rank.grids import (
         SeparationRankConfig,
         certified_rank,
+    )
+    from attndepth.rank.measure import (
+        measure_rank,
+        rank_with_bounds,
     )
     from attndepth.simulations.measures.fitting import escalation_rate
     from attndepth.simulations.models.stacks import (

@@ -20,7 +20,7 @@ from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
-from attndepth.simulations.exact.atlas_table import atlas
+from attndepth.rank.atlas_table import atlas
 from attndepth.theory.separation_rank import structural_degree
 from attndepth.theory.single_position_rank import (
     confirm_single_position_proof,

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binomtest
 
+from attndepth.claims import presets
+from attndepth.claims.presets import WENDEL_LEVEL
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
-from attndepth.simulations import presets
 from attndepth.simulations.models.sphere_dynamics import (
     RTOL,
     cluster_diameter,
@@ -21,7 +22,6 @@ from attndepth.simulations.models.sphere_dynamics import (
     off_diagonal_inner_products,
     orthonormal_tokens,
 )
-from attndepth.simulations.presets import WENDEL_LEVEL
 from attndepth.theory.clustering import (
     confirm_beta_zero_solution,
     confirm_orthogonal_start_ode,

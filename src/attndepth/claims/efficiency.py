@@ -19,9 +19,9 @@ from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
-from attndepth.separation_rank import RankCase
-from attndepth.simulations.exact.degree_blocks import measure_block_ranks
-from attndepth.simulations.exact.knee import measure_knee
+from attndepth.rank.degree_blocks import measure_block_ranks
+from attndepth.rank.knee import measure_knee
+from attndepth.rank.measure import RankCase
 from attndepth.theory.separation_rank import necessary_width, regime_bounds
 
 TESTS = "tests/test_claims_efficiency.py"

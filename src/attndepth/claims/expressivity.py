@@ -8,7 +8,7 @@ from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
-from attndepth.simulations.exact.polynomial import measure_homogeneity, measure_structure
+from attndepth.rank.polynomial import measure_homogeneity, measure_structure
 from attndepth.theory.separation_rank import (
     confirm_structural_lemma,
     homogeneous_degrees,

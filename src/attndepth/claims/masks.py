@@ -7,11 +7,11 @@ import itertools
 
 import numpy as np
 
+from attndepth.claims import presets
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
-from attndepth.simulations import presets
 from attndepth.simulations.measures.collapse import collapse_sample
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.masks import guaranteed_rate, mask_radius, mask_radius_closed_form

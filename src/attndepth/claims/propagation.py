@@ -7,11 +7,11 @@ from functools import partial
 
 import numpy as np
 
+from attndepth.claims import presets
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
-from attndepth.simulations import presets
 from attndepth.simulations.measures.alignment import alignment_sample
 from attndepth.simulations.measures.fitting import standard_error
 from attndepth.simulations.measures.rem import rem_participation, wide_layer_map

@@ -8,7 +8,7 @@ support it, lists those that refute it, smallest bound (d) first, each with
 the command that re-measures it, and leaves rows that are only lower bounds
 undecided. The presets check the whole atlas; the family is the conjecture's
 domain over the atlas' scope (d ≤ 8, L ≤ 5, |P| ≤ d + 1, |Q| ≤ d: larger
-sizes are the same classes, :mod:`attndepth.atlas_classes`), one member per
+sizes are the same classes, :mod:`attndepth.rank.atlas_classes`), one member per
 class, so ``attndepth verify --search`` visits every atlas row and reports the
 classes the atlas does not hold as inconclusive.
 """
@@ -27,7 +27,7 @@ from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
-from attndepth.simulations.exact.atlas_table import Atlas, AtlasRow, atlas
+from attndepth.rank.atlas_table import Atlas, AtlasRow, atlas
 from attndepth.theory.rank_deficits import one_position_deficit, two_head_deficit
 from attndepth.theory.separation_rank import TIGHT_FAMILY_STATEMENT, in_tight_family
 

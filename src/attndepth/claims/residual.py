@@ -27,9 +27,9 @@ from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
-from attndepth.separation_rank import RankCase
-from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block_ranks
-from attndepth.simulations.exact.separation_rank import certified_rank
+from attndepth.rank.degree_blocks import BLOCK_PRIME, measure_block_ranks
+from attndepth.rank.grids import certified_rank
+from attndepth.rank.measure import RankCase
 from attndepth.theory.residual_rank import (
     confirm_residual_top_part,
     grouped_bound,

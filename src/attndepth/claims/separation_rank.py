@@ -1,6 +1,6 @@
 """Separation-rank claims of Levine et al. 2020 (theory document §1): exact ranks vs bounds.
 
-Configurations are :class:`~attndepth.separation_rank.RankCase` tuples
+Configurations are :class:`~attndepth.rank.measure.RankCase` tuples
 ``(width, depth, heads, tokens, residual, p_size)``: P = the output position
 i = 0 and the lowest other positions, |P| = p_size, coordinate 0 (by the
 partition symmetry, the sizes determine the rank).
@@ -11,23 +11,23 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from attndepth.claims import presets
 from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
-from attndepth.separation_rank import RankCase
-from attndepth.simulations import presets
-from attndepth.simulations.exact.degree_blocks import BLOCK_PRIME, measure_block_ranks
-from attndepth.simulations.exact.knee import RegimeKnee, decide_knee, measure_knee
-from attndepth.simulations.exact.modular import DEFAULT_PRIME, SECOND_PRIME
-from attndepth.simulations.exact.partitions import partitions
-from attndepth.simulations.exact.separation_rank import (
+from attndepth.rank.arithmetic.modular import DEFAULT_PRIME, SECOND_PRIME
+from attndepth.rank.degree_blocks import BLOCK_PRIME, measure_block_ranks
+from attndepth.rank.grids import (
     DEFAULT_MARGIN,
     RankCertificate,
     SeparationRankConfig,
     certified_rank,
 )
+from attndepth.rank.knee import RegimeKnee, decide_knee, measure_knee
+from attndepth.rank.measure import RankCase
+from attndepth.rank.partitions import partitions
 from attndepth.theory.separation_rank import (
     SeparationRankBounds,
     corrected_knee,
@@ -169,7 +169,7 @@ def verify_upper_bound(seed: int, theory: Theory, configs: list[Config]) -> Outc
     # GF(3) the "same rank" statement is false.
     wrong_theory={"SECOND_PRIME": 3},
     # Schwartz–Zippel: each draw reaches the generic rank except with probability
-    # ≤ R·(3^{L+1} − 2)/p (simulations.exact.separation_rank), so a disagreement is a bug or that
+    # ≤ R·(3^{L+1} − 2)/p (rank.grids), so a disagreement is a bug or that
     # bounded event, never a statement about attention: a check of the certificate method
     kind="consistency",
     family=NETWORKS,

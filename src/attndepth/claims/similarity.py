@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 from scipy.stats import ortho_group
 
+from attndepth.claims import presets
 from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
-from attndepth.simulations import presets
 from attndepth.simulations.measures.escalation import (
     contraction_samples,
     escalation_trace,

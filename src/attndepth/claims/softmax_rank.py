@@ -3,7 +3,7 @@ stacks"): ε-separation ranks of softmax stacks against depth.
 
 Levine et al. 2020 analyse attention without softmax, where the separation rank is a
 finite integer certified exactly. A softmax stack's output is not polynomial; its
-ε-rank r_ε (:mod:`attndepth.simulations.measures.epsilon_rank`) is finite at every
+ε-rank r_ε (:mod:`attndepth.rank.epsilon_rank`) is finite at every
 ε > 0. This claim asks whether r_ε follows the analysed network's law above the
 threshold: exponential growth in depth, ln r_ε linear in L.
 """
@@ -18,13 +18,13 @@ from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
-from attndepth.separation_rank import measure_rank
-from attndepth.simulations.exact.separation_rank import SeparationRankConfig
-from attndepth.simulations.measures.epsilon_rank import (
+from attndepth.rank.epsilon_rank import (
     epsilon_ranks,
     linear_epsilon_ranks,
     softmax_epsilon_ranks,
 )
+from attndepth.rank.grids import SeparationRankConfig
+from attndepth.rank.measure import measure_rank
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.separation_rank import threshold_depth
 from attndepth.theory.softmax_rank import doubly_exponential_growth, exponential_growth

@@ -2,7 +2,7 @@
 
 At a few fixed budgets N = 12·L·d² the claim trains one depth grid, each
 depth at the width that spends the budget, on associative recall
-(:mod:`attndepth.simulations.models.tasks`), and asks where the validation loss is
+(:mod:`attndepth.simulations.training.tasks`), and asks where the validation loss is
 lowest. The theory (:mod:`attndepth.theory.trained_transition`) puts the
 optimum at the transition depth L*(N), the root of L = log₃ d(N, L); the
 corrected knee of the separation-rank work and the slope of the paper's
@@ -22,10 +22,10 @@ from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
-from attndepth.simulations.models.jax_model import TrainingSettings, budget_width
 from attndepth.simulations.models.stacks import StackConfig
-from attndepth.simulations.models.tasks import RecallTask
 from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups_once
+from attndepth.simulations.training.jax_model import TrainingSettings, budget_width
+from attndepth.simulations.training.tasks import RecallTask
 from attndepth.theory.trained_transition import (
     corrected_knee_law,
     fit_slope,

@@ -2,8 +2,8 @@
 
 Experiment A of Yu & Zhang 2023 (theory document §3): de-escalation lets
 post-LN stacks train deep. The experiment trains small stacks on the
-associative-recall task of :mod:`attndepth.simulations.models.tasks` with the model
-and optimiser of :mod:`attndepth.simulations.models.jax_model`.
+associative-recall task of :mod:`attndepth.simulations.training.tasks` with the model
+and optimiser of :mod:`attndepth.simulations.training.jax_model`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
-from attndepth.simulations.models.jax_model import TrainingSettings
 from attndepth.simulations.models.stacks import StackConfig
-from attndepth.simulations.models.tasks import RecallTask
 from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups_once
+from attndepth.simulations.training.jax_model import TrainingSettings
+from attndepth.simulations.training.tasks import RecallTask
 from attndepth.theory.similarity import postln_rate
 
 TESTS = "tests/test_claims_training.py"

@@ -6,15 +6,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from attndepth.atlas_classes import (
+from attndepth.errors import InvalidParameter
+from attndepth.rank.atlas_classes import (
     ATLAS_MAX_BOUND,
     atlas_classes,
     atlas_spec,
     merge_atlas,
     spec_classes,
 )
-from attndepth.errors import InvalidParameter
-from attndepth.simulations.exact.atlas_table import (
+from attndepth.rank.atlas_table import (
     atlas,
     atlas_from_store,
     atlas_output,
@@ -24,7 +24,7 @@ from attndepth.simulations.output_files import output_file, text_kind
 
 #: Where the spec lives in a clone, and where the shipped atlas lives.
 SPEC_PATH = Path("examples/atlas/atlas.toml")
-DATA_PATH = Path("src/attndepth/simulations/data/atlas.csv")
+DATA_PATH = Path("src/attndepth/rank/data/atlas.csv")
 #: An earlier spec of ``attndepth atlas spec`` (its first comment line).
 ATLAS_SPEC = text_kind("an atlas sweep spec", r"# The separation-rank atlas")
 

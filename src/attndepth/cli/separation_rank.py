@@ -12,7 +12,16 @@ from attndepth.cli.options import add_settings, configure_from
 from attndepth.cli.outputs import report_unsaved, unsaved_checkpoints
 from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
-from attndepth.separation_rank import (
+from attndepth.rank.arithmetic.modular import DEFAULT_PRIME, SECOND_PRIME
+from attndepth.rank.block_checkpoint import CHECKPOINT_SECONDS
+from attndepth.rank.degree_blocks import (
+    BLOCK_PRIME,
+    SECOND_BLOCK_PRIME,
+)
+from attndepth.rank.grids import (
+    SeparationRankConfig,
+)
+from attndepth.rank.measure import (
     METHODS,
     RankOptions,
     atlas_answer,
@@ -20,16 +29,7 @@ from attndepth.separation_rank import (
     rank_with_bounds,
     resolve_method,
 )
-from attndepth.simulations.exact.block_checkpoint import CHECKPOINT_SECONDS
-from attndepth.simulations.exact.degree_blocks import (
-    BLOCK_PRIME,
-    SECOND_BLOCK_PRIME,
-)
-from attndepth.simulations.exact.modular import DEFAULT_PRIME, SECOND_PRIME
-from attndepth.simulations.exact.partitions import partitions
-from attndepth.simulations.exact.separation_rank import (
-    SeparationRankConfig,
-)
+from attndepth.rank.partitions import partitions
 
 
 def register(sub: argparse._SubParsersAction) -> None:

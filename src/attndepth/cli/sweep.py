@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-import attndepth.separation_rank  # noqa: F401  (registers the seprank observable)
+import attndepth.rank.measure  # noqa: F401  (registers the seprank observable)
 from attndepth.simulations.output_files import CSV_TABLE, output_file
 from attndepth.simulations.sweeps.store import open_store
 from attndepth.simulations.sweeps.sweep import load_spec, run_sweep

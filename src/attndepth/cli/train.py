@@ -12,9 +12,9 @@ from attndepth.cli.outputs import report_unsaved, unsaved_checkpoints
 from attndepth.errors import InvalidParameter
 from attndepth.framework.report import dumps, environment
 from attndepth.simulations.models.stacks import StackConfig
-from attndepth.simulations.models.tasks import RecallTask
-from attndepth.simulations.models.training_settings import TrainingSettings
 from attndepth.simulations.sweeps.observables import TRAIN_STACK_SETTINGS
+from attndepth.simulations.training.settings import TrainingSettings
+from attndepth.simulations.training.tasks import RecallTask
 
 #: The TrainingSettings ``attndepth train`` takes (it evaluates 256 sequences).
 TRAIN_SETTINGS: tuple[str, ...] = ("steps", "batch", "learning_rate", "warmup",
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     config = configure_from(StackConfig, args, tokens=task.length)
     settings = configure_from(TrainingSettings, args)
     try:
-        from attndepth.simulations.models.jax_model import train
+        from attndepth.simulations.training.jax_model import train
 
         start = time.perf_counter()
         with unsaved_checkpoints() as unsaved:  # a finished run is printed all the same

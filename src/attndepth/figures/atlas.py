@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from attndepth.figures.style import PALETTE, new_figure, styled
-from attndepth.simulations.exact.atlas_table import atlas
+from attndepth.rank.atlas_table import atlas
 
 NAME = "atlas"
 DESCRIPTION = "rank / bound (d) of every atlas class, by depth, heads and residual"

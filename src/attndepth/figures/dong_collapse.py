@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.claims.presets import DONG
 from attndepth.figures.style import new_figure, styled, variant_colour
 from attndepth.simulations.measures.escalation import relative_residuals
 from attndepth.simulations.models.stacks import StackConfig
-from attndepth.simulations.presets import DONG
 from attndepth.theory.rank_collapse import convergence_order
 
 NAME = "dong_collapse"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.claims.presets import FIXED_MATRIX
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.measures.escalation import fixed_matrix_decay
-from attndepth.simulations.presets import FIXED_MATRIX
 from attndepth.theory.similarity import fixed_matrix_slope
 
 NAME = "fixed_rate"

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
+from attndepth.claims.presets import WENDEL_LEVEL
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.models.sphere_dynamics import (
     cluster_diameter,
@@ -22,7 +23,6 @@ from attndepth.simulations.models.sphere_dynamics import (
     hemisphere_tokens,
     integrate_tokens,
 )
-from attndepth.simulations.presets import WENDEL_LEVEL
 from attndepth.theory.clustering import wendel_probability
 
 NAME = "geshkovski_cluster"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.claims.presets import GESHKOVSKI_ORTHOGONAL
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.models.sphere_dynamics import (
     integrate_scalar,
@@ -16,7 +17,6 @@ from attndepth.simulations.models.sphere_dynamics import (
     off_diagonal_inner_products,
     orthonormal_tokens,
 )
-from attndepth.simulations.presets import GESHKOVSKI_ORTHOGONAL
 from attndepth.theory.clustering import beta_zero_gamma, orthogonal_start_rate
 
 NAME = "geshkovski_orthogonal"

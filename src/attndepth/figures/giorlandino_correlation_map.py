@@ -14,10 +14,10 @@ import math
 
 import numpy as np
 
+from attndepth.claims.presets import GIORLANDINO
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.measures.fitting import standard_error
 from attndepth.simulations.measures.rem import rem_participation, wide_layer_map
-from attndepth.simulations.presets import GIORLANDINO
 from attndepth.theory.correlation_map import critical_beta, energy_scale, limit_participation
 
 NAME = "giorlandino_correlation_map"

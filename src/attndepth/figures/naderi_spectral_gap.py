@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.claims.presets import NADERI
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.measures.spectral_gap import spectrum_sample
-from attndepth.simulations.presets import NADERI
 from attndepth.theory.spectral_gap import bulk_edge, collapsed_stable_rank
 
 NAME = "naderi_spectral_gap"

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.claims.presets import NOCI
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.measures.alignment import alignment_sample
 from attndepth.simulations.measures.similarity import mean_pairwise_cosine
 from attndepth.simulations.models.stacks import StackConfig, run_stack
-from attndepth.simulations.presets import NOCI
 from attndepth.theory.residual_scaling import SCALINGS, finite_width_growth, residual_scale
 
 NAME = "noci_residual_scaling"

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.claims.presets import POSTLN_RATE
 from attndepth.figures.style import new_figure, styled, variant_colour
 from attndepth.simulations.measures.escalation import escalation_trace
 from attndepth.simulations.measures.fitting import ESCALATION_WINDOW
 from attndepth.simulations.models.stacks import StackConfig
-from attndepth.simulations.presets import POSTLN_RATE
 from attndepth.theory.similarity import postln_rate
 
 NAME = "postln_rate"

@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
+from attndepth.claims.presets import HEADS
 from attndepth.figures.style import PALETTE, new_figure, styled
-from attndepth.simulations.exact.separation_rank import SeparationRankConfig, certified_rank
-from attndepth.simulations.presets import HEADS
+from attndepth.rank.grids import SeparationRankConfig, certified_rank
 from attndepth.theory.separation_rank import (
     log_bigraded_bound,
     separation_rank_bounds,

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.claims.presets import ESCALATION
 from attndepth.figures.style import new_figure, styled, variant_colour
 from attndepth.simulations.measures.similarity import token_similarity
 from attndepth.simulations.models.stacks import VARIANTS, StackConfig, run_stack
-from attndepth.simulations.presets import ESCALATION
 
 NAME = "similarity_depth"
 DESCRIPTION = "t_sim vs depth, all block variants (median, 10-90% band over seeds)"

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from attndepth.figures.style import PALETTE, new_figure, styled
-from attndepth.simulations.exact.separation_rank import SeparationRankConfig, rank_from_grids
-from attndepth.simulations.measures.epsilon_rank import (
+from attndepth.rank.epsilon_rank import (
     linear_epsilon_ranks,
     softmax_epsilon_ranks,
 )
+from attndepth.rank.grids import SeparationRankConfig, rank_from_grids
 from attndepth.simulations.models.stacks import StackConfig
 
 NAME = "softmax_epsilon_rank"

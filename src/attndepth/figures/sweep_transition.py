@@ -17,8 +17,8 @@ import numpy as np
 
 from attndepth.errors import InvalidParameter
 from attndepth.figures.style import PALETTE, new_figure, styled
-from attndepth.simulations.models.tasks import RecallTask
 from attndepth.simulations.sweeps.store import finished_rows
+from attndepth.simulations.training.tasks import RecallTask
 from attndepth.theory.trained_transition import (
     corrected_knee_law,
     paper_knee,

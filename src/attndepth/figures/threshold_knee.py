@@ -1,7 +1,7 @@
 """The knee of ln sep against log_3 d, per regime |P| = |Q| = q (Levine et al. 2020, §4).
 
 Filled markers (one shape per regime, shifted slightly apart): knees decided
-from certified ranks and proved bounds (``attndepth.simulations.exact.knee.measure_knee``,
+from certified ranks and proved bounds (``attndepth.rank.knee.measure_knee``,
 the regimes of the claim levine.threshold).
 Open markers: the knee bound (d) would have if it were the rank (conjectured
 rank = bound), for one Q position and for long sequences (|Q| ≥ d) up to
@@ -19,10 +19,10 @@ import math
 
 import numpy as np
 
+from attndepth.claims.presets import THRESHOLD
 from attndepth.errors import InvalidParameter
 from attndepth.figures.style import PALETTE, new_figure, styled
-from attndepth.simulations.exact.knee import KNEE_RATIO, measure_knee
-from attndepth.simulations.presets import THRESHOLD
+from attndepth.rank.knee import KNEE_RATIO, measure_knee
 from attndepth.theory.rank_closed_forms import single_position_knee
 from attndepth.theory.separation_rank import corrected_knee, log_bigraded_bound, regime_bounds
 

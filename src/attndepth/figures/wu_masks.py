@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from attndepth.claims.presets import WU_MASKS
 from attndepth.figures.style import PALETTE, new_figure, separate_labels, styled
 from attndepth.simulations.measures.collapse import collapse_sample
 from attndepth.simulations.measures.similarity import log_odds
 from attndepth.simulations.models.stacks import StackConfig, run_stack
-from attndepth.simulations.presets import WU_MASKS
 from attndepth.theory.masks import mask_radius
 
 NAME = "wu_masks"

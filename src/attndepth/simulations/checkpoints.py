@@ -14,9 +14,9 @@ refused before the computation starts (:func:`checkpoint_file`, the rules of
 computation is the caller's to refuse (its identity differs). A writer holds
 ``.NAME.lock`` for its whole run, so two processes never write one checkpoint.
 
-Used by training runs (:func:`attndepth.simulations.models.jax_model.train`) and
+Used by training runs (:func:`attndepth.simulations.training.jax_model.train`) and
 the degree-block measurement
-(:func:`attndepth.simulations.exact.degree_blocks.measure_block_ranks`).
+(:func:`attndepth.rank.degree_blocks.measure_block_ranks`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Configuration fields that describe themselves, so that a setting is declared once.
 
 A configuration dataclass (:class:`~attndepth.simulations.models.stacks.StackConfig`,
-:class:`~attndepth.simulations.models.jax_model.TrainingSettings`,
-:class:`~attndepth.simulations.exact.separation_rank.SeparationRankConfig`) declares each
+:class:`~attndepth.simulations.training.jax_model.TrainingSettings`,
+:class:`~attndepth.rank.grids.SeparationRankConfig`) declares each
 user-facing field with :func:`setting`: its default, a one-line description in
 the words of the model (never of a command line), the symbol it is written with
 and, where the values are a closed set, the choices. :func:`settings_of` reads the

@@ -297,7 +297,7 @@ def p_side_dimension(degree: int, width: int, p_size: int) -> int:
 
     Exactness. Equality needs every surviving summand to map injectively. Checked
     by certified GF(p) evaluation ranks of the spanning set
-    (``attndepth.simulations.exact.p_side.p_side_rank``) for every d ≤ 4, m ≤ d + 1,
+    (``attndepth.rank.p_side.p_side_rank``) for every d ≤ 4, m ≤ d + 1,
     b ≤ 4 (tests); for m = 1 it is all monomials of degree 2b + 1 in x^i,
     C(d + 2b, 2b + 1), and for m ≥ d + 1 it is d·h(b; d, d) (the entries of
     M_P − x^i x^iᵀ and x^i are then algebraically independent), both exact by
@@ -599,7 +599,7 @@ def coefficient_separation_rank(poly: sp.Poly, p_variables: tuple[sp.Symbol, ...
     Rows are the monomials in the P variables, columns those in the Q
     variables, entries the coefficients; f = Σ rows ⊗ columns, and the minimal
     number of terms g(x_P)h(x_Q) is this rank. An independent oracle for the
-    evaluation-matrix ranks of ``attndepth.simulations.exact.separation_rank``.
+    evaluation-matrix ranks of ``attndepth.rank.grids``.
     """
     index = {symbol: k for k, symbol in enumerate(poly.gens)}
     p_index = [index[s] for s in p_variables]
@@ -637,7 +637,7 @@ def regime_bounds(width: int, q_size: int) -> tuple[Callable[[int], int],
                                                    Callable[[int], list[int]]]:
     """(depth ↦ bound (d), depth ↦ per-block bounds) of the regime |P| = |Q| = q, ρ = 0.
 
-    The two callables :func:`attndepth.simulations.exact.knee.measure_knee` takes.
+    The two callables :func:`attndepth.rank.knee.measure_knee` takes.
     """
     def upper(depth: int) -> int:
         return separation_rank_bounds(width, depth, q_size, q_size).best

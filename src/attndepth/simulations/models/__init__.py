@@ -1,2 +1,3 @@
-"""Attention models: softmax stacks (NumPy and JAX), the analysed linear-attention
-network, sphere dynamics, trainable models and their synthetic tasks."""
+"""Attention models: softmax stacks (NumPy and JAX) and sphere dynamics. The analysed
+linear-attention network is :mod:`attndepth.rank.network`; the trained models are in
+:mod:`attndepth.simulations.training`."""

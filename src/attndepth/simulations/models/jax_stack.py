@@ -11,7 +11,7 @@ weights move between the two freely.
 
 JAX is optional (``pip install -e ".[train]"``); attndepth imports it only
 through :func:`load_jax` (here, the training runs and the compiled degree-block
-evaluation, :mod:`attndepth.simulations.exact.compiled_scales`). Float64 and
+evaluation, :mod:`attndepth.rank.evaluation.compiled_scales`). Float64 and
 int64 need ``jax_enable_x64``, switched on by :func:`load_jax`.
 """
 

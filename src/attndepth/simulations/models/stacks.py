@@ -29,7 +29,7 @@ that specification:
   sublayer with the same residual/normalisation placement.
 
 The linear-attention model of Levine et al. lives in
-:mod:`attndepth.simulations.models.linear_attention`, the reuse of drawn weights in
+:mod:`attndepth.rank.network`, the reuse of drawn weights in
 :mod:`attndepth.simulations.models.weight_cache`.
 
 Arrays are ``(batch, tokens, width)``; weights carry ``(batch, depth, ...)``.

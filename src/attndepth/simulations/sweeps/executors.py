@@ -20,8 +20,9 @@ import numpy as np
 from attndepth.errors import InvalidParameter, UserCodeFailed, describe_exception
 from attndepth.simulations.sweeps.observables import observables
 from attndepth.simulations.sweeps.store import PointResult
-from attndepth.simulations.sweeps.sweep_spec import TOOLKIT_VERSION, SweepPoint
+from attndepth.simulations.sweeps.sweep_spec import SweepPoint
 from attndepth.simulations.threads import share_cores
+from attndepth.simulations.version import TOOLKIT_VERSION
 
 
 def _environment() -> dict[str, Any]:

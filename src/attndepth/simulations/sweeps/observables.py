@@ -4,11 +4,11 @@ An *observable* is a module-level function ``f(seed=..., **params) -> dict``
 of JSON-serialisable numbers (one store row per call); a spec names it with
 its ``measurement`` key. Built in here: ``similarity`` (t_sim and log-odds
 per layer of softmax stacks) and ``train`` (one training run of
-:mod:`attndepth.simulations.models.jax_model` on associative recall: its curves and
+:mod:`attndepth.simulations.training.jax_model` on associative recall: its curves and
 final numbers; needs the ``train`` extra in the workers). ``seprank``
 (certified separation rank with every bound) needs the theory's bounds and
 is registered by the front door,
-:mod:`attndepth.separation_rank`; ``claim`` (one family member of a claim) by
+:mod:`attndepth.rank.measure`; ``claim`` (one family member of a claim) by
 :mod:`attndepth.framework.search`. Each point records the module that registers its
 observable, so dask workers import it themselves.
 """
@@ -179,7 +179,7 @@ def observe_training(seed: int, budget: int = 0, pairs: int = 4,
     **settings : the :data:`TRAIN_STACK_SETTINGS` of
         :class:`~attndepth.simulations.models.stacks.StackConfig` (``width`` 0 with a
         budget) and the :data:`TRAIN_SETTINGS` of
-        :class:`~attndepth.simulations.models.training_settings.TrainingSettings`.
+        :class:`~attndepth.simulations.training.settings.TrainingSettings`.
 
     Returns
     -------
@@ -188,10 +188,10 @@ def observe_training(seed: int, budget: int = 0, pairs: int = 4,
         numbers (``validation_loss_final``, ``validation_accuracy_final``,
         ``t_sim_final``, ``width``, ``steps``).
     """
-    from attndepth.simulations.models.jax_model import budget_width, train
     from attndepth.simulations.models.stacks import StackConfig
-    from attndepth.simulations.models.tasks import RecallTask
-    from attndepth.simulations.models.training_settings import TrainingSettings
+    from attndepth.simulations.training.jax_model import budget_width, train
+    from attndepth.simulations.training.settings import TrainingSettings
+    from attndepth.simulations.training.tasks import RecallTask
 
     _known("train", settings, (*TRAIN_STACK_SETTINGS, *TRAIN_SETTINGS))
     # the schema's defaults (heads 2, width 0), as a sweep fills them in, for direct calls too
@@ -218,8 +218,8 @@ def observe_training(seed: int, budget: int = 0, pairs: int = 4,
 
 def _training_parameters() -> dict[str, Parameter]:
     from attndepth.simulations.models.stacks import StackConfig
-    from attndepth.simulations.models.tasks import RecallTask
-    from attndepth.simulations.models.training_settings import TrainingSettings
+    from attndepth.simulations.training.settings import TrainingSettings
+    from attndepth.simulations.training.tasks import RecallTask
 
     return {**parameters_from(StackConfig, TRAIN_STACK_SETTINGS, required=("variant", "depth"),
                               defaults={"width": 0, "heads": 2}),

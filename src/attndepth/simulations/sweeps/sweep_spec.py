@@ -12,17 +12,12 @@ import itertools
 import json
 import tomllib
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.sweeps.observables import observables
-
-try:
-    TOOLKIT_VERSION = version("attndepth")
-except PackageNotFoundError:  # a source tree without install
-    TOOLKIT_VERSION = "0+unknown"
+from attndepth.simulations.version import TOOLKIT_VERSION
 
 
 @dataclass(frozen=True)

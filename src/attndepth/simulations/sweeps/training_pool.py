@@ -9,7 +9,7 @@ bench``: 1.15× end to end for four runs of 4 s each).
 
 A :class:`TrainingGroup` is one model configuration and its seeds: a worker
 trains the seeds one after the other and compiles the model once
-(:func:`~attndepth.simulations.models.jax_model.train` caches the compiled step per
+(:func:`~attndepth.simulations.training.jax_model.train` caches the compiled step per
 process).
 
 The workers are started with ``spawn``: each imports JAX itself, and none
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from attndepth.errors import InvalidParameter, InvalidType
-from attndepth.simulations.models.jax_model import TrainingRun, TrainingSettings, train
 from attndepth.simulations.models.stacks import StackConfig
-from attndepth.simulations.models.tasks import RecallTask
 from attndepth.simulations.threads import available_cores, share_cores
+from attndepth.simulations.training.jax_model import TrainingRun, TrainingSettings, train
+from attndepth.simulations.training.tasks import RecallTask
 from attndepth.validation import check_int, check_seed
 
 
