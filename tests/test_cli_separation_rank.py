@@ -107,7 +107,7 @@ def test_hours_of_block_work_are_refused_in_one_line(capsys):
     assert "would take about 2.0 h" in line and "--max-seconds" in line
     assert main(["seprank", "--width", "2", "--depth", "2", "--method", "exact",
                  "--max-seconds", "10"]) == 2
-    assert "limits the blocks and torus methods" in capsys.readouterr().err
+    assert "option of the blocks and torus methods, not of exact" in capsys.readouterr().err
 
 
 def test_seprank_checkpoint_resumes_the_blocks_and_refuses_the_rest(capsys, tmp_path):

@@ -21,11 +21,8 @@ from attndepth.rank.atlas_classes import (
     with_residual_rows,
 )
 from attndepth.rank.atlas_table import Atlas, atlas, seprank_command
-from attndepth.rank.degree_blocks import (
-    MAX_BLOCK_POINTS,
-    MAX_BLOCK_SECONDS,
-    BoundViolation,
-)
+from attndepth.rank.budget import MAX_BLOCK_SECONDS
+from attndepth.rank.degree_blocks import MAX_BLOCK_POINTS, BoundViolation
 from attndepth.rank.grids import SeparationRankConfig
 from attndepth.rank.measure import rank_with_bounds
 from attndepth.simulations.sweeps.sweep_spec import load_spec

@@ -170,13 +170,10 @@ def test_the_block_method_refuses_hours_of_work_up_front_and_names_the_way_out()
 
     import pytest
 
-    from attndepth.rank.degree_blocks import (
-        MAX_BLOCK_SECONDS,
-        estimated_seconds,
-        measure_block_ranks,
-    )
+    from attndepth.rank.budget import MAX_BLOCK_SECONDS
+    from attndepth.rank.degree_blocks import estimated_seconds, measure_block_ranks
     from attndepth.rank.grids import SeparationRankConfig
-    from attndepth.rank.measure import block_bounds_for
+    from attndepth.rank.methods import block_bounds_for
 
     huge = SeparationRankConfig(width=6, depth=4, tokens=8)  # 41 blocks, 32 capped at 16,384²
     bounds = block_bounds_for(huge)

@@ -5,7 +5,8 @@ import pytest
 
 from attndepth import measure_rank
 from attndepth.rank.grids import SeparationRankConfig, rank_from_grids
-from attndepth.rank.measure import bounds_for, rank_with_bounds, tight_fields
+from attndepth.rank.measure import rank_with_bounds, tight_fields
+from attndepth.rank.methods import bounds_for
 from attndepth.simulations.sweeps.store import open_store
 from attndepth.simulations.sweeps.sweep import parse_spec, run_sweep
 
@@ -58,22 +59,6 @@ def test_residual_blocks_below_bound_are_a_lower_bound_only():
     assert measure_rank(config, seed=0, method="exact").rank == 39  # the conjecture's case
 
 
-def test_residual_blocks_above_a_bound_stop_and_take_rho_one_only(monkeypatch):
-    from attndepth.rank import measure as separation
-    from attndepth.rank.degree_blocks import BoundViolation
-    from attndepth.theory.separation_rank import SeparationRankBounds
-
-    config = SeparationRankConfig(width=2, depth=2, tokens=4, residual=1)
-    monkeypatch.setattr(separation, "bounds_for",
-                        lambda config: SeparationRankBounds(10**6, 10**6, 10**6, 5))
-    with pytest.raises(BoundViolation, match="above the proved bound 5"):
-        separation.residual_block_ranks(config)
-    with pytest.raises(ValueError, match="residual = 1"):
-        separation.residual_block_ranks(SeparationRankConfig(width=2, depth=2, tokens=4))
-    with pytest.raises(TypeError, match="SeparationRankConfig"):
-        separation.residual_block_ranks({"width": 2})
-
-
 def test_the_seprank_observable_takes_its_schema_from_the_config():
     from attndepth.simulations.sweeps.observables import observables
 
@@ -116,26 +101,28 @@ def test_rank_options_travel_whole_with_each_methods_defaults():
     from attndepth.rank.measure import RankOptions
 
     options = RankOptions(margin=4)
-    assert options.keywords("blocks")["prime"] == BLOCK_PRIME
-    assert options.keywords("blocks")["max_points"] == MAX_BLOCK_POINTS
-    assert options.keywords("exact")["prime"] == DEFAULT_PRIME
+    assert options.for_method("blocks").prime == BLOCK_PRIME
+    assert options.for_method("blocks").max_points == MAX_BLOCK_POINTS
+    assert options.for_method("blocks").margin == 4
+    assert options.for_method("exact").prime == DEFAULT_PRIME
     config = SeparationRankConfig(width=2, depth=2, tokens=2)
     assert measure_rank(config, 0, "exact", options=options).rank == 15
     with pytest.raises(ValueError, match="max_seconds"):
-        RankOptions(max_seconds=5.0).keywords("exact")
+        RankOptions(max_seconds=5.0).for_method("exact")
     with pytest.raises(TypeError, match="RankOptions"):
         measure_rank(config, 0, options={"margin": 4})
 
 
 def test_the_torus_method_is_a_lower_bound_proved_where_it_meets_bound_d():
     from attndepth.rank.measure import RankOptions
+    from attndepth.rank.methods import TorusOptions
     from attndepth.rank.torus_blocks import DEFAULT_CLASS_POINTS
 
     options = RankOptions(torus_order=4)
-    assert options.keywords("torus") == {"margin": 8, "progress": False, "prime": None,
-                                         "max_points": DEFAULT_CLASS_POINTS, "order": 4}
-    with pytest.raises(ValueError, match="option of the torus method"):
-        options.keywords("blocks")
+    assert options.for_method("torus") == TorusOptions(order=4)
+    assert options.for_method("torus").max_points == DEFAULT_CLASS_POINTS
+    with pytest.raises(ValueError, match="option of the torus method, not of blocks"):
+        options.for_method("blocks")
     proved = measure_rank(SeparationRankConfig(width=3, depth=2, tokens=4), 0, "torus",
                           options=options)
     assert proved.method == "torus" and proved.rank == 49 and proved.reason == "upper-bound"

@@ -21,14 +21,8 @@ from attndepth.rank.degree_blocks import (
 from attndepth.rank.grids import (
     SeparationRankConfig,
 )
-from attndepth.rank.measure import (
-    METHODS,
-    RankOptions,
-    atlas_answer,
-    measure_rank,
-    rank_with_bounds,
-    resolve_method,
-)
+from attndepth.rank.measure import RankOptions, atlas_answer, measure_rank, rank_with_bounds
+from attndepth.rank.methods import METHOD_NAMES, resolve_method
 from attndepth.rank.partitions import partitions
 
 
@@ -57,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "all (one partition per size: the rank depends only on the sizes) | "
                              "explicit P/Q like 0,1/2,3 (output position i = 0 must be in P)")
     parser.add_argument("--residual", action="store_true", help="residual connection ρ = 1")
-    parser.add_argument("--method", choices=METHODS, default="auto",
+    parser.add_argument("--method", choices=METHOD_NAMES, default="auto",
                         help="blocks: every homogeneous part f_a ranked over GF(prime) "
                              "against its own proved bound, ranks summed (with --residual: "
                              "the parts of top degree, a proved lower bound that is the rank "
@@ -131,7 +125,7 @@ def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
         known = atlas_answer(config)
         if known is not None:
             return {**known, "environment": environment()}, 0
-    method = resolve_method(config, args.method)
+    method = resolve_method(config, args.method).name
     blocks = method == "blocks"
     if args.verify and method == "torus":
         raise InvalidParameter("--verify compares two saturated ranks; the torus method "
@@ -140,7 +134,7 @@ def _one(args: argparse.Namespace, partition: str) -> tuple[dict, int]:
     first, second = (BLOCK_PRIME, SECOND_BLOCK_PRIME) if blocks else (DEFAULT_PRIME,
                                                                        SECOND_PRIME)
     options = configure_from(RankOptions, args, progress=sys.stderr.isatty())
-    prime = options.keywords(method)["prime"]
+    prime = options.for_method(method).prime
     start = time.perf_counter()
     resume = {}
     if args.checkpoint is not None:

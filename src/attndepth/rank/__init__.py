@@ -13,6 +13,9 @@ figures and command line, which read it.
 - :mod:`~attndepth.rank.grids` — the configuration, the certificate, whole-matrix ranks.
 - :mod:`~attndepth.rank.degree_blocks`, :mod:`~attndepth.rank.torus_blocks`,
   :mod:`~attndepth.rank.block_checkpoint` — the per-degree-block and torus-class methods.
+- :mod:`~attndepth.rank.budget` — the time and input checks every method makes first.
+- :mod:`~attndepth.rank.methods` — the registry: name → method, its frozen options, one
+  ``measure(config, seed, options)`` returning one certificate type.
 - :mod:`~attndepth.rank.measure` — ranks with their bounds; the atlas answers first.
 - :mod:`~attndepth.rank.atlas_table`, :mod:`~attndepth.rank.atlas_classes` — the shipped
   atlas of certified ranks and the classes it is built from.

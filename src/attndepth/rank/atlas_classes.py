@@ -27,7 +27,7 @@ limit are measured with that limit raised (:attr:`AtlasClass.max_seconds`).
 
 One measurement, two rows. A ρ = 1 class measured by the degree blocks measures
 exactly the blocks of the ρ = 0 class with the same weights
-(:func:`attndepth.rank.measure.residual_block_ranks`: the weights drawn from
+(:func:`attndepth.rank.methods.residual_block_ranks`: the weights drawn from
 a seed do not depend on ρ). So the sweep spec leaves those classes out and
 :func:`with_residual_rows` writes their rows from the ρ = 0 rows, with the same
 command a user would run to measure them alone.
@@ -42,12 +42,8 @@ from dataclasses import dataclass, replace
 
 from attndepth.errors import InvalidParameter
 from attndepth.rank.atlas_table import Atlas, AtlasRow, seprank_command
-from attndepth.rank.degree_blocks import (
-    MAX_BLOCK_POINTS,
-    MAX_BLOCK_SECONDS,
-    BoundViolation,
-    estimated_seconds,
-)
+from attndepth.rank.budget import MAX_BLOCK_SECONDS
+from attndepth.rank.degree_blocks import MAX_BLOCK_POINTS, BoundViolation, estimated_seconds
 from attndepth.rank.grids import (
     DEFAULT_MARGIN,
     DEFAULT_MAX_POINTS,
@@ -159,7 +155,7 @@ def atlas_class(width: int, depth: int, heads: int, residual: int, p_size: int,
     evaluation of best bound + margin points per side fits the exact method's
     limits, else by the degree blocks of ρ = 0 (a proved lower bound, the rank
     where it meets bound (d) with ρ = 1;
-    :func:`attndepth.rank.measure.residual_block_ranks`).
+    :func:`attndepth.rank.methods.residual_block_ranks`).
     """
     for name, value in (("width", width), ("depth", depth), ("heads", heads),
                         ("p_size", p_size), ("q_size", q_size)):
@@ -311,7 +307,7 @@ def residual_row(plain: AtlasRow) -> AtlasRow:
     sep(f⁰_a) (:func:`attndepth.theory.residual_rank.confirm_residual_top_part`), and
     the ρ = 0 row's certified rank is a lower bound of the generic ρ = 1 rank; it
     is proved equal where it meets bound (d) with ρ = 1. This is what
-    :func:`attndepth.rank.measure.residual_block_ranks` returns for the same
+    :func:`attndepth.rank.methods.residual_block_ranks` returns for the same
     seed, prime and grids: the row's command measures it again.
 
     Parameters

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from attndepth.errors import InvalidParameter, InvalidType, MissingExtra
-from attndepth.rank.degree_blocks import MAX_BLOCK_SECONDS
+from attndepth.rank.budget import MAX_BLOCK_SECONDS
 from attndepth.simulations.output_files import OutputFile, output_file, text_kind
 
 #: The shipped atlas, inside the package.

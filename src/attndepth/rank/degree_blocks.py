@@ -75,6 +75,12 @@ from attndepth.rank.block_checkpoint import (
     load_progress,
     measurement_identity,
 )
+from attndepth.rank.budget import (
+    MAX_BLOCK_SECONDS,
+    check_block_case,
+    check_progress,
+    refuse_over_budget,
+)
 from attndepth.rank.evaluation.compiled_scales import (
     COMPILED_MIN_DEPTH,
     compiled_available,
@@ -101,7 +107,7 @@ from attndepth.rank.partitions import Partition
 from attndepth.simulations.checkpoints import checkpoint_file, writer_lock
 from attndepth.simulations.seeding import GRID_STREAM, spawn_generators
 from attndepth.simulations.threads import available_cores
-from attndepth.validation import check_int, check_margin, check_seconds, check_size
+from attndepth.validation import check_int, check_margin, check_size
 
 #: Largest prime below 2^26, the default field of block ranks (the GEMM rank's range).
 BLOCK_PRIME = 67_108_859
@@ -122,9 +128,6 @@ MAX_BLOCK_POINTS = 16_384
 #: classes took 1.0–1.1× the estimate with one head and up to 2.5× with H = d: the
 #: model does not count the heads.
 SECONDS_PER_PAIR_SCALE, SECONDS_PER_CUBED_SIDE = 4e-7, 2e-11
-#: Estimated seconds beyond which measure_block_ranks refuses up front (max_seconds
-#: lifts it): 20 estimated minutes were at most about ten measured where calibrated.
-MAX_BLOCK_SECONDS = 1200.0
 
 
 def estimated_seconds(sizes: Sequence[int]) -> float:
@@ -153,19 +156,24 @@ class BoundViolation(CheckFailed):
 
 @dataclass(frozen=True)
 class BlockRank:
-    """The measured rank of one homogeneous part f_a.
+    """The measured rank of one homogeneous part f_a, whole or split by torus class.
 
     Attributes
     ----------
     degree : a (degree in M_Q); the part has degree 2a in x_Q, 2(K − a) + 1 in x_P.
     bound : the block's proved upper bound min(h_Q(a), h_P(K − a)).
-    grid : points per side of the block's evaluation matrix.
-    rank : GF(p) rank, a certified lower bound of sep(f_a).
+    grid : points per side of the block's evaluation matrix (of its largest class).
+    rank : GF(p) rank (the classes' sum), a certified lower bound of sep(f_a).
     reason : ``upper-bound`` (rank = bound: proved), ``margin`` (rank ≤ grid −
-        margin: equal with probability ≥ 1 − failure_probability) or
+        margin: equal with probability ≥ 1 − failure_probability), ``weights`` (torus:
+        every class meets its class bound or stays below its grid by the margin: the
+        rank at these special weights, a lower bound of the generic one) or
         ``max-points`` (grid capped: a lower bound only).
     failure_probability : 0, the Schwartz–Zippel bound, or None (unsaturated).
     rank_seconds : time of the rank.
+    class_bounds, class_ranks : torus split only (empty otherwise):
+        :func:`~attndepth.rank.torus_blocks.class_bounds` of each class and the GF(p)
+        rank of F_{a,c}, in the torus's class order.
     """
 
     degree: int
@@ -175,13 +183,26 @@ class BlockRank:
     reason: str
     failure_probability: float | None
     rank_seconds: float
+    class_bounds: tuple[int, ...] = ()
+    class_ranks: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:  # a checkpoint's JSON gives lists
+        object.__setattr__(self, "class_bounds", tuple(self.class_bounds))
+        object.__setattr__(self, "class_ranks", tuple(self.class_ranks))
 
     @property
     def saturated(self) -> bool:
-        return self.reason != "max-points"
+        """Proved, or equal to the generic rank but for ``failure_probability``."""
+        return self.reason in ("upper-bound", "margin")
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "saturated": self.saturated}
+        record = {**asdict(self), "saturated": self.saturated}
+        if not self.class_bounds:
+            del record["class_bounds"], record["class_ranks"]
+        else:
+            record["class_bounds"] = list(self.class_bounds)
+            record["class_ranks"] = list(self.class_ranks)
+        return record
 
 
 def separating_scales(degree: int, prime: int) -> tuple[np.ndarray, np.ndarray]:
@@ -216,15 +237,6 @@ def _resident_blocks(sizes: Sequence[int]) -> list[int]:
             break
         resident.append(a)
     return resident
-
-
-def format_duration(seconds: float) -> str:
-    """``45 s``, ``12 min`` or ``3.6 h``: an estimate as the refusals print it."""
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 #: Evaluations (pairs × scales) from which the blocks compile their kernel: below, the
@@ -313,13 +325,25 @@ def evaluate_blocks(weights: LinearAttentionWeights, partition: Partition, XP: n
 
 @dataclass(frozen=True)
 class BlockMeasurement:
-    """Every block of one network, and the totals."""
+    """Every degree block of one network (split by torus class or not), and the totals.
+
+    Attributes
+    ----------
+    blocks : one :class:`BlockRank` per degree a = 0 … K.
+    prime, seed, margin : the field, the seed of the weights and points, the margin.
+    eval_seconds : time of the evaluation (every block in one pass).
+    method : ``blocks`` (generic weights) or ``torus`` (commuting weights, split by class).
+    order, classes : torus only: N rotations per plane and the N^⌊d/2⌋ classes.
+    """
 
     blocks: tuple[BlockRank, ...]
     prime: int
     seed: int
     margin: int
     eval_seconds: float
+    method: str = "blocks"
+    order: int | None = None
+    classes: int | None = None
 
     @property
     def rank(self) -> int:
@@ -327,19 +351,26 @@ class BlockMeasurement:
         return sum(block.rank for block in self.blocks)
 
     @property
+    def proved(self) -> bool:
+        """Every block meets its bound: the sum is the generic rank."""
+        return all(block.reason == "upper-bound" for block in self.blocks)
+
+    @property
     def reason(self) -> str:
-        """``upper-bound`` if every block is proved, else ``margin`` if every block is
-        saturated, else ``max-points``."""
-        reasons = {block.reason for block in self.blocks}
-        for reason in ("max-points", "margin"):
-            if reason in reasons:
-                return reason
-        return "upper-bound"
+        """``upper-bound`` if every block is proved; else, for the torus split,
+        ``lower-bound`` (its weights are special: no margin makes the sum the generic
+        rank); else ``max-points`` if a block is capped, ``margin`` if none is."""
+        if self.proved:
+            return "upper-bound"
+        if self.method == "torus":
+            return "lower-bound"
+        return "max-points" if any(block.reason == "max-points" for block in self.blocks) \
+            else "margin"
 
     @property
     def failure_probability(self) -> float | None:
         """Union bound over the blocks saturated by margin; None if one is unsaturated."""
-        if self.reason == "max-points":
+        if self.reason in ("max-points", "lower-bound"):
             return None
         probabilities = [block.failure_probability for block in self.blocks]
         if any(p is None for p in probabilities):
@@ -347,15 +378,19 @@ class BlockMeasurement:
         return min(1.0, sum(p for p in probabilities if p is not None))
 
     def certificate(self, config: SeparationRankConfig) -> RankCertificate:
-        """The measurement as a :class:`RankCertificate` (method ``blocks``)."""
+        """The measurement as a :class:`RankCertificate` (method ``blocks`` or ``torus``;
+        the torus order and class count join the configuration)."""
         grid = max(block.grid for block in self.blocks)
+        torus = ({"torus_order": self.order, "torus_classes": self.classes}
+                 if self.method == "torus" else {})
         return RankCertificate(
-            rank=self.rank, method="blocks", prime=self.prime, grid_p=grid, grid_q=grid,
-            saturated=self.reason != "max-points", reason=self.reason, margin=self.margin,
-            seed=self.seed, failure_probability=self.failure_probability,
+            rank=self.rank, method=self.method, prime=self.prime, grid_p=grid, grid_q=grid,
+            saturated=self.reason in ("upper-bound", "margin"), reason=self.reason,
+            margin=self.margin, seed=self.seed, failure_probability=self.failure_probability,
             eval_seconds=self.eval_seconds,
             rank_seconds=sum(block.rank_seconds for block in self.blocks),
-            config=config.as_dict(), blocks=[block.as_dict() for block in self.blocks])
+            config={**config.as_dict(), **torus},
+            blocks=[block.as_dict() for block in self.blocks])
 
 
 def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], seed: int = 0,
@@ -386,37 +421,20 @@ def measure_block_ranks(config: SeparationRankConfig, bounds: Sequence[int], see
         and the measurement starts over. Delete it once the result is kept: a
         measurement run again with it returns at once.
     """
-    if not isinstance(config, SeparationRankConfig):
-        raise InvalidType(f"config must be a SeparationRankConfig, got {type(config).__name__}")
-    if config.residual != 0:
-        raise InvalidParameter("degree blocks need residual = 0 (with rho = 1 f has parts of every "
-                               "degree and the blocks are triangular, not diagonal); use the "
-                               "exact method")
-    degree = (3 ** config.depth - 1) // 2
-    bounds = [check_int("bound", bound, minimum=1) for bound in bounds]
-    if len(bounds) != degree + 1:
-        raise InvalidParameter(f"bounds must list K + 1 = {degree + 1} block bounds (a = 0 … K), "
-                               f"got {len(bounds)}")
+    bounds = check_block_case(config, bounds, "blocks")
+    degree = len(bounds) - 1
     prime = check_prime(prime)
     max_points = check_int("max_points", max_points, minimum=2,
                            maximum=MAX_BLOCK_POINTS)
     margin = check_margin(margin)
-    if not isinstance(progress, bool):
-        raise InvalidType(f"progress must be True or False, got {progress!r}")
+    progress = check_progress(progress)
     sizes = [min(bound + margin, max_points) for bound in bounds]
     # what ranking the largest block holds at once: its int32 residues and their float64
     # copy (_rank_block), 1.5 float64-equivalents per entry: 3 GiB for one 16,384² block
     check_size("the largest degree block (its int32 residues and their float64 copy)",
                3 * max(sizes) ** 2 // 2, limit=3 * MAX_BLOCK_POINTS ** 2 // 2)
-    max_seconds = check_seconds("max_seconds", max_seconds)
-    estimate = estimated_seconds(sizes)
-    if estimate > max_seconds:
-        raise InvalidParameter(
-            f"the {len(sizes)} degree blocks (largest {max(sizes)}² points) would take about "
-            f"{format_duration(estimate)} here, more than the limit of "
-            f"{format_duration(max_seconds)}; "
-            f"lower max_points (--max-points) for a lower bound, or raise max_seconds "
-            f"(--max-seconds) if you mean it")
+    refuse_over_budget(f"the {len(sizes)} degree blocks (largest {max(sizes)}² points)",
+                       estimated_seconds(sizes), max_seconds)
     path = _checkpoint_file(checkpoint)
     _check_disk_space(sizes, path)
     identity = measurement_identity(config.as_dict(), seed, prime, margin, sizes,

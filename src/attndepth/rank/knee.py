@@ -29,7 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from attndepth.errors import InvalidParameter
-from attndepth.rank.degree_blocks import MAX_BLOCK_SECONDS, measure_block_ranks
+from attndepth.rank.budget import MAX_BLOCK_SECONDS
+from attndepth.rank.degree_blocks import measure_block_ranks
 from attndepth.rank.grids import DEFAULT_MARGIN, SeparationRankConfig
 from attndepth.rank.torus_blocks import (
     DEFAULT_CLASS_POINTS,

@@ -19,26 +19,17 @@ from typing import Any, NamedTuple
 from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.rank.arithmetic.modular import DEFAULT_PRIME
 from attndepth.rank.atlas_table import Atlas, AtlasRow, atlas
-from attndepth.rank.degree_blocks import (
-    BLOCK_PRIME,
-    MAX_BLOCK_POINTS,
-    MAX_BLOCK_SECONDS,
-    BoundViolation,
-    measure_block_ranks,
-)
+from attndepth.rank.budget import MAX_BLOCK_SECONDS
+from attndepth.rank.degree_blocks import BLOCK_PRIME, MAX_BLOCK_POINTS
 from attndepth.rank.grids import (
     DEFAULT_MARGIN,
     DEFAULT_MAX_POINTS,
     RankCertificate,
     SeparationRankConfig,
-    rank_from_grids,
 )
+from attndepth.rank.methods import METHODS, RankMethod, bounds_for, resolve_method
 from attndepth.rank.partitions import partitions
-from attndepth.rank.torus_blocks import (
-    DEFAULT_CLASS_POINTS,
-    DEFAULT_ORDER,
-    measure_torus_ranks,
-)
+from attndepth.rank.torus_blocks import DEFAULT_ORDER
 from attndepth.simulations.settings import setting
 from attndepth.simulations.sweeps.observables import (
     Parameter,
@@ -48,11 +39,9 @@ from attndepth.simulations.sweeps.observables import (
 from attndepth.theory.separation_rank import (
     TIGHT_FAMILY_STATEMENT,
     SeparationRankBounds,
-    degree_block_bounds,
     in_tight_family,
     separation_rank_bounds,
 )
-from attndepth.validation import check_optional_int
 
 
 class RankCase(NamedTuple):
@@ -109,70 +98,6 @@ class RankCase(NamedTuple):
         return str(tuple(self))
 
 
-def bounds_for(config: SeparationRankConfig) -> SeparationRankBounds:
-    """Every proved upper bound of ``config``'s separation rank (its partition's sizes)."""
-    split = config.split
-    return separation_rank_bounds(config.width, config.depth, len(split.p_positions),
-                                  len(split.q_positions), config.residual)
-
-
-#: Methods of :func:`measure_rank`; ``auto`` is ``blocks`` for ρ = 0, else ``exact``.
-METHODS = ("auto", "blocks", "torus", "exact", "numeric")
-#: Options the block method takes (the grids are set by each block's bound).
-BLOCK_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "evaluator",
-                           "max_seconds", "checkpoint"})
-#: Options the torus split takes
-#: (:func:`~attndepth.rank.torus_blocks.measure_torus_ranks`).
-TORUS_OPTIONS = frozenset({"prime", "margin", "max_points", "progress", "max_seconds",
-                           "order"})
-
-
-def residual_block_ranks(config: SeparationRankConfig, seed: int = 0,
-                         **options: Any) -> RankCertificate:
-    """ρ = 1 from the degree blocks of ρ = 0: a proved lower bound, the rank when tight.
-
-    The top-degree part of f with ρ = 1 is f with ρ = 0 and the same weights,
-    and the coefficient matrix of f (ρ = 1) is block triangular with f⁰'s
-    degree blocks on its anti-diagonal, so sep(f) ≥ Σ_a sep(f⁰_a) (proof:
-    :func:`attndepth.theory.residual_rank.confirm_residual_top_part`). The
-    weights drawn from ``seed`` do not depend on ρ, so measuring f⁰'s blocks
-    with this seed measures exactly those anti-diagonal blocks. Their
-    certified sum is a lower bound of the generic rank with ρ = 1; when it
-    meets bound (d) with ρ = 1 the rank is proved (reason ``upper-bound``),
-    else the certificate is unsaturated with reason ``lower-bound`` (the
-    whole-matrix method measures the rank itself).
-
-    Parameters
-    ----------
-    config : SeparationRankConfig with ``residual = 1``.
-    seed : int
-    **options : the keywords of :data:`BLOCK_OPTIONS`.
-
-    Returns
-    -------
-    RankCertificate
-        Method ``blocks``, config with ρ = 1, ``blocks`` the anti-diagonal
-        blocks (each certified as a block of f⁰).
-    """
-    if not isinstance(config, SeparationRankConfig):
-        raise InvalidType(f"config must be a SeparationRankConfig, got {type(config).__name__}")
-    if config.residual != 1:
-        raise InvalidParameter("residual_block_ranks takes a configuration with residual = 1")
-    plain = replace(config, residual=0)
-    options.setdefault("prime", BLOCK_PRIME)
-    measured = measure_block_ranks(plain, block_bounds_for(plain), seed, **options)
-    bound = bounds_for(config).best
-    if measured.rank > bound:  # a proved lower bound above a proved upper bound
-        raise BoundViolation(f"the anti-diagonal blocks sum to {measured.rank}, above the "
-                             f"proved bound {bound} with residual = 1; a bound or the "
-                             f"evaluation is wrong")
-    proved = measured.rank == bound
-    certificate = measured.certificate(config)
-    return replace(certificate, saturated=proved,
-                   reason="upper-bound" if proved else "lower-bound",
-                   failure_probability=0.0 if proved else None)
-
-
 @dataclass(frozen=True)
 class RankOptions:
     """How a rank is measured, passed whole: the field, the saturation margin, the limits.
@@ -217,84 +142,57 @@ class RankOptions:
                                       f"(default: {DEFAULT_ORDER})")
     progress: bool = False
 
-    def keywords(self, method: str) -> dict[str, Any]:
-        """The keyword arguments of :func:`measure_rank` for a resolved ``method``."""
-        blocks, torus = method == "blocks", method == "torus"
-        default_prime, default_points = ((BLOCK_PRIME, MAX_BLOCK_POINTS) if blocks else
-                                         (None, DEFAULT_CLASS_POINTS) if torus else
-                                         (DEFAULT_PRIME, DEFAULT_MAX_POINTS))
-        keywords: dict[str, Any] = {
-            "margin": self.margin, "progress": self.progress,
-            "prime": default_prime if self.prime is None else self.prime,
-            "max_points": default_points if self.max_points is None else self.max_points}
-        if self.max_seconds is not None:
-            if not (blocks or torus):
-                raise InvalidParameter("max_seconds (--max-seconds) limits the blocks and "
-                                       "torus methods; the exact method is limited by "
-                                       "max_points (--max-points)")
-            keywords["max_seconds"] = self.max_seconds
-        if self.torus_order is not None:
-            if not torus:
-                raise InvalidParameter(f"torus_order (--torus-order) is an option of the "
-                                       f"torus method, not of {method}")
-            keywords["order"] = self.torus_order
-        return keywords
+    def for_method(self, method: str | RankMethod) -> Any:
+        """The options of a resolved ``method`` (its options type, :mod:`~attndepth.rank.methods`):
+        the fields given here, the method's defaults for those left ``None``.
+
+        Raises
+        ------
+        InvalidParameter
+            For a field set here that the method does not take (``max_seconds`` with the
+            whole-matrix methods, ``torus_order`` but with the torus), naming the methods
+            that take it.
+        """
+        chosen = METHODS[method] if isinstance(method, str) else method
+        given = {"prime": self.prime, "margin": self.margin, "max_points": self.max_points,
+                 "max_seconds": self.max_seconds, "order": self.torus_order,
+                 "progress": self.progress}
+        for keyword, value in given.items():
+            if value is not None and not chosen.takes(keyword):
+                flag = {"order": "torus_order"}.get(keyword, keyword)
+                owners = [name for name, other in METHODS.items() if other.takes(keyword)]
+                raise InvalidParameter(
+                    f"{flag} (--{flag.replace('_', '-')}) is an option of the "
+                    f"{' and '.join(owners)} method{'s' if len(owners) > 1 else ''}, not of "
+                    f"{chosen.name}")
+        return chosen.options(**{key: value for key, value in given.items()
+                                 if value is not None})
 
 
-def resolve_method(config: SeparationRankConfig, method: str) -> str:
-    """``auto`` → ``blocks`` (ρ = 0: per-degree blocks) or ``exact`` (ρ = 1); others as given."""
-    if method not in METHODS:
-        raise InvalidParameter(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    if method == "auto":
-        return "blocks" if config.residual == 0 else "exact"
-    return method
-
-
-def block_bounds_for(config: SeparationRankConfig) -> list[int]:
-    """The proved bound of each homogeneous part f_a, a = 0 … K (ρ = 0)."""
-    split = config.split
-    return [block.bound for block in degree_block_bounds(
-        config.width, config.depth, len(split.p_positions), len(split.q_positions))]
-
-
-def _check_keywords(method: str, kwargs: dict[str, Any], allowed: frozenset[str],
-                    rank_cap: int | None) -> None:
-    """Refuse keywords a per-block method does not take (and a rank cap: its blocks
-    carry their own bounds)."""
-    unknown = set(kwargs) - allowed
-    if rank_cap is not None or unknown:
-        raise InvalidParameter(f"the {method} method takes only the keywords "
-                               f"{', '.join(sorted(allowed))}, got "
-                               f"{sorted(unknown) or 'rank_cap'}")
-
-
-def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exact", *,
-                 rank_cap: int | None = None, options: RankOptions | None = None,
-                 **kwargs: Any) -> RankCertificate:
-    """The certified rank with the proved bounds supplied.
+def measure_rank(config: SeparationRankConfig, seed: int = 0,
+                 method: str | RankMethod = "exact", *, rank_cap: int | None = None,
+                 options: RankOptions | None = None, **keywords: Any) -> RankCertificate:
+    """The certified rank with the proved bounds supplied, by a registered method.
 
     Parameters
     ----------
-    config, seed, **kwargs
-        As for :func:`attndepth.rank.grids.rank_from_grids` (methods
-        ``exact`` and ``numeric``); for ``blocks`` only the keywords in
-        :data:`BLOCK_OPTIONS`
-        (:func:`attndepth.rank.degree_blocks.measure_block_ranks`).
-    method : str
-        One of :data:`METHODS`. ``blocks`` measures every homogeneous part f_a
-        against its own proved bound and sums the ranks; with ρ = 1 that sum
-        is a proved lower bound, the rank when it meets bound (d)
-        (:func:`residual_block_ranks`). ``torus`` splits every part by torus
-        class at commuting weights (one head, ρ = 0; keywords
-        :data:`TORUS_OPTIONS`, :mod:`~attndepth.rank.torus_blocks`):
-        a certified lower bound, the rank when it meets bound (d).
+    config : SeparationRankConfig
+    seed : int
+        The seed of the weights and the grid points.
+    method : str or RankMethod
+        A name of :data:`~attndepth.rank.methods.METHOD_NAMES` (``auto``: ``blocks`` for
+        ρ = 0, else ``exact``) or a method object. The methods, what each certifies and
+        the options each takes: :mod:`attndepth.rank.methods`.
     rank_cap : int, optional
         Whole-matrix methods: an upper bound known to the caller; default: the
-        best proved bound (:func:`bounds_for`), so a rank that meets it is
-        reported as proved. A cap above the best bound is lowered to it.
+        best proved bound (:func:`~attndepth.rank.methods.bounds_for`), so a rank that
+        meets it is reported as proved. A cap above the best bound is lowered to it.
     options : RankOptions, optional
-        The options whole, with the method's defaults filled in; keywords given
-        as well override them.
+        The options whole (:meth:`RankOptions.for_method`), with the method's defaults
+        filled in; keywords given as well override them.
+    **keywords
+        The method's own options (the fields of its options type); any other is refused
+        with the list of those it takes.
 
     Returns
     -------
@@ -302,26 +200,17 @@ def measure_rank(config: SeparationRankConfig, seed: int = 0, method: str = "exa
     """
     if not isinstance(config, SeparationRankConfig):
         raise InvalidType(f"config must be a SeparationRankConfig, got {type(config).__name__}")
-    rank_cap = check_optional_int("rank_cap", rank_cap, minimum=0)
-    method = resolve_method(config, method)
-    if options is not None:
-        if not isinstance(options, RankOptions):
-            raise InvalidType(f"options must be RankOptions, got {type(options).__name__}")
-        kwargs = {**options.keywords(method), **kwargs}
-    if method == "blocks":
-        _check_keywords(method, kwargs, BLOCK_OPTIONS, rank_cap)
-        kwargs.setdefault("prime", BLOCK_PRIME)
-        if config.residual:
-            return residual_block_ranks(config, seed, **kwargs)
-        return measure_block_ranks(config, block_bounds_for(config), seed,
-                                   **kwargs).certificate(config)
-    if method == "torus":
-        _check_keywords(method, kwargs, TORUS_OPTIONS, rank_cap)
-        return measure_torus_ranks(config, block_bounds_for(config), seed,
-                                   **kwargs).certificate(config)
-    best = bounds_for(config).best
-    cap = best if rank_cap is None else min(rank_cap, best)
-    return rank_from_grids(config, seed, method, rank_cap=cap, **kwargs)
+    chosen = resolve_method(config, method)
+    if options is not None and not isinstance(options, RankOptions):
+        raise InvalidType(f"options must be RankOptions, got {type(options).__name__}")
+    if rank_cap is not None:
+        keywords["rank_cap"] = rank_cap
+    base = options.for_method(chosen) if options is not None else chosen.options()
+    try:
+        measured = replace(base, **keywords)
+    except TypeError:  # a keyword that is not a field: the method's own message
+        measured = chosen.options(**keywords)
+    return chosen.measure(config, seed, measured)
 
 
 def tight_fields(config: SeparationRankConfig) -> dict[str, Any]:
@@ -383,8 +272,8 @@ def atlas_answer(config: SeparationRankConfig) -> dict[str, Any] | None:
             "bounds": bounds, "ratio": row.rank / bounds["best"], **tight_fields(config)}
 
 
-def rank_with_bounds(config: SeparationRankConfig, seed: int = 0, method: str = "exact",
-                     **options: Any) -> dict[str, Any]:
+def rank_with_bounds(config: SeparationRankConfig, seed: int = 0,
+                     method: str | RankMethod = "exact", **options: Any) -> dict[str, Any]:
     """The certificate as a dict with ``bounds``, ``ratio`` (rank / best bound) and the
     tight-family fields."""
     certificate = measure_rank(config, seed, method, **options)
@@ -416,14 +305,14 @@ def observe_separation_rank(seed: int, width: int, depth: int, heads: int = 1, t
     config = SeparationRankConfig(width=width, depth=depth, heads=heads, tokens=tokens,
                                   residual=residual, partition=partition)
     resolved = resolve_method(config, method)
-    limited = resolved in ("blocks", "torus")
+    limited = resolved.takes("max_seconds")
     if not limited and max_seconds != MAX_BLOCK_SECONDS:
-        raise InvalidParameter("max_seconds limits the blocks and torus methods; the exact "
-                               "method is limited by max_points")
+        raise InvalidParameter(f"max_seconds limits the blocks and torus methods; the "
+                               f"{resolved.name} method is limited by max_points")
     options: dict[str, Any] = {"max_seconds": max_seconds} if limited else {}
-    if resolved == "blocks" and checkpoint is not None:
+    if resolved.takes("checkpoint") and checkpoint is not None:
         options["checkpoint"] = checkpoint
-    result = rank_with_bounds(config, seed, method, max_points=max_points, **options)
+    result = rank_with_bounds(config, seed, resolved, max_points=max_points, **options)
     return {"rank": result["rank"], "saturated": result["saturated"],
             "reason": result["reason"], "grid": result["grid_p"],
             "failure_probability": result["failure_probability"],

@@ -65,7 +65,7 @@ import itertools
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import flint
 import numpy as np
@@ -79,23 +79,28 @@ from attndepth.rank.arithmetic.modular_rank import (
     rank_mod,
     rank_of_float_residues,
 )
+from attndepth.rank.budget import (
+    MAX_BLOCK_SECONDS,
+    check_block_case,
+    check_progress,
+    refuse_over_budget,
+)
 from attndepth.rank.degree_blocks import (
     CHUNK_ENTRIES,
-    MAX_BLOCK_SECONDS,
+    BlockMeasurement,
+    BlockRank,
     BoundViolation,
-    format_duration,
     separating_scales,
 )
 from attndepth.rank.evaluation.grid_evaluation import evaluate_structured_scales
 from attndepth.rank.grids import (
     DEFAULT_MARGIN,
-    RankCertificate,
     SeparationRankConfig,
 )
 from attndepth.rank.network import LinearAttentionWeights
 from attndepth.rank.partitions import Partition
 from attndepth.simulations.seeding import GRID_STREAM, WEIGHTS_STREAM, spawn_generators
-from attndepth.validation import check_int, check_margin, check_seconds, check_size
+from attndepth.validation import check_int, check_margin, check_size
 
 #: Rotations per plane (N): 6 splits a block into 36 classes at d = 4, 5 (T = N^⌊d/2⌋).
 DEFAULT_ORDER = 6
@@ -441,81 +446,6 @@ def evaluate_torus_blocks(weights: LinearAttentionWeights, partition: Partition,
     return blocks
 
 
-@dataclass(frozen=True)
-class TorusBlockRank:
-    """One degree block f_a, measured class by class.
-
-    Attributes
-    ----------
-    degree, bound : a and its proved bound (as for the degree blocks).
-    grid : points per side of the block's largest class.
-    class_bounds : :func:`class_bounds` of each class (torus order).
-    class_ranks : GF(p) rank of F_{a,c}, class order of the torus.
-    rank : their sum, a certified lower bound of the generic sep(f_a).
-    reason : ``upper-bound`` (rank = bound: proved), ``weights`` (every class
-        meets its class bound or stays below its grid by the margin: the rank
-        at these weights, a lower bound of the generic one) or ``max-points``
-        (some class capped).
-    rank_seconds : time of the ranks.
-    """
-
-    degree: int
-    bound: int
-    grid: int
-    class_bounds: tuple[int, ...]
-    class_ranks: tuple[int, ...]
-    rank: int
-    reason: str
-    rank_seconds: float
-
-    def as_dict(self) -> dict:
-        return {**asdict(self), "class_ranks": list(self.class_ranks),
-                "class_bounds": list(self.class_bounds),
-                "saturated": self.reason == "upper-bound", "failure_probability": (
-                    0.0 if self.reason == "upper-bound" else None)}
-
-
-@dataclass(frozen=True)
-class TorusMeasurement:
-    """Every degree block of one network, split by torus class, and the totals."""
-
-    blocks: tuple[TorusBlockRank, ...]
-    order: int
-    classes: int
-    prime: int
-    seed: int
-    margin: int
-    eval_seconds: float
-
-    @property
-    def rank(self) -> int:
-        """Σ_{a,c} rank F_{a,c}: a certified lower bound of the generic sep(f)."""
-        return sum(block.rank for block in self.blocks)
-
-    @property
-    def proved(self) -> bool:
-        """Every block meets its bound: the sum is the generic rank."""
-        return all(block.reason == "upper-bound" for block in self.blocks)
-
-    def certificate(self, config: SeparationRankConfig) -> RankCertificate:
-        """The measurement as a :class:`RankCertificate` (method ``torus``).
-
-        Reason ``upper-bound`` when proved, else ``lower-bound`` (unsaturated:
-        the weights are special, so no margin makes the sum the generic rank).
-        """
-        grid = max(block.grid for block in self.blocks)
-        return RankCertificate(
-            rank=self.rank, method="torus", prime=self.prime, grid_p=grid, grid_q=grid,
-            saturated=self.proved, reason="upper-bound" if self.proved else "lower-bound",
-            margin=self.margin, seed=self.seed,
-            failure_probability=0.0 if self.proved else None,
-            eval_seconds=self.eval_seconds,
-            rank_seconds=sum(block.rank_seconds for block in self.blocks),
-            config={**config.as_dict(), "torus_order": self.order,
-                    "torus_classes": self.classes},
-            blocks=[block.as_dict() for block in self.blocks])
-
-
 def _rank(matrix: np.ndarray, prime: int) -> int:
     if matrix.shape[0] >= GEMM_RANK_MIN_SIDE:
         return rank_of_float_residues(matrix.astype(np.float64), prime)
@@ -527,7 +457,7 @@ def measure_torus_ranks(config: SeparationRankConfig, bounds: list[int], seed: i
                         margin: int = DEFAULT_MARGIN,
                         max_points: int = DEFAULT_CLASS_POINTS,
                         progress: bool = False,
-                        max_seconds: float = MAX_BLOCK_SECONDS) -> TorusMeasurement:
+                        max_seconds: float = MAX_BLOCK_SECONDS) -> BlockMeasurement:
     """Rank of every class F_{a,c} of ``config``'s f at commuting weights (module docstring).
 
     Parameters
@@ -550,39 +480,26 @@ def measure_torus_ranks(config: SeparationRankConfig, bounds: list[int], seed: i
 
     Returns
     -------
-    TorusMeasurement
+    BlockMeasurement
+        Method ``torus``: each block with its classes' bounds and ranks.
     """
-    if not isinstance(config, SeparationRankConfig):
-        raise InvalidType(f"config must be a SeparationRankConfig, got {type(config).__name__}")
-    if config.residual != 0 or config.heads != 1:
-        raise InvalidParameter(f"the torus split takes one head and residual = 0, got heads = "
-                               f"{config.heads} and residual = {config.residual}")
-    degree = (3 ** config.depth - 1) // 2
-    if isinstance(bounds, str | bytes) or len(bounds) != degree + 1:
-        raise InvalidParameter(f"bounds must list K + 1 = {degree + 1} block bounds "
-                               f"(a = 0 … K), got {bounds!r}")
-    bounds = [check_int("bound", bound, minimum=1) for bound in bounds]
+    bounds = check_block_case(config, bounds, "torus", one_head=True)
+    degree = len(bounds) - 1
     order = check_int("order", order, minimum=1, maximum=MAX_ORDER)
     prime = torus_prime(order) if prime is None else check_torus_prime(prime, order)
     max_points = check_int("max_points", max_points, minimum=2, maximum=MAX_CLASS_POINTS)
     margin = check_margin(margin)
-    if not isinstance(progress, bool):
-        raise InvalidType(f"progress must be True or False, got {progress!r}")
+    progress = check_progress(progress)
     torus = make_torus(config.width, order, prime)
     limits = class_bounds(config.width, config.depth, torus)
     sizes = {a: [min(limit + margin, max_points) if limit else 0 for limit in row]
              for a, row in enumerate(limits)}
     check_size("the torus classes of every degree block",  # int32: half a float64 each
                sum(n * n for row in sizes.values() for n in row) // 2)
-    max_seconds = check_seconds("max_seconds", max_seconds)
     widest = [max(row) for row in sizes.values()]
-    estimate = estimated_seconds(torus.size, widest, config.width)
-    if estimate > max_seconds:
-        raise InvalidParameter(
-            f"{torus.size} classes of the {len(sizes)} degree blocks on up to {max(widest)}² "
-            f"points would take about {format_duration(estimate)} here, more than the limit of "
-            f"{format_duration(max_seconds)}; lower max_points (--max-points) for a lower "
-            f"bound, or raise max_seconds (--max-seconds) if you mean it")
+    refuse_over_budget(f"{torus.size} classes of the {len(sizes)} degree blocks on up to "
+                       f"{max(widest)}² points",
+                       estimated_seconds(torus.size, widest, config.width), max_seconds)
     weights, coordinate = commutant_weights(config.width, config.depth, seed, prime)
     partition = config.split
     generator = spawn_generators(seed, 1, GRID_STREAM)[0]
@@ -614,9 +531,11 @@ def measure_torus_ranks(config: SeparationRankConfig, bounds: list[int], seed: i
                       for r, limit, n in zip(ranks, limits[a], sizes[a], strict=True))
         reason = ("upper-bound" if rank == bounds[a] else
                   "weights" if settled else "max-points")
-        results.append(TorusBlockRank(degree=a, bound=bounds[a], grid=max(sizes[a]),
-                                      class_bounds=tuple(limits[a]), class_ranks=ranks,
-                                      rank=rank, reason=reason,
-                                      rank_seconds=time.perf_counter() - start))
-    return TorusMeasurement(blocks=tuple(results), order=order, classes=torus.size,
-                            prime=prime, seed=seed, margin=margin, eval_seconds=eval_seconds)
+        results.append(BlockRank(degree=a, bound=bounds[a], grid=max(sizes[a]), rank=rank,
+                                 reason=reason,
+                                 failure_probability=0.0 if reason == "upper-bound" else None,
+                                 rank_seconds=time.perf_counter() - start,
+                                 class_bounds=tuple(limits[a]), class_ranks=ranks))
+    return BlockMeasurement(blocks=tuple(results), prime=prime, seed=seed, margin=margin,
+                            eval_seconds=eval_seconds, method="torus", order=order,
+                            classes=torus.size)
