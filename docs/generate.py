@@ -93,6 +93,7 @@ API_SECTIONS = (
     ("attndepth.theory", "Theory (SymPy)"),
     ("attndepth.simulations", "Simulations (NumPy, python-flint)"),
     ("attndepth.rank", "Separation rank: engines, methods, the atlas"),
+    ("attndepth.pytorch", "PyTorch models: observe, architectures, the bridge (extra torch)"),
     ("attndepth.figures", "Figures (matplotlib)"),
     ("attndepth.cli", "Command line"),
 )

@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "attndepth"
-LAYERS = ("theory", "simulations", "rank", "figures")
+LAYERS = ("theory", "simulations", "rank", "pytorch", "figures")
 FRONT_DOOR = "front-door"
 
 
@@ -65,7 +65,7 @@ def test_the_layer_contracts_hold(capsys, monkeypatch):
     code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True)
     report = capsys.readouterr().out
     assert code == 0, report
-    assert "6 kept, 0 broken" in report
+    assert "7 kept, 0 broken" in report
 
 
 @pytest.mark.parametrize("folder", ["attndepth", *LAYERS, "tests", "bench"])
@@ -158,6 +158,22 @@ def test_only_the_backend_module_imports_jax():
     top_level = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
     assert not any("jax" in ast.dump(node) for node in top_level
                    if "attndepth" not in ast.dump(node))
+
+
+def test_only_the_pytorch_layer_imports_torch_and_only_inside_functions():
+    # the torch and hf extras are optional: `import attndepth.pytorch.observe` works without
+    # them, and says which extra to install when a function needs one
+    optional = {"torch", "transformers"}
+    importers = sorted({path.relative_to(PACKAGE).parts[0] for folder in ("attndepth", *LAYERS)
+                        for path in _sources(folder) if _imported(path) & optional})
+    assert importers == ["pytorch"], importers
+    for path in (PACKAGE / "pytorch").rglob("*.py"):
+        top_level = [node for node in ast.parse(path.read_text()).body
+                     if isinstance(node, ast.Import | ast.ImportFrom)]
+        assert not [node for node in top_level
+                    if {alias.name.split(".")[0] for alias in node.names} & optional
+                    or (isinstance(node, ast.ImportFrom) and node.module
+                        and node.module.split(".")[0] in optional)], path
 
 
 def test_the_error_vocabulary_imports_nothing_of_attndepth():

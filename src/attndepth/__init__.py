@@ -1,9 +1,11 @@
 """attndepth: check the theory of how deep self-attention can usefully go.
 
-One import name with three layers below a front door:
+One import name with its layers below a front door:
 
 * :mod:`attndepth.theory` — SymPy statements, bounds and derivations;
 * :mod:`attndepth.simulations` — NumPy / python-flint measurements on seeded stacks;
+* :mod:`attndepth.rank` — separation ranks, measured and certified, and the atlas;
+* :mod:`attndepth.pytorch` — the same measurements on PyTorch models (extra ``torch``);
 * :mod:`attndepth.figures` — one module per figure and the house style;
 * the front door — the claims registry (:mod:`attndepth.framework.registry`), the report
   (:mod:`attndepth.framework.report`) and the command line (:mod:`attndepth.cli.main`).
@@ -61,6 +63,7 @@ _PUBLIC: dict[str, str] = {
     "threshold_depth": "attndepth.theory.separation_rank",
     "postln_rate": "attndepth.theory.similarity",
     "plan_for_budget": "attndepth.theory.depth_width",
+    "observe": "attndepth.pytorch.observe",
 }
 
 #: A literal list, so that static tools read it; a test keeps it equal to _PUBLIC.
@@ -68,9 +71,9 @@ __all__ = [
     "Claim", "ClaimResult", "Estimate", "Family", "Outcome", "Rival", "SeparationRankConfig",
     "StackConfig", "Theory", "Verdict", "all_claims", "atlas", "certified_rank", "claim",
     "derived_claim", "escalation_rate", "explain", "figure", "first_crossing", "load_claims",
-    "measure_rank", "monotone_margin", "plan_for_budget", "postln_rate", "rank_with_bounds",
-    "register", "run_claim", "run_claims", "run_stack", "scaling_exponent", "search_claim",
-    "separation_rank_bounds", "subsets", "threshold_depth", "verdict_from",
+    "measure_rank", "monotone_margin", "observe", "plan_for_budget", "postln_rate",
+    "rank_with_bounds", "register", "run_claim", "run_claims", "run_stack", "scaling_exponent",
+    "search_claim", "separation_rank_bounds", "subsets", "threshold_depth", "verdict_from",
 ]
 
 if TYPE_CHECKING:  # static tools (mypy, pyright, jedi) see every public name
@@ -103,6 +106,7 @@ if TYPE_CHECKING:  # static tools (mypy, pyright, jedi) see every public name
     from attndepth.framework.search import search_claim
     from attndepth.framework.theories import Theory
     from attndepth.framework.verdicts import Verdict
+    from attndepth.pytorch.observe import observe
     from attndepth.rank.atlas_table import atlas
     from attndepth.rank.grids import (
         SeparationRankConfig,

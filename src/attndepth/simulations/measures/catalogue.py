@@ -44,6 +44,7 @@ from attndepth.simulations.measures.similarity import (
     attention_spectra,
     log_odds,
     mean_pairwise_cosine,
+    stable_rank,
     token_similarity,
 )
 from attndepth.simulations.models.stacks import StackConfig, run_stack
@@ -82,8 +83,7 @@ def _collapse(config: StackConfig, batch: int, seed: int) -> np.ndarray:
 
 
 def _stable_rank(config: StackConfig, batch: int, seed: int) -> np.ndarray:
-    X = _last_state(config, batch, seed)
-    return np.sum(X * X, axis=(-2, -1)) / np.linalg.norm(X, 2, axis=(-2, -1)) ** 2
+    return stable_rank(_last_state(config, batch, seed))
 
 
 def _attention_s2(config: StackConfig, batch: int, seed: int) -> np.ndarray:

@@ -141,3 +141,19 @@ def attention_spectra(P: np.ndarray) -> dict[str, np.ndarray]:
         sigma2 = np.linalg.svd(compressed, compute_uv=False)[..., 0]
     leakage = np.linalg.norm(P.sum(axis=-2) - 1.0, axis=-1) / np.sqrt(n)
     return {"lambda2": moduli[..., -2], "sigma2": sigma2, "leakage": leakage}
+
+
+def stable_rank(X: np.ndarray) -> np.ndarray:
+    """Stable rank ‖X‖_F² / ‖X‖₂² of token matrices: 1 for a rank-one X (collapse), up to
+    min(n, d). X : (..., n, d) -> (...); 0 for X = 0."""
+    X = _tokens(X)
+    return np.sum(X * X, axis=(-2, -1)) / np.maximum(np.linalg.norm(X, 2, axis=(-2, -1)) ** 2,
+                                                     TINY)
+
+
+def attention_entropy(P: np.ndarray) -> np.ndarray:
+    """Mean Shannon entropy (nats) of the rows of attention matrices: ln n for uniform
+    attention (full collapse of the mixing), 0 for one-hot rows. P : (..., n, n) -> (...)."""
+    P = _square(P)
+    terms = np.where(P > 0, -P * np.log(np.maximum(P, TINY)), 0.0)
+    return terms.sum(axis=-1).mean(axis=-1)

@@ -1,0 +1,146 @@
+"""The transformers people build, from hand-typed configurations: no hub, no download.
+
+=============  =====================================================================
+name           the model, at width d, depth L, H heads, n positions
+=============  =====================================================================
+gpt2           Hugging Face ``GPT2Model``: pre-LN, GELU FFN 4d, learned positions,
+               init N(0, 0.02²) with the residual projections at 0.02/√(2L)
+               (Radford et al. 2019, §2.3), a final LayerNorm after the last block
+bert           ``BertModel`` (no pooler): post-LN, GELU FFN 4d, learned positions and
+               token types, init N(0, 0.02²), an embedding LayerNorm
+llama          ``LlamaModel``: pre-RMSNorm, SwiGLU FFN (hidden ⌈8d/3⌉ rounded to 8), rotary
+               positions, no biases, init N(0, 0.02²), a final RMSNorm
+encoder-post   ``torch.nn.TransformerEncoder`` with ``norm_first=False``: post-LN, ReLU
+               FFN 4d, PyTorch's default init (Xavier-uniform projections)
+encoder-pre    the same with ``norm_first=True``: pre-LN
+=============  =====================================================================
+
+Each is built in float64 with its own initialisation drawn from ``seed`` (the global torch
+RNG forked, so the caller's stream is untouched), dropout off, eager attention (so the
+attention matrices can be observed). Inputs: token ids for the Hugging Face models,
+Gaussian embeddings for the ``torch.nn`` stacks (:func:`random_inputs`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from attndepth.errors import InvalidParameter
+from attndepth.pytorch.loading import generator, load_torch, load_transformers
+from attndepth.validation import check_choice, check_int, check_seed
+
+#: The architectures :func:`build` makes.
+ARCHITECTURES: tuple[str, ...] = ("gpt2", "bert", "llama", "encoder-post", "encoder-pre")
+#: Those from Hugging Face ``transformers`` (extra ``hf``); the others need torch only.
+HUGGING_FACE: tuple[str, ...] = ("gpt2", "bert", "llama")
+#: Vocabulary of the random token ids (the embedding table's rows).
+DEFAULT_VOCABULARY = 512
+
+
+def _check_shape(width: object, depth: object, heads: object, tokens: object
+                 ) -> tuple[int, int, int, int]:
+    width = check_int("width", width, minimum=1)
+    depth = check_int("depth", depth, minimum=1)
+    heads = check_int("heads", heads, minimum=1)
+    tokens = check_int("tokens", tokens, minimum=1)
+    if width % heads:
+        raise InvalidParameter(f"heads ({heads}) must divide the width ({width})")
+    return width, depth, heads, tokens
+
+
+def _huggingface(architecture: str, width: int, depth: int, heads: int, tokens: int,
+                 vocabulary: int) -> Any:
+    transformers = load_transformers()
+    common = {"vocab_size": vocabulary, "attn_implementation": "eager"}
+    if architecture == "gpt2":
+        config = transformers.GPT2Config(
+            n_embd=width, n_layer=depth, n_head=heads, n_positions=tokens,
+            resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0,
+            eos_token_id=0, **common)
+        return transformers.GPT2Model(config)
+    if architecture == "bert":
+        config = transformers.BertConfig(
+            hidden_size=width, num_hidden_layers=depth, num_attention_heads=heads,
+            intermediate_size=4 * width, max_position_embeddings=tokens,
+            hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, **common)
+        return transformers.BertModel(config, add_pooling_layer=False)
+    hidden = 8 * math.ceil(8 * width / 3 / 8)
+    config = transformers.LlamaConfig(
+        hidden_size=width, num_hidden_layers=depth, num_attention_heads=heads,
+        num_key_value_heads=heads, intermediate_size=hidden,
+        max_position_embeddings=tokens, bos_token_id=0, eos_token_id=0, **common)
+    return transformers.LlamaModel(config)
+
+
+def build(architecture: str, *, width: int, depth: int, heads: int, tokens: int,
+          seed: int = 0, vocabulary: int = DEFAULT_VOCABULARY) -> Any:
+    """A model of ``architecture`` at this size, initialised as its authors do, from ``seed``.
+
+    Parameters
+    ----------
+    architecture : one of :data:`ARCHITECTURES` (the table of the module docstring).
+    width, depth, heads, tokens : d, L, H (dividing d) and the longest sequence n.
+    seed : the initialisation's seed: the same seed, the same weights.
+    vocabulary : rows of the embedding table (Hugging Face models).
+
+    Returns
+    -------
+    torch.nn.Module
+        In float64 and eval mode, on the CPU.
+
+    Raises
+    ------
+    MissingExtra
+        Without torch, or without ``transformers`` for a Hugging Face architecture.
+    """
+    check_choice("architecture", architecture, ARCHITECTURES)
+    width, depth, heads, tokens = _check_shape(width, depth, heads, tokens)
+    seed = check_seed("seed", seed)
+    vocabulary = check_int("vocabulary", vocabulary, minimum=1)
+    torch = load_torch()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        if architecture in HUGGING_FACE:
+            transformers = load_transformers()
+            verbosity = transformers.logging.get_verbosity()
+            transformers.logging.set_verbosity_error()
+            try:
+                model = _huggingface(architecture, width, depth, heads, tokens, vocabulary)
+            finally:
+                transformers.logging.set_verbosity(verbosity)
+        else:
+            layer = torch.nn.TransformerEncoderLayer(
+                width, heads, 4 * width, dropout=0.0, batch_first=True,
+                norm_first=architecture == "encoder-pre")
+            model = torch.nn.TransformerEncoder(layer, depth, enable_nested_tensor=False)
+    return model.to(torch.float64).eval()
+
+
+def random_inputs(architecture: str, *, batch: int, tokens: int, width: int, seed: int,
+                  vocabulary: int = DEFAULT_VOCABULARY) -> Any:
+    """Random inputs for :func:`build`'s model: uniform token ids for the Hugging Face
+    models, standard Gaussian embeddings (float64) for the ``torch.nn`` stacks.
+
+    Parameters
+    ----------
+    architecture : one of :data:`ARCHITECTURES`.
+    batch, tokens, width : the shape; ``width`` is used by the embeddings only.
+    seed : a ``torch.Generator``'s seed: the same seed, the same inputs.
+    vocabulary : the ids are drawn from 0 … vocabulary − 1.
+
+    Returns
+    -------
+    torch.Tensor
+        (batch, tokens) int64 ids, or (batch, tokens, width) float64 embeddings.
+    """
+    check_choice("architecture", architecture, ARCHITECTURES)
+    batch = check_int("batch", batch, minimum=1)
+    tokens = check_int("tokens", tokens, minimum=1)
+    width = check_int("width", width, minimum=1)
+    vocabulary = check_int("vocabulary", vocabulary, minimum=1)
+    torch = load_torch()
+    drawn = generator(seed)
+    if architecture in HUGGING_FACE:
+        return torch.randint(0, vocabulary, (batch, tokens), generator=drawn)
+    return torch.randn(batch, tokens, width, generator=drawn, dtype=torch.float64)

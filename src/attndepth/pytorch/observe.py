@@ -1,0 +1,334 @@
+"""Observe a PyTorch model layer by layer: hidden states, attention, the catalogue's observables.
+
+A transformer is a stack of blocks X_{ℓ+1} = B_ℓ(X_ℓ). :func:`observe` runs the model once
+under ``torch.no_grad()`` with forward hooks on its blocks and returns
+
+- ``states``: X_0 (the first block's input) and every block's output, as one float64
+  array (layers + 1, batch, tokens, width) — the raw residual stream, before any final
+  norm the model applies after its last block;
+- ``attention``: every block's attention matrices (layers, batch, heads, tokens, tokens),
+  where the model gives them (Hugging Face models built with eager attention, and
+  ``torch.nn.MultiheadAttention``, asked for its weights by a hook), else None;
+- :meth:`Observation.observables`: per layer, t_sim = ‖ΠX‖²/‖X‖² (Yu & Zhang 2023, §3),
+  the mean pairwise cosine, log(t_sim/t_div), the stable rank ‖X‖_F²/‖X‖₂², the growth
+  ‖X_ℓ‖_F/‖X_0‖_F of the residual stream, and per block the attention's row entropy and
+  σ₂ = ‖(I−Π)P(I−Π)‖₂ (Dong et al. 2021, §2) — the functions of
+  :mod:`attndepth.simulations.measures.similarity` that the claims use on attndepth's
+  own stacks.
+
+The blocks are the modules named by ``blocks``, else the longest ``torch.nn.ModuleList``
+whose members are all of one class (``h`` in GPT-2, ``encoder.layer`` in BERT, ``layers``
+in LLaMA and in ``torch.nn.TransformerEncoder``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.pytorch.loading import check_device, load_torch, torch_dtype
+from attndepth.simulations.measures.similarity import (
+    attention_entropy,
+    attention_spectra,
+    log_odds,
+    mean_pairwise_cosine,
+    stable_rank,
+    token_similarity,
+)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What :func:`observe` saw.
+
+    Attributes
+    ----------
+    states : float64 (layers + 1, batch, tokens, width): the first block's input, then
+        every block's output.
+    attention : float64 (layers, batch, heads, tokens, tokens), or None where the model
+        gives no attention weights.
+    blocks : the blocks' names in the model (``model.named_modules()``).
+    """
+
+    states: np.ndarray
+    attention: np.ndarray | None
+    blocks: tuple[str, ...]
+
+    @property
+    def layers(self) -> int:
+        """The number of blocks L."""
+        return len(self.blocks)
+
+    def observables(self) -> dict[str, np.ndarray]:
+        """The catalogue's observables per layer.
+
+        Returns
+        -------
+        dict of name -> float64 array
+            ``t_sim``, ``cosine``, ``log_odds``, ``stable_rank``, ``norm_growth``
+            (‖X_ℓ‖_F / ‖X_0‖_F): (layers + 1, batch); with attention, ``attention_entropy``
+            (nats, mean over rows and heads) and ``s2`` (mean over heads): (layers, batch).
+        """
+        X = self.states
+        norms = np.sqrt(np.sum(X * X, axis=(-2, -1)))
+        found = {"t_sim": token_similarity(X), "log_odds": log_odds(X),
+                 "stable_rank": stable_rank(X),
+                 "norm_growth": norms / np.maximum(norms[:1], np.finfo(np.float64).tiny)}
+        if X.shape[-2] >= 2:
+            found["cosine"] = mean_pairwise_cosine(X)
+        if self.attention is not None:
+            found["attention_entropy"] = attention_entropy(self.attention).mean(axis=-1)
+            found["s2"] = attention_spectra(self.attention)["sigma2"].mean(axis=-1)
+        return found
+
+
+def find_blocks(model: Any) -> list[tuple[str, Any]]:
+    """The blocks of a model: the longest ``ModuleList`` whose members share one class.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+
+    Returns
+    -------
+    list of (name, module), in order.
+
+    Raises
+    ------
+    InvalidParameter
+        When the model has no such list, saying what to pass instead.
+    """
+    torch = load_torch()
+    best: list[tuple[str, Any]] = []
+    for name, module in model.named_modules():
+        if isinstance(module, torch.nn.ModuleList) and len(module) > len(best) \
+                and len({type(member) for member in module}) == 1:
+            best = [(f"{name}.{index}" if name else str(index), member)
+                    for index, member in enumerate(module)]
+    if not best:
+        raise InvalidParameter(
+            f"cannot find the blocks of {type(model).__name__} (no ModuleList of one kind of "
+            f"module); pass blocks=[...]: the modules, or their names in "
+            f"model.named_modules(), whose outputs are the hidden states")
+    return best
+
+
+def _named_blocks(model: Any, blocks: Sequence[Any] | None) -> list[tuple[str, Any]]:
+    """``blocks`` as (name, module) pairs: modules of the model, or their names."""
+    if blocks is None:
+        return find_blocks(model)
+    torch = load_torch()
+    if isinstance(blocks, str | bytes) or not isinstance(blocks, Sequence) or not blocks:
+        raise InvalidParameter(f"blocks must be a non-empty list of modules or module names, "
+                               f"got {blocks!r}")
+    names = {id(module): name for name, module in model.named_modules()}
+    found = []
+    for block in blocks:
+        if isinstance(block, str):
+            try:
+                found.append((block, model.get_submodule(block)))
+            except AttributeError:
+                raise InvalidParameter(f"the model has no module named {block!r}; its "
+                                       f"modules are named as in model.named_modules()") from None
+        elif isinstance(block, torch.nn.Module) and id(block) in names:
+            found.append((names[id(block)], block))
+        else:
+            raise InvalidParameter(f"each block must be a module of the model or its name, "
+                                   f"got {type(block).__name__}")
+    return found
+
+
+def _tensor(output: Any, what: str) -> Any:
+    """The hidden states in a block's output: the tensor, or the first of a tuple."""
+    torch = load_torch()
+    if isinstance(output, tuple | list) and output:
+        output = output[0]
+    if hasattr(output, "last_hidden_state"):
+        output = output.last_hidden_state
+    if not isinstance(output, torch.Tensor) or output.dim() != 3:
+        raise InvalidParameter(f"{what} is not a (batch, tokens, width) tensor; pass blocks=[...] "
+                               f"naming the modules whose outputs are the hidden states")
+    return output
+
+
+def _first_input(args: tuple, kwargs: Mapping[str, Any]) -> Any:
+    """The hidden states a block receives: its first positional argument, else the first
+    tensor among ``hidden_states``, ``src``, ``x`` and its other keywords."""
+    if args:
+        return args[0]
+    for key in ("hidden_states", "src", "x", "input", *kwargs):
+        if key in kwargs:
+            return kwargs[key]
+    return None
+
+
+def _is_huggingface(model: Any) -> bool:
+    return hasattr(model, "config") and hasattr(model, "main_input_name")
+
+
+def _call(model: Any, inputs: Any, want_attention: bool) -> Any:
+    """Run the model on ``inputs``: a mapping of keywords, token ids or embeddings."""
+    torch = load_torch()
+    keywords: dict[str, Any] = {}
+    if _is_huggingface(model) and want_attention:
+        keywords["output_attentions"] = True
+    if isinstance(inputs, Mapping):
+        return model(**inputs, **keywords)
+    if _is_huggingface(model):
+        name = "input_ids" if not torch.is_floating_point(inputs) else "inputs_embeds"
+        return model(**{name: inputs}, **keywords)
+    return model(inputs)
+
+
+def _to_torch(inputs: Any, dtype: Any, device: str, checked: bool = True) -> Any:
+    """Inputs on the device: token ids stay integers, floating inputs take ``dtype`` (and
+    must be finite, unless they are among a mapping's keywords: a mask holds −inf)."""
+    torch = load_torch()
+    if isinstance(inputs, Mapping):
+        return {key: _to_torch(value, dtype, device, checked=False)
+                for key, value in inputs.items()}
+    if isinstance(inputs, np.ndarray):
+        inputs = torch.tensor(inputs)  # a copy: the caller's array may be read-only
+    if not isinstance(inputs, torch.Tensor):
+        if checked:
+            raise InvalidType(f"inputs must be a tensor, an array or a mapping of keyword "
+                              f"arguments, got {type(inputs).__name__}")
+        return inputs
+    if torch.is_floating_point(inputs):
+        if checked and not bool(torch.isfinite(inputs).all()):
+            raise InvalidParameter("inputs must contain only finite values")
+        return inputs.to(device=device, dtype=dtype)
+    return inputs.to(device=device)
+
+
+def _model_in(model: Any, dtype: Any, device: str) -> Any:
+    """The model in ``dtype`` on ``device``: itself when it already is, else a copy (the
+    caller's model is never changed)."""
+    parameters = list(model.parameters()) + list(model.buffers())
+    floating = [p for p in parameters if p.is_floating_point()]
+    if all(p.dtype == dtype and p.device.type == device.split(":")[0] for p in floating):
+        return model
+    return copy.deepcopy(model).to(device=device, dtype=dtype)
+
+
+def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
+            dtype: str = "float64", device: str = "cpu",
+            attention: bool = True) -> Observation:
+    """Run ``model`` once on ``inputs`` and return every block's hidden states.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        A stack of blocks: a Hugging Face model, a ``torch.nn.TransformerEncoder``, a
+        user's own module. Run in eval mode (dropout off; its mode is restored after),
+        under ``torch.no_grad()``. A model not already in ``dtype`` on ``device`` is
+        copied there; the caller's model is not changed.
+    inputs : tensor, array or mapping
+        Token ids (integer, (batch, tokens)), embeddings (floating, (batch, tokens,
+        width)), or the keyword arguments of the model's forward.
+        :func:`~attndepth.pytorch.architectures.random_inputs` draws them from a seed.
+    blocks : list of modules or names, optional
+        The modules whose outputs are the hidden states (default: :func:`find_blocks`).
+    dtype : ``float64`` (default) or ``float32``.
+    device : ``cpu`` or ``cuda``.
+    attention : whether to ask for the attention matrices.
+
+    Returns
+    -------
+    Observation
+        ``states`` (layers + 1, batch, tokens, width) float64; ``attention`` (layers,
+        batch, heads, tokens, tokens) or None.
+
+    Raises
+    ------
+    InvalidType
+        For a model that is not a ``torch.nn.Module``.
+    InvalidParameter
+        For a model whose blocks cannot be found or whose blocks do not return (batch,
+        tokens, width) states (naming what to pass), and for non-finite inputs or states.
+    """
+    torch = load_torch()
+    if not isinstance(model, torch.nn.Module):
+        raise InvalidType(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if not isinstance(attention, bool):
+        raise InvalidType(f"attention must be True or False, got {attention!r}")
+    device = check_device(device)
+    precision = torch_dtype(dtype)
+    run = _model_in(model, precision, device)
+    named = _named_blocks(run, blocks) if run is model else _named_blocks(
+        run, [name for name, _ in _named_blocks(model, blocks)])
+    states: list[Any] = []
+    weights: dict[int, Any] = {}
+    handles = [named[0][1].register_forward_pre_hook(
+        lambda module, args, kwargs: states.append(_first_input(args, kwargs)),
+        with_kwargs=True)]
+    for index, (name, block) in enumerate(named):
+        handles.append(block.register_forward_hook(
+            lambda module, args, output, name=name: states.append(
+                _tensor(output, f"the output of block {name!r}"))))
+        if attention:
+            handles.extend(_attention_hooks(block, index, weights))
+    training = run.training
+    run.eval()
+    try:
+        with torch.no_grad():
+            result = _call(run, _to_torch(inputs, precision, device), attention)
+    finally:
+        for handle in handles:
+            handle.remove()
+        run.train(training)
+    if len(states) != len(named) + 1:
+        raise InvalidParameter(f"the model ran its first block {max(0, len(states) - 1)} "
+                               f"times for {len(named)} blocks: pass blocks=[...] naming "
+                               f"each block once, in order")
+    first = _tensor(states[0], "the first block's input")
+    for (name, _), state in zip(named, states[1:], strict=True):
+        if state.shape != first.shape:
+            raise InvalidParameter(f"the output of block {name!r} is not a (batch, tokens, "
+                                   f"width) state of the input's shape {tuple(first.shape)}: "
+                                   f"pass blocks=[...] naming the modules whose outputs are "
+                                   f"the hidden states")
+    stacked = np.stack([state.detach().to("cpu", torch.float64).numpy()
+                        for state in (first, *states[1:])])
+    if not np.all(np.isfinite(stacked)):
+        raise InvalidParameter("the model's hidden states are not finite (overflow or NaN) "
+                               "at these inputs")
+    return Observation(states=stacked, attention=_attention(result, weights, len(named)),
+                       blocks=tuple(name for name, _ in named))
+
+
+def _attention_hooks(block: Any, index: int, weights: dict[int, Any]) -> list[Any]:
+    """Hooks that ask the block's ``torch.nn.MultiheadAttention`` for its per-head weights
+    and keep them (``torch.nn`` stacks call it with ``need_weights=False``)."""
+    torch = load_torch()
+    found = [module for module in block.modules()
+             if isinstance(module, torch.nn.MultiheadAttention)]
+    if len(found) != 1:
+        return []
+
+    def ask(module: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        return args, {**kwargs, "need_weights": True, "average_attn_weights": False}
+
+    def keep(module: Any, args: tuple, output: Any) -> None:
+        weights[index] = output[1]
+
+    return [found[0].register_forward_pre_hook(ask, with_kwargs=True),
+            found[0].register_forward_hook(keep)]
+
+
+def _attention(result: Any, weights: dict[int, Any], layers: int) -> np.ndarray | None:
+    """Attention matrices from the model's output (Hugging Face ``attentions``) or the
+    hooks, as float64 (layers, batch, heads, n, n); None when not every block gave them."""
+    torch = load_torch()
+    found = getattr(result, "attentions", None)
+    if found is None and len(weights) == layers:
+        found = [weights[index] for index in range(layers)]
+    if found is None or len(found) != layers or any(
+            not isinstance(P, torch.Tensor) or P.dim() != 4 for P in found):
+        return None
+    return np.stack([P.detach().to("cpu", torch.float64).numpy() for P in found])

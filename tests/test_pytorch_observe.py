@@ -1,0 +1,128 @@
+"""observe: every block's states, equal to what the model's own forward computes, for the
+Hugging Face models, the torch.nn stacks and a module a user writes; clear errors for a
+model it cannot read; the caller's model untouched."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="observe needs the torch extra")
+
+from attndepth.pytorch.architectures import build, random_inputs  # noqa: E402
+from attndepth.pytorch.observe import Observation, find_blocks, observe  # noqa: E402
+
+
+class Block(torch.nn.Module):
+    """A user's block: X + tanh(X W)."""
+
+    def __init__(self, width):
+        super().__init__()
+        self.linear = torch.nn.Linear(width, width, bias=False)
+
+    def forward(self, x):
+        return x + torch.tanh(self.linear(x))
+
+
+class Net(torch.nn.Module):
+    def __init__(self, width=6, depth=4):
+        super().__init__()
+        self.embed = torch.nn.Linear(3, width)
+        self.blocks = torch.nn.ModuleList(Block(width) for _ in range(depth))
+        self.head = torch.nn.Linear(width, 2)
+
+    def forward(self, x):
+        x = self.embed(x)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x), x
+
+
+def test_a_module_a_user_writes_is_read_block_by_block_as_its_forward_computes():
+    torch.manual_seed(0)
+    net = Net()
+    x = torch.randn(2, 5, 3)
+    seen = observe(net, x)
+    assert isinstance(seen, Observation) and seen.states.dtype == np.float64
+    assert seen.states.shape == (5, 2, 5, 6) and seen.blocks == tuple(f"blocks.{i}"
+                                                                      for i in range(4))
+    with torch.no_grad():
+        _, last = net.double()(x.double())
+    np.testing.assert_allclose(seen.states[-1], last.numpy(), rtol=0, atol=1e-14)
+    assert seen.attention is None  # no attention module
+    named = observe(net, x, blocks=["blocks.0", "blocks.1"])
+    np.testing.assert_array_equal(named.states, seen.states[:3])
+
+
+def test_the_callers_model_keeps_its_precision_and_mode():
+    net = Net().train()
+    observe(net, torch.randn(1, 4, 3))
+    assert net.training and next(net.parameters()).dtype == torch.float32
+    single = observe(net, torch.randn(1, 4, 3), dtype="float32")
+    assert single.states.dtype == np.float64
+
+
+@pytest.mark.parametrize("architecture", ["gpt2", "bert", "llama"])
+def test_hugging_face_states_are_the_models_own_hidden_states(architecture):
+    pytest.importorskip("transformers", reason="the Hugging Face architectures need the hf extra")
+    model = build(architecture, width=16, depth=3, heads=2, tokens=8, seed=0)
+    ids = random_inputs(architecture, batch=2, tokens=8, width=16, seed=1)
+    seen = observe(model, ids)
+    with torch.no_grad():
+        own = model(input_ids=ids, output_hidden_states=True, output_attentions=True)
+    hidden = np.stack([state.numpy() for state in own.hidden_states])
+    # the last hidden state of GPT-2 and LLaMA has their final norm applied; the blocks'
+    # outputs before it are the residual stream itself
+    np.testing.assert_array_equal(seen.states[:-1], hidden[:-1])
+    final = {"gpt2": getattr(model, "ln_f", None), "llama": getattr(model, "norm", None)}
+    last = torch.from_numpy(seen.states[-1])
+    if architecture in final:
+        with torch.no_grad():
+            last = final[architecture](last)
+    np.testing.assert_allclose(last.numpy(), own.last_hidden_state.numpy(), rtol=0, atol=1e-13)
+    assert seen.attention.shape == (3, 2, 2, 8, 8)
+    np.testing.assert_allclose(seen.attention.sum(axis=-1), 1.0, atol=1e-12)
+    values = seen.observables()
+    assert set(values) == {"t_sim", "cosine", "log_odds", "stable_rank", "norm_growth",
+                           "attention_entropy", "s2"}
+    assert values["t_sim"].shape == (4, 2) and values["s2"].shape == (3, 2)
+    np.testing.assert_allclose(values["norm_growth"][0], 1.0)
+
+
+@pytest.mark.parametrize("architecture", ["encoder-post", "encoder-pre"])
+def test_torch_encoders_are_read_with_their_attention(architecture):
+    model = build(architecture, width=8, depth=2, heads=2, tokens=6, seed=0)
+    x = random_inputs(architecture, batch=3, tokens=6, width=8, seed=0)
+    seen = observe(model, x)
+    with torch.no_grad():
+        np.testing.assert_allclose(seen.states[-1], model(x).numpy(), rtol=0, atol=1e-13)
+    assert seen.attention.shape == (2, 3, 2, 6, 6)
+
+
+def test_the_same_seed_gives_the_same_states():
+    first, again, other = (observe(build("encoder-post", width=8, depth=2, heads=2, tokens=4,
+                                         seed=s),
+                                   random_inputs("encoder-post", batch=1, tokens=4, width=8,
+                                                 seed=s)).states for s in (5, 5, 6))
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+
+
+def test_a_model_it_cannot_read_is_refused_naming_what_to_pass():
+    with pytest.raises(TypeError, match="torch.nn.Module"):
+        observe("gpt2", torch.zeros(1, 2))
+    with pytest.raises(ValueError, match=r"cannot find the blocks of Linear .*pass blocks="):
+        observe(torch.nn.Linear(3, 3), torch.randn(1, 2, 3))
+    with pytest.raises(ValueError, match="blocks=.*whose outputs are the hidden states"):
+        find_blocks(torch.nn.Sequential(torch.nn.Linear(3, 3)))
+    net = Net()
+    with pytest.raises(ValueError, match="no module named 'layers.0'"):
+        observe(net, torch.randn(1, 2, 3), blocks=["layers.0"])
+    with pytest.raises(ValueError, match="block 'head' is not a .batch, tokens, width. state"):
+        observe(net, torch.randn(1, 2, 3), blocks=["blocks.0", "head"])
+    with pytest.raises(ValueError, match="finite"):
+        observe(net, torch.full((1, 2, 3), float("nan")))
+    with pytest.raises(TypeError, match="inputs must be a tensor"):
+        observe(net, [[1.0, 2.0, 3.0]])
+    with pytest.raises(ValueError, match="dtype"):
+        observe(net, torch.randn(1, 2, 3), dtype="float16")
+    with pytest.raises(ValueError, match="device"):
+        observe(net, torch.randn(1, 2, 3), device="tpu")
