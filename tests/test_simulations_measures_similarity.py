@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -78,3 +79,22 @@ def test_defects_detect_non_stochastic():
     assert max(invariant_eigenspace_defects(np.full((3, 3), 1 / 3))) < 1e-15
     row, block = invariant_eigenspace_defects(np.array([[1.0, 1.0], [0.0, 1.0]]))
     assert row == 1.0 and block > 0.1
+
+
+def test_stable_rank_is_one_for_rank_one_tokens_and_min_n_d_for_orthonormal_ones():
+    from attndepth.simulations.measures.similarity import stable_rank
+
+    rng = np.random.default_rng(0)
+    assert stable_rank(np.outer(rng.standard_normal(5), rng.standard_normal(3))) \
+        == pytest.approx(1.0)
+    assert stable_rank(np.eye(4)[:, :3]) == pytest.approx(3.0)
+    assert stable_rank(np.zeros((2, 3, 4))).tolist() == [0.0, 0.0]
+
+
+def test_attention_entropy_is_log_n_for_uniform_rows_and_zero_for_one_hot_rows():
+    from attndepth.simulations.measures.similarity import attention_entropy
+
+    assert attention_entropy(np.full((2, 5, 5), 0.2)) == pytest.approx(np.log(5))
+    assert attention_entropy(np.eye(4)) == 0.0
+    with pytest.raises(ValueError, match="square"):
+        attention_entropy(np.ones((2, 3)))
