@@ -116,7 +116,8 @@ def weights_before_after(tokens: int, width: int, depth: int, batch: int) -> dic
 def stack_vs_torch(tokens: int, width: int, depth: int, batch: int) -> dict:
     """The same post-LN stack written plainly in PyTorch (CPU, eager), same shapes and threads.
 
-    PyTorch is a benchmark-only tool: ``pip install torch==2.13.0``; without it the row says so.
+    PyTorch is the extra ``torch`` (``pip install torch==2.13.0``, the CPU build, first);
+    without it the row says so.
     """
     try:
         import torch
@@ -126,9 +127,9 @@ def stack_vs_torch(tokens: int, width: int, depth: int, batch: int) -> dict:
     config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
     weights, X0 = draw_stack(config, batch, 0)
     torch.set_num_threads(max(1, threadpool_info()[0].get("num_threads", 1)))
-    tensors = [torch.from_numpy(np.ascontiguousarray(w))
+    tensors = [torch.tensor(w)  # copies: the drawn weights are read-only
                for w in (weights.query, weights.key, weights.value, weights.output)]
-    X_torch = torch.from_numpy(X0)
+    X_torch = torch.tensor(X0)
 
     def torch_stack():
         X = X_torch
