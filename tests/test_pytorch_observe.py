@@ -47,7 +47,7 @@ def test_a_module_a_user_writes_is_read_block_by_block_as_its_forward_computes()
     with torch.no_grad():
         _, last = net.double()(x.double())
     np.testing.assert_allclose(seen.states[-1], last.numpy(), rtol=0, atol=1e-14)
-    assert seen.attention is None  # no attention module
+    assert seen.attention is None and "MultiheadAttention" in seen.attention_note
     named = observe(net, x, blocks=["blocks.0", "blocks.1"])
     np.testing.assert_array_equal(named.states, seen.states[:3])
 
@@ -126,3 +126,17 @@ def test_a_model_it_cannot_read_is_refused_naming_what_to_pass():
         observe(net, torch.randn(1, 2, 3), dtype="float16")
     with pytest.raises(ValueError, match="device"):
         observe(net, torch.randn(1, 2, 3), device="tpu")
+
+
+def test_a_model_whose_attention_gives_no_weights_says_what_would():
+    transformers = pytest.importorskip("transformers", reason="the hf extra")
+    config = transformers.GPT2Config(n_embd=8, n_layer=2, n_head=2, n_positions=4,
+                                     vocab_size=16, bos_token_id=0, eos_token_id=0,
+                                     attn_implementation="sdpa")
+    seen = observe(transformers.GPT2Model(config), torch.zeros(1, 4, dtype=torch.long))
+    assert seen.attention is None and "attn_implementation='eager'" in seen.attention_note
+    eager = observe(build("gpt2", width=8, depth=2, heads=2, tokens=4), torch.zeros(
+        1, 4, dtype=torch.long))
+    assert eager.attention is not None and eager.attention_note == ""
+    assert observe(Net(), torch.randn(1, 2, 3), attention=False).attention_note.startswith(
+        "not asked")

@@ -53,11 +53,13 @@ class Observation:
     attention : float64 (layers, batch, heads, tokens, tokens), or None where the model
         gives no attention weights.
     blocks : the blocks' names in the model (``model.named_modules()``).
+    attention_note : why ``attention`` is None (empty when it is not).
     """
 
     states: np.ndarray
     attention: np.ndarray | None
     blocks: tuple[str, ...]
+    attention_note: str = ""
 
     @property
     def layers(self) -> int:
@@ -298,8 +300,10 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
     if not np.all(np.isfinite(stacked)):
         raise InvalidParameter("the model's hidden states are not finite (overflow or NaN) "
                                "at these inputs")
-    return Observation(states=stacked, attention=_attention(result, weights, len(named)),
-                       blocks=tuple(name for name, _ in named))
+    found = _attention(result, weights, len(named)) if attention else None
+    return Observation(states=stacked, attention=found, blocks=tuple(name for name, _ in named),
+                       attention_note="" if found is not None else
+                       _why_no_attention(run, attention))
 
 
 def _attention_hooks(block: Any, index: int, weights: dict[int, Any]) -> list[Any]:
@@ -319,6 +323,18 @@ def _attention_hooks(block: Any, index: int, weights: dict[int, Any]) -> list[An
 
     return [found[0].register_forward_pre_hook(ask, with_kwargs=True),
             found[0].register_forward_hook(keep)]
+
+
+def _why_no_attention(model: Any, asked: bool) -> str:
+    """One line: why an observation holds no attention matrices, and what would give them."""
+    if not asked:
+        return "not asked for (attention=False)"
+    implementation = getattr(getattr(model, "config", None), "_attn_implementation", None)
+    if implementation not in (None, "eager"):
+        return (f"{type(model).__name__} computes attention with {implementation!r}, which "
+                f"returns no weights: build it with attn_implementation='eager'")
+    return ("its blocks return no attention weights (no output_attentions, and not exactly "
+            "one torch.nn.MultiheadAttention per block)")
 
 
 def _attention(result: Any, weights: dict[int, Any], layers: int) -> np.ndarray | None:
