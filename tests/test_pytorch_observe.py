@@ -36,6 +36,17 @@ class Net(torch.nn.Module):
         return self.head(x), x
 
 
+class Twice(torch.nn.Module):
+    """Runs its first block twice (weights shared across depth)."""
+
+    def __init__(self, width=6):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(Block(width) for _ in range(2))
+
+    def forward(self, x):
+        return self.blocks[1](self.blocks[0](self.blocks[0](x)))
+
+
 def test_a_module_a_user_writes_is_read_block_by_block_as_its_forward_computes():
     torch.manual_seed(0)
     net = Net()
@@ -118,6 +129,8 @@ def test_a_model_it_cannot_read_is_refused_naming_what_to_pass():
         observe(net, torch.randn(1, 2, 3), blocks=["layers.0"])
     with pytest.raises(ValueError, match="block 'head' is not a .batch, tokens, width. state"):
         observe(net, torch.randn(1, 2, 3), blocks=["blocks.0", "head"])
+    with pytest.raises(ValueError, match="first block ran 2 times and the 2 blocks gave 3"):
+        observe(Twice(), torch.randn(1, 2, 6))
     with pytest.raises(ValueError, match="finite"):
         observe(net, torch.full((1, 2, 3), float("nan")))
     with pytest.raises(TypeError, match="inputs must be a tensor"):

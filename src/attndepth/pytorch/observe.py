@@ -264,14 +264,15 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
     run = _model_in(model, precision, device)
     named = _named_blocks(run, blocks) if run is model else _named_blocks(
         run, [name for name, _ in _named_blocks(model, blocks)])
-    states: list[Any] = []
+    entered: list[Any] = []
+    outputs: list[Any] = []
     weights: dict[int, Any] = {}
     handles = [named[0][1].register_forward_pre_hook(
-        lambda module, args, kwargs: states.append(_first_input(args, kwargs)),
+        lambda module, args, kwargs: entered.append(_first_input(args, kwargs)),
         with_kwargs=True)]
     for index, (name, block) in enumerate(named):
         handles.append(block.register_forward_hook(
-            lambda module, args, output, name=name: states.append(
+            lambda module, args, output, name=name: outputs.append(
                 _tensor(output, f"the output of block {name!r}"))))
         if attention:
             handles.extend(_attention_hooks(block, index, weights))
@@ -284,19 +285,20 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
         for handle in handles:
             handle.remove()
         run.train(training)
-    if len(states) != len(named) + 1:
-        raise InvalidParameter(f"the model ran its first block {max(0, len(states) - 1)} "
-                               f"times for {len(named)} blocks: pass blocks=[...] naming "
-                               f"each block once, in order")
-    first = _tensor(states[0], "the first block's input")
-    for (name, _), state in zip(named, states[1:], strict=True):
+    if len(entered) != 1 or len(outputs) != len(named):
+        raise InvalidParameter(f"in one forward pass the first block ran {len(entered)} times "
+                               f"and the {len(named)} blocks gave {len(outputs)} outputs (a "
+                               f"block run twice, or not at all): pass blocks=[...] naming "
+                               f"the blocks the forward runs once each, in order")
+    first = _tensor(entered[0], "the first block's input")
+    for (name, _), state in zip(named, outputs, strict=True):
         if state.shape != first.shape:
             raise InvalidParameter(f"the output of block {name!r} is not a (batch, tokens, "
                                    f"width) state of the input's shape {tuple(first.shape)}: "
                                    f"pass blocks=[...] naming the modules whose outputs are "
                                    f"the hidden states")
     stacked = np.stack([state.detach().to("cpu", torch.float64).numpy()
-                        for state in (first, *states[1:])])
+                        for state in (first, *outputs)])
     if not np.all(np.isfinite(stacked)):
         raise InvalidParameter("the model's hidden states are not finite (overflow or NaN) "
                                "at these inputs")
