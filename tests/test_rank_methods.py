@@ -43,6 +43,9 @@ def test_a_method_refuses_another_methods_keywords_and_options_naming_its_own():
         METHODS["torus"].measure(SeparationRankConfig(width=2, depth=2, tokens=4), 0,
                                  BlockOptions())
     assert METHODS["torus"].takes("order") and not METHODS["blocks"].takes("order")
+    for method in METHODS.values():
+        with pytest.raises(TypeError, match="config must be a SeparationRankConfig"):
+            method.measure({"width": 2}, 0)
 
 
 def test_auto_is_blocks_without_the_residual_and_exact_with_it():

@@ -51,7 +51,7 @@ def depth_ratio(scaled: bool) -> float:
        tolerance=f"99 % interval of g(2L)/g(L) − 1 over seeds within ±{TOLERANCE}",
        presets={"quick": {"width": 64, "depth": 4, **SIZES},
                 "full": {"width": 128, "depth": 8, **SIZES}},
-       family=Family(parameters={"width": (64, 128), "depth": (4, 8)},
+       family=Family(parameters={"width": (32, 64, 128), "depth": (4, 8)},
                      fixed=SIZES),
        estimate=Estimate("ratio", "predicted", (-TOLERANCE, TOLERANCE), relative=False,
                          seeds=(4, 16), label="g(2L)/g(L) − 1"),

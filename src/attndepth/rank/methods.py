@@ -200,7 +200,6 @@ class RankMethod(ABC):
                               f"got {type(options).__name__}")
         return options
 
-    @abstractmethod
     def measure(self, config: SeparationRankConfig, seed: int = 0,
                 options: Any = None) -> RankCertificate:
         """The certified rank of ``config``'s f with the weights and points of ``seed``.
@@ -215,6 +214,15 @@ class RankMethod(ABC):
         -------
         RankCertificate
         """
+        if not isinstance(config, SeparationRankConfig):
+            raise InvalidType(f"config must be a SeparationRankConfig, got "
+                              f"{type(config).__name__}")
+        return self._measure(config, seed, self.check_options(options))
+
+    @abstractmethod
+    def _measure(self, config: SeparationRankConfig, seed: int, options: Any
+                 ) -> RankCertificate:
+        """:meth:`measure` once ``config`` and ``options`` are checked."""
 
     def __repr__(self) -> str:
         return f"<rank method {self.name!r}: {self.summary}>"
@@ -229,9 +237,8 @@ class WholeMatrix(RankMethod):
         self.name = name
         self.summary = summary
 
-    def measure(self, config: SeparationRankConfig, seed: int = 0,
-                options: Any = None) -> RankCertificate:
-        options = self.check_options(options)
+    def _measure(self, config: SeparationRankConfig, seed: int, options: Any
+                 ) -> RankCertificate:
         cap = check_optional_int("rank_cap", options.rank_cap, minimum=0)
         best = bounds_for(config).best
         keywords = {**_keywords(options), "rank_cap": best if cap is None else min(cap, best)}
@@ -245,12 +252,8 @@ class DegreeBlocks(RankMethod):
     options_type = BlockOptions
     summary = "each homogeneous part f_a against its bound; proved where every part meets it"
 
-    def measure(self, config: SeparationRankConfig, seed: int = 0,
-                options: Any = None) -> RankCertificate:
-        options = self.check_options(options)
-        if not isinstance(config, SeparationRankConfig):
-            raise InvalidType(f"config must be a SeparationRankConfig, got "
-                              f"{type(config).__name__}")
+    def _measure(self, config: SeparationRankConfig, seed: int, options: Any
+                 ) -> RankCertificate:
         if config.residual:
             return residual_block_ranks(config, seed, options)
         return measure_block_ranks(config, block_bounds_for(config), seed,
@@ -264,12 +267,8 @@ class TorusClasses(RankMethod):
     options_type = TorusOptions
     summary = "each part split by torus class at commuting weights: a certified lower bound"
 
-    def measure(self, config: SeparationRankConfig, seed: int = 0,
-                options: Any = None) -> RankCertificate:
-        options = self.check_options(options)
-        if not isinstance(config, SeparationRankConfig):
-            raise InvalidType(f"config must be a SeparationRankConfig, got "
-                              f"{type(config).__name__}")
+    def _measure(self, config: SeparationRankConfig, seed: int, options: Any
+                 ) -> RankCertificate:
         return measure_torus_ranks(config, block_bounds_for(config), seed,
                                    **_keywords(options)).certificate(config)
 
