@@ -122,6 +122,8 @@ def test_a_model_it_cannot_read_is_refused_naming_what_to_pass():
         observe("gpt2", torch.zeros(1, 2))
     with pytest.raises(ValueError, match=r"cannot find the blocks of Linear .*pass blocks="):
         observe(torch.nn.Linear(3, 3), torch.randn(1, 2, 3))
+    with pytest.raises(TypeError, match="torch.nn.Module"):
+        find_blocks("gpt2")
     with pytest.raises(ValueError, match="blocks=.*whose outputs are the hidden states"):
         find_blocks(torch.nn.Sequential(torch.nn.Linear(3, 3)))
     net = Net()

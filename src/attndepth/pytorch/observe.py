@@ -106,6 +106,8 @@ def find_blocks(model: Any) -> list[tuple[str, Any]]:
         When the model has no such list, saying what to pass instead.
     """
     torch = load_torch()
+    if not isinstance(model, torch.nn.Module):
+        raise InvalidType(f"model must be a torch.nn.Module, got {type(model).__name__}")
     best: list[tuple[str, Any]] = []
     for name, module in model.named_modules():
         if isinstance(module, torch.nn.ModuleList) and len(module) > len(best) \
