@@ -48,3 +48,56 @@ def test_postln_rate_tells_the_derived_rate_from_ln2():
 def test_postln_window_too_short_is_a_clear_error():
     with pytest.raises(ValueError, match="deepen"):
         run_claim("yuzhang.linear-rate-postln", depth=4, tokens=8, width=16, batch=2)
+
+
+def _needs(extra: str) -> None:
+    pytest.importorskip("torch", reason="real architectures need the torch extra")
+    if extra == "hf":
+        pytest.importorskip("transformers", reason="the Hugging Face models need the hf extra")
+
+
+def test_torch_post_ln_encoder_escalates_as_a_member_of_the_escalation_family():
+    _needs("torch")
+    result = run_claim("yuzhang.escalation", seed=1, architecture="encoder-post",
+                       **SMALL["yuzhang.escalation"])
+    assert result.verdict == "holds", result.outcome
+    assert "encoder-post models at their own initialisation" in result.outcome.note
+
+
+@pytest.mark.slow
+def test_bert_at_its_own_initialisation_does_not_escalate_within_the_family():
+    # BERT's N(0, 0.02²) weights make the attention branch tiny against the stream: t_sim
+    # stays near its start, and the rival "the skip keeps tokens apart" is not rejected
+    _needs("hf")
+    result = run_claim("yuzhang.escalation", seed=1, architecture="bert",
+                       **SMALL["yuzhang.escalation"])
+    assert result.verdict == "fails", result.outcome
+    assert not {rival.name: rival.rejected for rival in result.rivals}[
+        "the skip keeps tokens apart"]
+
+
+def test_the_derived_rate_misses_a_real_post_ln_stack_outside_its_family():
+    # torch's post-LN encoder has an FFN and Xavier weights: not the derivation's block.
+    # Its slope is measured; its per-token scaling part is not (no interval, no decision)
+    _needs("torch")
+    result = run_claim("yuzhang.linear-rate-postln", seed=1, architecture="encoder-post",
+                       depth=40, tokens=8, width=16, batch=4)
+    assert result.verdict == "fails" and result.in_family is False
+    assert result.outcome.values["scaling_ratios"] is None
+    intervals = {label: interval for label, interval, _ in result.evidence.estimates}
+    assert intervals["per-token scaling part / q − 1"] is None
+    assert abs(intervals["rel. error of the slope"].mean) > 0.2
+
+
+@pytest.mark.slow
+def test_the_torch_pre_ln_encoder_escalates_slower_than_its_post_ln_twin():
+    _needs("torch")
+    result = run_claim("yuzhang.preln", seed=1, architecture="encoder-pre", depth=60,
+                       tokens=8, width=32, batch=4)
+    assert result.verdict == "holds", result.outcome
+    assert "encoder-pre against encoder-post" in result.outcome.note
+
+
+def test_a_post_norm_model_is_no_pre_ln_member():
+    with pytest.raises(ValueError, match="architecture must be one of attndepth, gpt2"):
+        run_claim("yuzhang.preln", architecture="bert", depth=60, tokens=8, width=32, batch=4)

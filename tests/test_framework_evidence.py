@@ -148,6 +148,27 @@ def test_several_estimates_fail_when_any_is_outside():
     assert evidence.verdict == "fails" and len(evidence.estimates) == 2
 
 
+def test_an_estimate_a_member_does_not_measure_neither_decides_nor_blocks():
+    # a value None: this member has no such part (a real model's block); the other
+    # estimate decides alone, on the first look, and the report says there is no interval
+    def verify(seed: int) -> Outcome:
+        rng = np.random.default_rng(seed)
+        return Outcome("", "", "holds", "", {"a": list(1 + 0.01 * rng.standard_normal(8)),
+                                             "b": None, "one": 1.0})
+    both = (Estimate("a", "one", (-0.05, 0.05)), Estimate("b", "one", (-0.05, 0.05)))
+    evidence, outcomes = decide(sampler(verify, {}), {}, 0, both)
+    assert evidence.verdict == "holds" and len(outcomes) == 4
+    assert evidence.estimates[1][1] is None and "no interval" in evidence.describe()
+
+
+def test_an_estimate_whose_key_is_missing_is_a_bug_not_a_missing_part():
+    def verify(seed: int) -> Outcome:
+        return Outcome("", "", "holds", "", {"a": [1.0, 1.0], "one": 1.0})
+    with pytest.raises(KeyError):
+        decide(sampler(verify, {}), {}, 0, (Estimate("a", "one", (-0.05, 0.05)),
+                                            Estimate("b", "one", (-0.05, 0.05))))
+
+
 def test_seeds_that_cannot_decide_make_the_sample_inconclusive():
     def verify(seed: int) -> Outcome:
         return Outcome("", "", "inconclusive", "no linear phase", {})

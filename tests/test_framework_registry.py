@@ -187,7 +187,8 @@ def test_record_names_places_that_exist(claim_id):
     functions = [value for value in found.theory.values() if callable(value)]
     assert all(f.__module__.startswith("attndepth.theory") or f.__module__ == found.module
                for f in functions), found.theory
-    assert all(f.__module__.startswith(("attndepth.simulations", "attndepth.rank", "scipy"))
+    assert all(f.__module__.startswith(("attndepth.simulations", "attndepth.rank",
+                                        "attndepth.pytorch", "scipy"))
                for f in found.simulation), found.simulation
     path, _, test = found.test.partition("::")
     assert test in _test_functions(ROOT / path), found.test

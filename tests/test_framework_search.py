@@ -76,6 +76,23 @@ def test_member_that_raises_is_an_error_not_a_crash(monkeypatch):
     assert [e.member for e in report.errors] == [{"a": 2}]
 
 
+def test_a_member_needing_an_extra_that_is_absent_is_not_run_not_an_error(monkeypatch):
+    # a real architecture on a machine without torch: in the exhaustive part and drawn
+    from attndepth.errors import MissingExtra
+
+    def verify(seed, a):
+        if a in (2, 5):
+            raise MissingExtra("this member needs torch: pip install 'attndepth[torch]'")
+        return Outcome("", "", "holds")
+
+    found = Claim("test.needs-extra", "s", "s", "t", verify, {"quick": {}, "full": {}},
+                  family=Family(parameters={"a": (1, 2)}, beyond={"a": (5,)}))
+    monkeypatch.setitem(claims._REGISTRY, found.id, found)
+    report = search_claim(found.id, draws=5, workers=1)
+    assert report.verdict == "holds" and not report.errors and report.inconclusive == 2
+    assert report.drawn_beyond == 1
+
+
 def test_an_inconsistent_member_of_a_consistency_check_is_a_counterexample(monkeypatch):
     def verify(seed, a):
         return Outcome("", "", "fails" if a == 3 else "holds")

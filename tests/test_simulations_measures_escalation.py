@@ -2,6 +2,7 @@ import numpy as np
 
 from attndepth.simulations.measures.escalation import (
     contraction_samples,
+    diversity_contraction,
     escalation_trace,
     fixed_matrix_decay,
     layer_norm_effects,
@@ -68,3 +69,12 @@ def test_the_chunk_shrinks_to_fit_the_size_limit(monkeypatch):
     chunked = escalation.escalation_trace(config, 5, 2)
     assert sizes == [2, 2, 1]
     np.testing.assert_array_equal(chunked.log_odds, whole.log_odds)
+
+
+def test_diversity_contraction_is_zero_for_uniform_attention_and_one_for_the_identity():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((3, 5, 4))
+    uniform = np.full((3, 2, 5, 5), 1 / 5)
+    identity = np.broadcast_to(np.eye(5), (3, 2, 5, 5))
+    np.testing.assert_allclose(diversity_contraction(X, uniform), 0, atol=1e-15)
+    np.testing.assert_allclose(diversity_contraction(X, identity), 1, rtol=1e-14)

@@ -14,12 +14,14 @@ import numpy as np
 from scipy.stats import ortho_group
 
 from attndepth.claims import presets
+from attndepth.claims.architectures import OWN, POST_LN_REFERENCE, trace, with_architecture
 from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
+from attndepth.pytorch.escalation import POST_NORM, architecture_trace
 from attndepth.simulations.measures.escalation import (
     contraction_samples,
     escalation_trace,
@@ -28,6 +30,7 @@ from attndepth.simulations.measures.escalation import (
     relative_residuals,
 )
 from attndepth.simulations.measures.fitting import (
+    ESCALATION_WINDOW,
     convergence_orders,
     escalation_layers,
     escalation_rate,
@@ -176,15 +179,33 @@ def _median_rate(theory: Theory, trace, width: int, layers: np.ndarray | None = 
                           for v in s2]))
 
 
+def _reaches_window(odds: np.ndarray) -> bool:
+    """Whether the median log-odds reach the escalation window's lower edge (a stack that
+    passes through the window too fast to fit is not one that never escalates)."""
+    median = np.median(odds, axis=1) if odds.ndim == 2 else odds
+    return bool(np.max(median) >= ESCALATION_WINDOW[0])
+
+
+def _stacks(architecture: str) -> str:
+    """What the columns of a trace are, for a note."""
+    return "stacks" if architecture == OWN else (
+        f"{architecture} models at their own initialisation")
+
+
+def _stack(architecture: str) -> str:
+    """One column of a trace, for a note."""
+    return "stack" if architecture == OWN else f"{architecture}-model"
+
+
 @claim(
     "yuzhang.escalation",
     source="Yu & Zhang 2023, abstract and §3",
     statement="Tokens grow alike under repeated post-LN self-attention: t_sim → 1.",
     tolerance=(f"99 % interval over seeds of the worst stack's |t_sim(L) − limit| within "
                f"{1 - ESCALATED_SIMILARITY:.2g}"),
-    presets=presets.ESCALATION,
+    presets=with_architecture(presets.ESCALATION),
     theory=(postln_rate,),
-    simulation=(escalation_trace,),
+    simulation=(escalation_trace, architecture_trace),
     test=f"{TESTS}::test_claim_holds_at_small_size",
     figure="similarity_depth",
     wrong_theory={"postln_rate": lambda s, width, placement="post-ln", tau=1.0: -0.5},
@@ -196,18 +217,20 @@ def _median_rate(theory: Theory, trace, width: int, layers: np.ndarray | None = 
                   "prevent rank collapse) applied to the post-LN block, which has one: t_sim "
                   "stays at its start", predicted=lambda values, params: abs(
                       values["limit"] - values["start"])),),
-    family=Family(parameters={"depth": (48, 96), "tokens": (4, 8, 16), "width": (16, 32),
-                              "heads": (1, 2)},
-                  beyond={"tokens": (32,), "width": (64,)},
+    # the paper's "classic" transformers: post-LN models as their authors initialise them
+    # (BERT, torch.nn's post-LN encoder) are members, drawn by the search
+    family=Family(parameters={"architecture": (OWN,), "depth": (48, 96), "tokens": (4, 8, 16),
+                              "width": (16, 32), "heads": (1, 2)},
+                  beyond={"architecture": POST_NORM, "tokens": (32,), "width": (64,)},
                   constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 8}),
 )
 def verify_escalation(seed: int, theory: Theory, depth: int, tokens: int, width: int, heads: int,
-                      batch: int) -> Outcome:
-    """Post-LN stacks: the derived rate is positive, so t_sim → 1 with depth."""
-    config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width, heads=heads)
-    trace = escalation_trace(config, batch, seed)
-    similarity = trace.similarity
-    rate = _median_rate(theory, trace, width)
+                      batch: int, architecture: str = OWN) -> Outcome:
+    """Post-LN stacks (or models): the derived rate is positive, so t_sim → 1 with depth."""
+    found = trace(architecture, "post-ln", depth=depth, tokens=tokens, width=width,
+                  heads=heads, batch=batch, seed=seed)
+    similarity = found.similarity
+    rate = _median_rate(theory, found, width)
     limit = 1.0 if rate > 0 else 0.0  # log-odds → ±∞ ⇔ t_sim → 1 or 0
     median = np.median(similarity, axis=1)
     rising = float(np.mean(np.diff(median) > 0))
@@ -217,7 +240,8 @@ def verify_escalation(seed: int, theory: Theory, depth: int, tokens: int, width:
         measured=f"t_sim {median[0]:.3f} → {median[-1]:.6f} (worst |Δ| {worst:.2g})",
         verdict=verdict_from(worst <= 1 - ESCALATED_SIMILARITY),
         note=(f"median rises in {rising:.0%} of layers; n={tokens}, d={width}, H={heads}, "
-              f"{batch} stacks; rate = postln_rate at the realised s, averaged over layers"),
+              f"{batch} {_stacks(architecture)}; rate = postln_rate at the realised s, "
+              f"averaged over layers"),
         values={"start": float(median[0]), "end": float(median[-1]), "limit": limit,
                 "worst_distance": worst, "limit_distance": 0.0, "rising_fraction": rising,
                 "derived_rate": rate},
@@ -285,16 +309,19 @@ def verify_linear_rate_fixed(seed: int, theory: Theory,
     tolerance=(f"95–99 % interval of the mean relative error of the per-stack slopes within "
                f"±{POSTLN_RATE_TOLERANCE:.1%} (the O(1/d²) remainder; ln 2 is 4.9 % off at "
                f"d = 32)"),
-    presets=presets.POSTLN_RATE,
+    presets=with_architecture(presets.POSTLN_RATE),
     theory=(postln_rate,),
     simulation=(escalation_trace, iterate_stack, log_odds, escalation_layers, escalation_rates,
-                postln_rate_terms),
+                postln_rate_terms, architecture_trace),
     test=f"{TESTS}::test_postln_rate_tells_the_derived_rate_from_ln2",
     figure="postln_rate",
     wrong_theory={"postln_rate": lambda s, width, placement="post-ln", tau=1.0: 0.5},
     # The statement's domain: every width the derivation is written for (it expands in
-    # 1/d and s², so nothing in it excludes small d), and tokens.
-    family=Family(parameters={"width": (16, 32, 64, 128), "tokens": (16, 32)},
+    # 1/d and s², so nothing in it excludes small d), and tokens; its block (attention and
+    # LayerNorm, Gaussian N(0, 1/d) weights, no FFN). Real post-LN architectures break
+    # those assumptions: they run outside the family (--member, map), to show by how much.
+    family=Family(parameters={"architecture": (OWN,), "width": (16, 32, 64, 128),
+                              "tokens": (16, 32)},
                   beyond={"width": (8, 256)},
                   fixed={"depth": 96, "batch": 32}),
     # pool="stacks": the stacks of a seed share the fit window, yet their slopes are as
@@ -320,39 +347,60 @@ def verify_linear_rate_fixed(seed: int, theory: Theory,
     ),
 )
 def verify_linear_rate_postln(seed: int, theory: Theory, depth: int, tokens: int, width: int,
-                              batch: int) -> Outcome:
-    """Post-LN log-odds slope (mean over stacks ± standard error) vs the derived rate."""
+                              batch: int, architecture: str = OWN) -> Outcome:
+    """Post-LN log-odds slope (mean over stacks ± standard error) vs the derived rate.
+
+    A real architecture's log-odds that never reach the window are fitted over every
+    layer (the rate they do grow at); its per-token scaling part is not measured (its
+    blocks are not the derivation's)."""
     if batch < 2:
         raise InvalidParameter(f"batch must be >= 2 for a standard error, got {batch}")
-    config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
-    trace = escalation_trace(config, batch, seed)
-    layers = escalation_layers(trace.log_odds)
-    slopes = escalation_rates(trace.log_odds)
+    found = trace(architecture, "post-ln", depth=depth, tokens=tokens, width=width,
+                  batch=batch, seed=seed)
+    window = "where the median log-odds lie in [3, 50]"
+    try:
+        layers = escalation_layers(found.log_odds)
+        slopes = escalation_rates(found.log_odds)
+    except InvalidParameter:
+        if architecture == OWN or _reaches_window(found.log_odds):
+            raise
+        window = "every layer (the median log-odds never reach the window)"
+        layers = np.arange(depth + 1)
+        slopes = np.array([linear_fit(layers.astype(float), column).slope
+                           for column in found.log_odds.T])
     mean, error = float(slopes.mean()), float(slopes.std(ddof=1) / math.sqrt(batch))
-    predicted = _median_rate(theory, trace, width, layers)
-    s2 = np.median(trace.contraction, axis=1)[layers[:-1]]
+    predicted = _median_rate(theory, found, width, layers)
+    s2 = np.median(found.contraction, axis=1)[layers[:-1]]
     previous = float(np.mean([_previous_rate(float(np.sqrt(v)), width) for v in s2]))
-    # the first stacks again, block by block: the per-token scaling part of each increment
-    terms = postln_rate_terms(config, min(TERM_STACKS, batch), seed)
-    scaling_terms = terms.scaling[layers[:-1]].mean(axis=0)
     scaling_predicted = float(np.mean([scaling_share(float(np.sqrt(v)), width) for v in s2]))
     relative, relative_ln2 = (abs(mean - value) / value for value in (predicted, math.log(2)))
+    scaling_ratios: list[float] | None = None
+    scaling_text = "per-token scaling part not measured (not the derivation's block)"
+    holds = relative <= POSTLN_RATE_TOLERANCE
+    if architecture == OWN:
+        # the first stacks again, block by block: the per-token scaling part of each increment
+        config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
+        terms = postln_rate_terms(config, min(TERM_STACKS, batch), seed)
+        scaling_terms = terms.scaling[layers[:-1]].mean(axis=0)
+        scaling_ratios = [float(v) / scaling_predicted for v in scaling_terms]
+        scaling_text = (f"per-token scaling part {float(scaling_terms.mean()):.5f} "
+                        f"(q = {scaling_predicted:.5f})")
+        holds = holds and abs(float(scaling_terms.mean()) / scaling_predicted - 1
+                              ) <= SCALING_TERM_TOLERANCE
     return Outcome(
         predicted=f"slope {predicted:.4f} (ln 2 = {math.log(2):.4f} only as d→∞, s→0)",
         measured=(f"slope {mean:.4f} ± {error:.4f}: rel. err {relative:.2%} "
-                  f"(vs ln 2: {relative_ln2:.2%}); per-token scaling part "
-                  f"{float(scaling_terms.mean()):.5f} (q = {scaling_predicted:.5f})"),
-        verdict=verdict_from(relative <= POSTLN_RATE_TOLERANCE and abs(
-            float(scaling_terms.mean()) / scaling_predicted - 1) <= SCALING_TERM_TOLERANCE),
-        note=(f"window: layers {int(layers[0])}–{int(layers[-1])} where the median log-odds "
-              f"lie in [3, 50]; rate ln μ − ln(1+s²(1−1/d)) − 4/(dμ²) + q (μ = 2 − 1/d, q the "
+                  f"(vs ln 2: {relative_ln2:.2%}); {scaling_text}"),
+        verdict=verdict_from(holds),
+        note=(f"window: layers {int(layers[0])}–{int(layers[-1])}, {window}; rate ln μ − "
+              f"ln(1+s²(1−1/d)) − 4/(dμ²) + q (μ = 2 − 1/d, q the "
               f"per-token scaling term, 1/(2d) at s = 0) averaged over those layers with the "
               f"realised s² (median "
-              f"{np.median(trace.contraction[layers[:-1]]):.1e}); mean ± SE of {batch} "
-              f"per-stack slopes; n={tokens}, d={width}"),
+              f"{np.median(found.contraction[layers[:-1]]):.1e}); mean ± SE of {batch} "
+              f"per-{_stack(architecture)} slopes; n={tokens}, d={width}"),
         values={"slope": mean, "standard_error": error, "predicted": predicted,
                 "previous_rate": previous, "scaling_predicted": scaling_predicted,
-                "scaling_ratios": [float(v) / scaling_predicted for v in scaling_terms],
+                "scaling_ratios": scaling_ratios,
                 "scaling_one": 1.0,
                 "relative_error": relative, "relative_error_ln2": relative_ln2,
                 "window": [int(layers[0]), int(layers[-1])],
@@ -573,9 +621,9 @@ def verify_deescalation(seed: int, theory: Theory, depth: int, tokens: int, widt
                f"post-LN slope; pre-LN slope over the last third of the layers within "
                f"±{DECELERATION_BAND} × "
                f"that over the first third (1 for a geometric escalation)"),
-    presets=presets.POSTLN,
+    presets=with_architecture(presets.POSTLN),
     theory=Theory(PRELN_PREDICTED_RATIO=PRELN_PREDICTED_RATIO),
-    simulation=(escalation_trace, escalation_rate, linear_fit),
+    simulation=(escalation_trace, architecture_trace, escalation_rate, linear_fit),
     test=f"{TESTS}::test_claim_holds_at_small_size",
     # wrong: pre-LN escalates at half post-LN's rate
     wrong_theory={"PRELN_PREDICTED_RATIO": 0.5},
@@ -590,21 +638,38 @@ def verify_deescalation(seed: int, theory: Theory, depth: int, tokens: int, widt
             Rival("geometric, slower", "a constant per-layer rate, the form of the post-LN law "
                   "with a smaller constant: late and early slopes equal",
                   predicted=lambda values, params: 1.0, against="deceleration")),
-    family=Family(parameters={"width": (32, 64), "tokens": (8, 16)},
-                  beyond={"width": (128,)}, fixed={"depth": 96, "batch": 8}),
+    # the pre-norm models people build (GPT-2, LLaMA, torch.nn's norm_first encoder), each
+    # against its post-LN reference (POST_LN_REFERENCE), are members the search draws
+    family=Family(parameters={"architecture": (OWN,), "width": (32, 64), "tokens": (8, 16)},
+                  beyond={"architecture": tuple(POST_LN_REFERENCE), "width": (128,)},
+                  fixed={"depth": 96, "batch": 8}),
 )
-def verify_preln(seed: int, theory: Theory,
-                 depth: int, tokens: int, width: int, batch: int) -> Outcome:
-    """Pre-LN escalates far slower than post-LN; fit linear vs power-law shapes."""
+def verify_preln(seed: int, theory: Theory, depth: int, tokens: int, width: int, batch: int,
+                 architecture: str = OWN) -> Outcome:
+    """Pre-LN escalates far slower than post-LN; fit linear vs power-law shapes.
+
+    A real pre-norm architecture is compared with its post-LN reference
+    (:data:`~attndepth.claims.architectures.POST_LN_REFERENCE`); a reference whose
+    log-odds never reach the escalation window is fitted over every layer."""
+    # an architecture that is not pre-norm is refused by the first trace
+    reference = POST_LN_REFERENCE.get(architecture, architecture)
     odds = {}
-    for variant in ("pre-ln", "post-ln"):
-        config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width)
-        odds[variant] = np.median(escalation_trace(config, batch, seed).log_odds, axis=1)
+    for variant, model in (("pre-ln", architecture), ("post-ln", reference)):
+        found = trace(model, variant, depth=depth, tokens=tokens,
+                      width=width, batch=batch, seed=seed)
+        odds[variant] = np.median(found.log_odds, axis=1)
     layers = np.arange(1, depth + 1, dtype=float)
     pre = odds["pre-ln"][1:]
     linear = linear_fit(layers, pre)
     logarithmic = linear_fit(np.log(layers), pre)  # odds ∝ l^α  <=>  log-odds = α ln l + c
-    post_fit = escalation_rate(odds["post-ln"])
+    try:
+        post_fit = escalation_rate(odds["post-ln"])
+        post_window = ""
+    except InvalidParameter:
+        if architecture == OWN or _reaches_window(odds["post-ln"]):
+            raise
+        post_fit = linear_fit(np.arange(depth + 1, dtype=float), odds["post-ln"])
+        post_window = " (its log-odds never reach the window: fitted over every layer)"
     slower = (abs(linear.slope / post_fit.slope - theory.PRELN_PREDICTED_RATIO)
               < PRELN_SLOWER_FRACTION)
     third = len(pre) // 3
@@ -615,14 +680,16 @@ def verify_preln(seed: int, theory: Theory,
     return Outcome(
         predicted=(f"pre-LN log-odds slope {theory.PRELN_PREDICTED_RATIO:g} ± "
                    f"{PRELN_SLOWER_FRACTION} × post-LN's, decelerating"),
-        measured=(f"pre-LN {linear.slope:.3f}/layer vs post-LN {post_fit.slope:.3f}; "
-                  f"shape: {shape}"),
+        measured=(f"pre-LN {linear.slope:.3f}/layer vs post-LN {post_fit.slope:.3f}"
+                  f"{post_window}; shape: {shape}"),
         verdict=verdict_from(slower and abs(deceleration) < DECELERATION_BAND),
         note=(f"pre-LN log-odds {pre[0]:.2f} → {pre[-1]:.2f} over {depth} layers, slope "
               f"{early:.3f} over the first third, {late:.3f} over the last; fits: "
               f"linear in l R² {linear.r2:.3f}, odds ∝ l^α with α = {logarithmic.slope:.2f} "
-              f"R² {logarithmic.r2:.3f}; n={tokens}, d={width}. The paper gives no rate for "
-              f"pre-LN: the prediction is the fraction {PRELN_SLOWER_FRACTION}"),
+              f"R² {logarithmic.r2:.3f}; n={tokens}, d={width}"
+              f"{'' if architecture == OWN else f'; {architecture} against {reference}'}. "
+              f"The paper gives no rate for pre-LN: the prediction is the fraction "
+              f"{PRELN_SLOWER_FRACTION}"),
         values={"preln_slope": linear.slope, "postln_slope": post_fit.slope,
                 "slope_ratio": linear.slope / post_fit.slope,
                 "predicted_ratio": theory.PRELN_PREDICTED_RATIO, "deceleration": deceleration,

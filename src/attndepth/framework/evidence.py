@@ -68,7 +68,9 @@ class Estimate:
     measured, predicted : str
         Keys of ``Outcome.values``: a number, or a list of numbers (one per
         independent stack) of equal lengths; ``predicted`` may be a number
-        shared by the list.
+        shared by the list. A measured value ``None`` says that this member
+        does not measure the quantity (a model whose block does not have the part
+        it is about): the estimate then has no interval and does not decide.
     band : (float, float)
         Allowed range of the error, e.g. ``(-0.015, 0.015)``; an edge may be
         ``±inf`` (one-sided claims).
@@ -232,7 +234,7 @@ class Evidence:
         parts = []
         for label, i, (low, high) in self.estimates:
             if i is None:
-                parts.append(f"{label}: no decided seed")
+                parts.append(f"{label}: no interval (no decided seed measures it)")
                 continue
             parts.append(f"{label} {_number(i.mean)} in [{_number(i.low)}, {_number(i.high)}] "
                          f"(n = {i.n}; band [{_number(low)}, {_number(high)}])")
@@ -410,16 +412,18 @@ def decide(run: Sample, params: Mapping[str, Any], base_seed: int,
         outcomes += run(tuple(seed_sample(base_seed, count)[len(outcomes):]), theory)
         usable = [o for o in outcomes if o.verdict in DECIDED]
         intervals = [_pooled(e, usable, _value_of(e.predicted), level) for e in estimates]
+        measures = [_measures(e, usable) for e in estimates]
         compared = [_rival_sample(by_key.get(rival.against or primary.measured, primary),
                                   rival, usable, params, level, run, base_seed, count,
                                   theory, rerun) for rival, rerun in zip(rivals, reruns,
                                                                           strict=True)]
         positions = [i.position(e.band) for i, e in zip(intervals, estimates, strict=True)
                      if i is not None]
+        pending = any(i is None and m for i, m in zip(intervals, measures, strict=True))
         failed = "outside" in positions  # the claim fails, whatever its rivals say
         positions += [i.position(by_key.get(r.against or primary.measured, primary).band)
                       for r, (i, _) in zip(rivals, compared, strict=True) if i is not None]
-        if count >= last or failed or (None not in intervals and "straddles" not in positions):
+        if count >= last or failed or (not pending and "straddles" not in positions):
             break
         count = min(2 * count, last)
     results = tuple(
@@ -431,7 +435,8 @@ def decide(run: Sample, params: Mapping[str, Any], base_seed: int,
     decided = len(usable)
     passed = sum(o.verdict == Verdict.HOLDS for o in usable)
     claim_positions = [i.position(e.band) if i is not None else "straddles"
-                       for i, e in zip(intervals, estimates, strict=True)]
+                       for i, e, m in zip(intervals, estimates, measures, strict=True)
+                       if i is not None or m]
     if any(o.verdict == Verdict.ERROR for o in outcomes):
         verdict = Verdict.ERROR
     elif decided * 2 < len(outcomes):
@@ -459,8 +464,15 @@ def _value_of(name: str) -> Callable[[Any], Any]:
     return read
 
 
+def _measures(estimate: Estimate, outcomes: list[Any]) -> bool:
+    """Whether the outcomes measure ``estimate`` (a value ``None``: not this member's);
+    True with no outcome yet."""
+    return not outcomes or any(o.values[estimate.measured] is not None for o in outcomes)
+
+
 def _pooled(estimate: Estimate, outcomes: list[Any], prediction: Callable[[Any], Any],
             level: float) -> Interval | None:
+    outcomes = [o for o in outcomes if o.values[estimate.measured] is not None]
     if not outcomes:
         return None
     per_seed = [errors_of(estimate, o.values[estimate.measured], prediction(o))

@@ -35,7 +35,8 @@ class Family:
     parameters : mapping of str to tuple
         Each parameter's values checked exhaustively, in increasing size.
     beyond : mapping of str to tuple
-        Larger values of some parameters that only random draws reach.
+        Larger values of some parameters (or, for a categorical parameter such as
+        ``architecture``, its costlier values) that only random draws reach.
     constraints : tuple of (str, callable)
         ``(description, predicate(member) -> bool)``; members failing one are
         not in the family.

@@ -32,7 +32,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attndepth.errors import InvalidParameter, UserCodeFailed, WorkerDied, describe_exception
+from attndepth.errors import (
+    InvalidParameter,
+    MissingExtra,
+    UserCodeFailed,
+    WorkerDied,
+    describe_exception,
+)
 from attndepth.framework.families import Family, Member
 from attndepth.framework.progress import MemberProgress
 from attndepth.framework.registry import (
@@ -71,7 +77,19 @@ def evaluate_member(seed: int, claim: str, member: str, source: str = "") -> dic
     found = get_claim(claim)
     if found.family is None:
         raise InvalidParameter(f"claim {claim!r} declares no family")
-    outcome, _, _ = evaluate(found, seed, found.family.kwargs(json.loads(member)))
+    return _decide(found, seed, json.loads(member))
+
+
+def _decide(found: Claim, seed: int, member: Member) -> dict[str, Any]:
+    """A member's verdict, prediction, measurement and note. A member whose measurement
+    needs an optional extra that is not installed (a real architecture without torch)
+    is not run: ``inconclusive``, the note saying what to install."""
+    assert found.family is not None
+    try:
+        outcome, _, _ = evaluate(found, seed, found.family.kwargs(member))
+    except MissingExtra as error:
+        return {"verdict": Verdict.INCONCLUSIVE, "predicted": "", "measured": "(not run)",
+                "note": str(error).splitlines()[0]}
     return {"verdict": outcome.verdict, "predicted": outcome.predicted,
             "measured": outcome.measured, "note": outcome.note}
 
@@ -288,9 +306,9 @@ def _random_phase(found: Claim, seed: int, draws: int, known: dict[str, MemberRe
                 seen[key] = known[key]
             else:
                 try:
-                    outcome, _, _ = evaluate(found, seed, family.kwargs(member))
-                    seen[key] = MemberResult(dict(member), outcome.verdict, outcome.measured,
-                                             outcome.note, "drawn")
+                    decided = _decide(found, seed, member)
+                    seen[key] = MemberResult(dict(member), decided["verdict"],
+                                             decided["measured"], decided["note"], "drawn")
                 except Exception as error:  # recorded as an error, never fatal
                     seen[key] = MemberResult(dict(member), Verdict.ERROR, "(raised)",
                                              str(error).splitlines()[0]

@@ -82,6 +82,31 @@ class EscalationTrace:
 TRACE_CHUNK = 16
 
 
+def diversity_contraction(inputs: np.ndarray, attention: np.ndarray) -> np.ndarray:
+    """s² = ‖(I−Π)P D‖²/‖D‖² averaged over heads, D = (I−Π)X the diversity part of X.
+
+    How much of the input's diversity part each head's attention keeps (Yu & Zhang
+    2023, §3: the contraction behind the escalation rate; s = 0 for a rank-one P).
+
+    Parameters
+    ----------
+    inputs : array, shape (batch, tokens, width)
+        X, the attention's input.
+    attention : array, shape (batch, heads, tokens, tokens)
+        The row-stochastic P of each head.
+
+    Returns
+    -------
+    array, shape (batch,)
+    """
+    D = inputs - inputs.mean(axis=-2, keepdims=True)
+    PD = attention @ D[:, None]
+    PD -= PD.mean(axis=-2, keepdims=True)
+    ratio = np.sum(PD * PD, axis=(-2, -1)) / np.maximum(np.sum(D * D, axis=(-2, -1))[:, None],
+                                                        np.finfo(float).tiny)
+    return ratio.mean(axis=1)
+
+
 def escalation_trace(config: StackConfig, batch: int, seed: int) -> EscalationTrace:
     """Run stacks and record log-odds, t_sim and the realised contraction s².
 
@@ -101,12 +126,7 @@ def _escalation_chunk(config: StackConfig, batch: int, seed: int,
     weights, X0 = draw_stack(config, batch, seed, first)
     odds, similarity, contraction = [log_odds(X0)], [token_similarity(X0)], []
     for record in iterate_stack(config, weights, X0):
-        D = record.inputs - record.inputs.mean(axis=-2, keepdims=True)
-        PD = record.attention @ D[:, None]
-        PD -= PD.mean(axis=-2, keepdims=True)
-        ratio = np.sum(PD * PD, axis=(-2, -1)) / np.maximum(np.sum(D * D, axis=(-2, -1))[:, None],
-                                                            np.finfo(float).tiny)
-        contraction.append(ratio.mean(axis=1))
+        contraction.append(diversity_contraction(record.inputs, record.attention))
         odds.append(log_odds(record.outputs))
         similarity.append(token_similarity(record.outputs))
     return EscalationTrace(np.array(odds), np.array(similarity), np.array(contraction))

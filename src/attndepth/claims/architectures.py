@@ -1,0 +1,60 @@
+"""Real architectures as members of the similarity claims' families.
+
+A claim about transformers at initialisation takes a parameter ``architecture``:
+``"attndepth"`` (the default: its own Gaussian stack, the derivation's block) or a
+model of :mod:`attndepth.pytorch.architectures` built at its authors' initialisation
+(needs ``attndepth[torch]``, and ``attndepth[hf]`` for GPT-2, BERT and LLaMA). Both
+give the same :class:`~attndepth.simulations.measures.escalation.EscalationTrace`, so a
+claim measures a real model exactly as it measures a stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from attndepth.pytorch.escalation import POST_NORM, PRE_NORM, architecture_trace
+from attndepth.simulations.measures.escalation import EscalationTrace, escalation_trace
+from attndepth.simulations.models.stacks import StackConfig
+from attndepth.validation import check_choice
+
+#: attndepth's own stack: the architecture every preset measures.
+OWN = "attndepth"
+#: The post-LN reference of each pre-norm architecture in ``yuzhang.preln``: its twin with
+#: the norm moved (``torch.nn``'s ``norm_first``), or the post-LN model built by the same
+#: library at the same N(0, 0.02²) initialisation (BERT for GPT-2 and LLaMA).
+POST_LN_REFERENCE: Mapping[str, str] = {"encoder-pre": "encoder-post", "gpt2": "bert",
+                                        "llama": "bert"}
+
+
+def with_architecture(table: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A claim's presets with ``architecture`` = :data:`OWN` added to each."""
+    return {name: {**preset, "architecture": OWN} for name, preset in table.items()}
+
+
+def trace(architecture: str, variant: str, *, depth: int, tokens: int, width: int,
+          heads: int = 1, batch: int, seed: int) -> EscalationTrace:
+    """The escalation trace of ``batch`` stacks (or models) of one architecture.
+
+    Parameters
+    ----------
+    architecture : :data:`OWN` or one of ``POST_NORM + PRE_NORM``.
+    variant : ``post-ln`` or ``pre-ln``: the block of attndepth's own stack, and the norm
+        placement a real architecture must have (a BERT is not a pre-LN member).
+    depth, tokens, width, heads, batch, seed : as
+        :func:`~attndepth.simulations.measures.escalation.escalation_trace` takes them.
+
+    Returns
+    -------
+    EscalationTrace
+        (depth + 1, batch) log-odds and t_sim, (depth, batch) s².
+    """
+    variant = check_choice("variant", variant, ("post-ln", "pre-ln"))
+    placed = POST_NORM if variant == "post-ln" else PRE_NORM
+    architecture = check_choice("architecture", architecture, (OWN, *placed))
+    if architecture == OWN:
+        config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
+                             heads=heads)
+        return escalation_trace(config, batch, seed)
+    return architecture_trace(architecture, depth=depth, tokens=tokens, width=width,
+                              heads=heads, batch=batch, seed=seed)

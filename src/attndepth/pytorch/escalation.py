@@ -1,0 +1,97 @@
+"""The escalation trace of a real architecture: the claims' measurement on torch models.
+
+:func:`architecture_trace` gives, for a model of :mod:`attndepth.pytorch.architectures`,
+the same :class:`~attndepth.simulations.measures.escalation.EscalationTrace` that
+:func:`~attndepth.simulations.measures.escalation.escalation_trace` gives for
+attndepth's own stacks: log-odds and t_sim of every block's output and the contraction
+s² of every block's attention, with one column per independently initialised model
+(stack k of seed s is the model built from the k-th child of ``SeedSequence(s)`` and
+run on one sequence drawn from the same child), so that a claim can put a
+real architecture where it puts a stack.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attndepth.errors import InvalidType
+from attndepth.pytorch.architectures import ARCHITECTURES, build, random_inputs
+from attndepth.pytorch.observe import observe
+from attndepth.simulations.measures.escalation import EscalationTrace, diversity_contraction
+from attndepth.simulations.measures.similarity import log_odds, token_similarity
+from attndepth.validation import check_choice, check_int, check_seed
+
+#: The architectures whose blocks put the norm after the residual sum.
+POST_NORM: tuple[str, ...] = ("bert", "encoder-post")
+#: Those whose blocks put it before the branch.
+PRE_NORM: tuple[str, ...] = ("gpt2", "llama", "encoder-pre")
+
+
+def model_seed(seed: int, stack: int) -> int:
+    """The seed of model ``stack`` of sample ``seed``: a child of ``SeedSequence(seed)``.
+
+    Parameters
+    ----------
+    seed : int >= 0
+    stack : int >= 0
+
+    Returns
+    -------
+    int in [0, 2^63): a ``torch.manual_seed`` and ``torch.Generator`` seed.
+    """
+    seed, stack = check_seed("seed", seed), check_int("stack", stack, minimum=0)
+    child = np.random.SeedSequence(seed).spawn(stack + 1)[stack]
+    return int(child.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def architecture_trace(architecture: str, *, depth: int, tokens: int, width: int,
+                       heads: int, batch: int, seed: int,
+                       contraction: bool = True) -> EscalationTrace:
+    """Log-odds, t_sim and s² per layer of ``batch`` models of ``architecture``.
+
+    Each model is built at its authors' initialisation
+    (:func:`~attndepth.pytorch.architectures.build`) from :func:`model_seed` and
+    observed on one random sequence (token ids for the Hugging Face models, Gaussian
+    embeddings for the ``torch.nn`` stacks) in float64.
+
+    Parameters
+    ----------
+    architecture : one of :data:`~attndepth.pytorch.architectures.ARCHITECTURES`.
+    depth, tokens, width, heads : L, n, d, H.
+    batch : the number of models (the trace's columns).
+    seed : the sample's seed.
+    contraction : whether to observe the attention and measure s² (pre-norm models:
+        of the block's input before its norm, not of the attention's own input).
+
+    Returns
+    -------
+    EscalationTrace
+        ``log_odds`` and ``similarity`` (depth + 1, batch) with row 0 the first block's
+        input (the embeddings' output); ``contraction`` (depth, batch), empty (0, batch)
+        without ``contraction``.
+
+    Raises
+    ------
+    MissingExtra
+        Without torch (or ``transformers`` for a Hugging Face architecture).
+    """
+    check_choice("architecture", architecture, ARCHITECTURES)
+    batch = check_int("batch", batch, minimum=1)
+    seed = check_seed("seed", seed)
+    if not isinstance(contraction, bool):
+        raise InvalidType(f"contraction must be True or False, got {contraction!r}")
+    states, contractions = [], []
+    for stack in range(batch):
+        stack_seed = model_seed(seed, stack)
+        model = build(architecture, width=width, depth=depth, heads=heads, tokens=tokens,
+                      seed=stack_seed)
+        inputs = random_inputs(architecture, batch=1, tokens=tokens, width=width,
+                               seed=stack_seed)
+        seen = observe(model, inputs, attention=contraction)
+        states.append(seen.states[:, 0])
+        if contraction and seen.attention is not None:
+            contractions.append([diversity_contraction(seen.states[layer], seen.attention[layer])
+                                 [0] for layer in range(depth)])
+    X = np.stack(states, axis=1)  # (depth + 1, batch, tokens, width)
+    s2 = np.array(contractions).T if contractions else np.empty((0, batch))
+    return EscalationTrace(log_odds(X), token_similarity(X), s2)
