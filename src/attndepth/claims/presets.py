@@ -69,6 +69,11 @@ THRESHOLD = _presets(
 NOCI = _presets(dict(tokens=16, width=64, depths=(32,), temperature=10.0, batch=16),
                 dict(tokens=16, width=128, depths=(8, 32, 64), temperature=10.0, batch=16))
 
+#: Pre-LN stacks with an FFN at depths L and 2L, branches scaled by L^(−α):
+#: dey.depth-scaled-residuals, ``depth_scaling`` (which draws more depths).
+DEPTH_SCALING = _presets(dict(depth=16, tokens=16, width=32, ffn=True, batch=32),
+                         dict(depth=32, tokens=16, width=64, ffn=True, batch=32))
+
 #: The spectrum of key-query attention: naderi.spectral-gap, ``naderi_spectral_gap``
 #: (which draws more sequence lengths and a second scale).
 NADERI = _presets(dict(scale=1.0, width=64, tokens=(64, 128, 256, 512), samples=2),

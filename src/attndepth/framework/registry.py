@@ -82,6 +82,7 @@ CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.claims.clustering",
     "attndepth.claims.spectral_gap",
     "attndepth.claims.propagation",
+    "attndepth.claims.depth_scaling",
     "attndepth.claims.masks",
     "attndepth.claims.training",
     "attndepth.claims.trained_transition",
