@@ -83,3 +83,35 @@ def test_an_atlas_without_missing_is_refused(tmp_path, capsys):
     assert main(["atlas", "spec", "--atlas", str(tmp_path / "a.csv"),
                  "--out", str(tmp_path / "s.toml")]) == 2
     assert "add --missing" in capsys.readouterr().err and not (tmp_path / "s.toml").exists()
+
+
+def test_knees_writes_the_certificates_of_each_regime_and_keeps_the_others(tmp_path, capsys):
+    out = tmp_path / "knees.csv"
+    assert main(["atlas", "knees", "--regime", "2,2", "--regime", "3,1", "--out",
+                 str(out)]) == 0
+    from attndepth.rank.knee_certificates import read_certificates
+
+    first = read_certificates(out)
+    assert {(c.width, c.q_size) for c in first} == {(2, 2), (3, 1)}
+    assert main(["atlas", "knees", "--regime", "2,2", "--out", str(out)]) == 0
+    # the same seed measures the same ranks (the seconds differ), the other regime kept
+    assert [(c.width, c.q_size, c.depth, c.rank, c.command) for c in read_certificates(out)] \
+        == [(c.width, c.q_size, c.depth, c.rank, c.command) for c in first]
+    assert "1 certificates measured" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("regime", "message"), [("5", "D,Q"), ("3,7", "q must be"),
+                                                 ("12,1", "width must be")])
+def test_knees_refuses_a_bad_regime_in_one_line(tmp_path, regime, message):
+    run = subprocess.run([sys.executable, "-m", "attndepth.cli.main", "atlas", "knees",
+                          "--regime", regime, "--out", str(tmp_path / "k.csv")],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
+    assert message in run.stderr and not (tmp_path / "k.csv").exists()
+
+
+def test_knees_never_writes_over_a_file_of_another_kind(tmp_path):
+    other = tmp_path / "notes.txt"
+    other.write_text("my notes\n")
+    assert main(["atlas", "knees", "--regime", "2,2", "--out", str(other)]) == 2
+    assert other.read_text() == "my notes\n"

@@ -34,6 +34,8 @@ def _argv(entry: str, tmp: Path) -> tuple[list[str], Path, Path | None]:
         "atlas spec --out": (["atlas", "spec", "--out", str(out)], out, None),
         "atlas export --out": (["atlas", "export", "--store", str(tmp / "in.sqlite"),
                                 "--out", str(out)], out, tmp / "in.sqlite"),
+        "atlas knees --out": (["atlas", "knees", "--regime", "2,1", "--out", str(out)], out,
+                              None),
         "figures --out": (["figures", "--only", "similarity_depth", "--out", str(tmp / "f")],
                           tmp / "f" / "similarity_depth.pdf", None),
         "map --out": (["map", "levine.threshold", "--grid", "width=2,3", "--grid", "q_size=1",
@@ -49,7 +51,7 @@ def _argv(entry: str, tmp: Path) -> tuple[list[str], Path, Path | None]:
 
 
 ENTRIES = ["seprank --checkpoint", "train --checkpoint", "atlas spec --out",
-           "atlas export --out", "figures --out", "map --out", "verify --out",
+           "atlas export --out", "atlas knees --out", "figures --out", "map --out", "verify --out",
            "verify --search --counterexamples", "sweep --export"]
 HOSTILE = ["store", "user file", "directory", "link to a device", "pipe"]
 #: The entries that read a file their output could be pointed at.

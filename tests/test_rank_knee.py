@@ -114,7 +114,7 @@ def test_torus_cap_sizes_classes_by_their_share_of_each_block():
 def test_the_torus_split_bounds_the_knee_at_width_six():
     """d = 6, |P| = |Q| = 6 (about 4 minutes): the deciding rank 955,203 is out of reach,
     the weaker hi(2)² = 148,225 is certified by the split, so κ ≥ 3."""
-    regime = measure_knee(6, 6, *regime_bounds(6, 6))
+    regime = measure_knee(6, 6, *regime_bounds(6, 6), shipped=False)  # measured, not read
     assert not regime.decision.decided and regime.decision.earliest == 3
     assert regime.methods[3] == "torus" and 148_225 <= regime.lower[2] < 955_203
 
@@ -124,3 +124,21 @@ def test_the_torus_split_bounds_the_knee_at_width_six():
 def test_measure_knee_refuses_bad_torus_options(keywords):
     with pytest.raises((ValueError, TypeError), match="torus_"):
         measure_knee(3, 3, *regime_bounds(3, 3), **keywords)
+
+
+def test_a_shipped_certificate_is_read_instead_of_measured(monkeypatch):
+    """d = 3, q = 3: a certificate of 2,427 at L = 3 decides κ = 3 without the torus split;
+    shipped=False measures again."""
+    import attndepth.rank.knee as knee
+    from attndepth.rank.knee_certificates import KneeCertificate, certificate_command
+
+    shipped = KneeCertificate(3, 3, 3, 2427, "blocks", 445, 0, 0, 0.6, "0.1.0",
+                              certificate_command(3, 3, 3, "blocks", 445, 0, 0))
+    monkeypatch.setattr(knee, "shipped_certificate",
+                        lambda d, q, L, target: shipped if (d, q, L) == (3, 3, 3)
+                        and target <= shipped.rank else None)
+    read = measure_knee(3, 3, *regime_bounds(3, 3), max_points=150)
+    assert read.decision.knee == 3 and read.shipped == (3,)
+    assert read.lower[2] == 2427 and read.methods[3] == "blocks" and read.grids[3] == 445
+    measured = measure_knee(3, 3, *regime_bounds(3, 3), max_points=150, shipped=False)
+    assert measured.shipped == () and measured.methods[3] == "torus"

@@ -259,7 +259,8 @@ def _knee_row(regime: RegimeKnee, theory: Theory) -> str:
     measured = ", ".join(
         f"L={L}: rank ≥ {regime.lower[L - 1]} ("
         + (f"torus split, {grid} points per class" if regime.methods.get(L) == "torus"
-           else f"grid {grid}") + ")"
+           else f"grid {grid}") + (", shipped certificate" if L in regime.shipped else "")
+        + ")"
         for L, grid in regime.grids.items())
     return (f"d={d}, |P|=|Q|={q}: {knee}; log_3 d={theory.threshold_depth(d):.2f}, "
             f"log_3(2D+1)={corrected_knee(d, q):.2f}; bounds {list(regime.upper)}; "
@@ -360,7 +361,9 @@ def verify_threshold(seed: int, theory: Theory, regimes: list[list[int]]) -> Out
                 "Q position, d(d+1)/2 for |Q| ≥ d. Knees are decided by certified GF(p) "
                 "ranks (lower bounds: degree blocks on capped grids, or, where those do not "
                 "fit, the blocks split by torus class at weights commuting with rotations) "
-                "and proved bounds (upper), never by the conjecture rank = bound."),
+                "and proved bounds (upper), never by the conjecture rank = bound; the "
+                "costliest certificates are measured once and shipped (attndepth atlas "
+                "knees), each with the seprank command that measures it again."),
         values={"knees": {f"{r.width},{r.q_size}": r.decision.knee for r in measured},
                 # knee − log_3 d of the decided regimes, and of the first (a validity map
                 # runs one regime a point: attndepth map ... --value offset)
@@ -376,6 +379,8 @@ def verify_threshold(seed: int, theory: Theory, regimes: list[list[int]]) -> Out
                 "certified": {f"{r.width},{r.q_size}": list(r.lower) for r in measured},
                 "methods": {f"{r.width},{r.q_size}": {str(L): m for L, m in r.methods.items()}
                             for r in measured},
+                # depths read from the shipped knee certificates (attndepth atlas knees)
+                "shipped": {f"{r.width},{r.q_size}": list(r.shipped) for r in measured},
                 "bounds": {f"{r.width},{r.q_size}": list(r.upper) for r in measured}},
     )
 

@@ -1,4 +1,5 @@
-"""``attndepth atlas``: write the atlas' sweep spec, or export a finished sweep as the atlas."""
+"""``attndepth atlas``: write the atlas' sweep spec, export a finished sweep as the atlas, or
+measure the knee certificates shipped beside it."""
 
 from __future__ import annotations
 
@@ -20,11 +21,22 @@ from attndepth.rank.atlas_table import (
     atlas_output,
     write_atlas,
 )
+from attndepth.rank.knee import measure_certificates
+from attndepth.rank.knee_certificates import (
+    FIELDS,
+    certificates_text,
+    read_certificates,
+)
 from attndepth.simulations.output_files import output_file, text_kind
+from attndepth.theory.separation_rank import regime_bounds
+from attndepth.validation import check_int, check_seed
 
 #: Where the spec lives in a clone, and where the shipped atlas lives.
 SPEC_PATH = Path("examples/atlas/atlas.toml")
 DATA_PATH = Path("src/attndepth/rank/data/atlas.csv")
+KNEES_PATH = Path("src/attndepth/rank/data/knee_certificates.csv")
+#: An earlier knee-certificate file (its header).
+KNEE_CERTIFICATES = text_kind("a knee-certificate file", ",".join(FIELDS))
 #: An earlier spec of ``attndepth atlas spec`` (its first comment line).
 ATLAS_SPEC = text_kind("an atlas sweep spec", r"# The separation-rank atlas")
 
@@ -83,6 +95,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "replace --out even if it is not an atlas file (never a store "
                              "or the --store itself)")
     export.set_defaults(handler=run_export)
+    knees = actions.add_parser(
+        "knees", help="measure the certified ranks that decide knees, for shipping",
+        description="Measure the knee of each regime (width d, |P| = |Q| = q) afresh, as "
+                    "the claim levine.threshold does (dense degree blocks, the torus split "
+                    "where they fall short), and write every certified depth as one row "
+                    "of the knee certificates the claim reads before measuring. Rows of "
+                    "the regimes measured replace theirs; the others are kept. Minutes "
+                    "per regime at d = 5.",
+        epilog=examples("attndepth atlas knees --regime 5,5",
+                        "attndepth atlas knees --regime 4,4 --regime 5,5 --out knees.csv"))
+    knees.add_argument("--regime", required=True, action="append", metavar="D,Q",
+                       help="a regime: width d and |P| = |Q| = q (repeatable)")
+    knees.add_argument("--seed", type=int, default=0, metavar="S",
+                       help="the seed of the evaluation points (default: 0)")
+    knees.add_argument("--out", type=Path, default=KNEES_PATH, metavar="CSV",
+                       help=f"the certificate file to write (default: {KNEES_PATH}, the "
+                            f"shipped one)")
+    knees.set_defaults(handler=run_knees)
 
 
 def run_spec(args: argparse.Namespace) -> int:
@@ -119,4 +149,30 @@ def run_export(args: argparse.Namespace) -> int:
     if failed:
         print(f"{len(failed)} failed points not written (first: {failed[0]['error']})",
               file=sys.stderr)
+    return 0
+
+
+def _regime(text: str) -> tuple[int, int]:
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise InvalidParameter(f"--regime must be D,Q (two integers), got {text!r}")
+    width = check_int("the regime's width", int(parts[0]), minimum=1, maximum=9)
+    return width, check_int("the regime's q", int(parts[1]), minimum=1, maximum=width)
+
+
+def run_knees(args: argparse.Namespace) -> int:
+    regimes = [_regime(text) for text in args.regime]
+    seed = check_seed("--seed", args.seed)
+    out = output_file(args.out, KNEE_CERTIFICATES,
+                      hint="choose another file for --out, or delete it")
+    kept = [c for c in (read_certificates(args.out) if args.out.is_file() else ())
+            if (c.width, c.q_size) not in regimes]
+    measured = []
+    for width, q_size in regimes:
+        found = measure_certificates(width, q_size, *regime_bounds(width, q_size), seed)
+        measured += found
+        print(f"d={width}, q={q_size}: " + ", ".join(
+            f"L={c.depth} {c.method} >= {c.rank}" for c in found), file=sys.stderr)
+    out.write_text(certificates_text(kept + measured))
+    print(f"{args.out}: {len(measured)} certificates measured, {len(kept)} kept")
     return 0

@@ -32,6 +32,11 @@ from attndepth.errors import InvalidParameter
 from attndepth.rank.budget import MAX_BLOCK_SECONDS
 from attndepth.rank.degree_blocks import measure_block_ranks
 from attndepth.rank.grids import DEFAULT_MARGIN, SeparationRankConfig
+from attndepth.rank.knee_certificates import (
+    KneeCertificate,
+    certificate_command,
+    shipped_certificate,
+)
 from attndepth.rank.torus_blocks import (
     DEFAULT_CLASS_POINTS,
     DEFAULT_ORDER,
@@ -44,6 +49,7 @@ from attndepth.rank.torus_blocks import (
     measure_torus_ranks,
     torus_prime,
 )
+from attndepth.simulations.version import TOOLKIT_VERSION
 from attndepth.validation import check_int
 
 #: The growth ratio ln sep(L+1) / ln sep(L) that splits doubly exponential (≈ 3)
@@ -169,6 +175,9 @@ class RegimeKnee:
     methods : how each measured depth was certified: ``blocks`` (dense degree
         blocks, generic weights) or ``torus`` (degree blocks split by torus
         class at commuting weights, :mod:`~attndepth.rank.torus_blocks`).
+    shipped : the depths whose lower bound was read from the shipped certificates
+        (:mod:`~attndepth.rank.knee_certificates`) instead of measured.
+    depth_seconds : the time spent certifying each measured depth.
     """
 
     width: int
@@ -179,6 +188,8 @@ class RegimeKnee:
     decision: KneeDecision
     seconds: float
     methods: dict[int, str] = field(default_factory=dict)
+    shipped: tuple[int, ...] = ()
+    depth_seconds: dict[int, float] = field(default_factory=dict)
 
 
 #: The torus grid is sized for this much more than the target (commuting weights can
@@ -221,7 +232,7 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
                  block_bounds: Callable[[int], list[int]], seed: int = 0,
                  max_depth: int = 4, max_points: int = 4096,
                  torus_order: int | None = DEFAULT_ORDER,
-                 torus_points: int = DEFAULT_CLASS_POINTS) -> RegimeKnee:
+                 torus_points: int = DEFAULT_CLASS_POINTS, shipped: bool = True) -> RegimeKnee:
     """Decide the knee of (d, |P| = |Q| = q) with the cheapest certified measurements.
 
     The candidate knee is the one bound (d) would have if it were the rank; the
@@ -249,6 +260,9 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
         (``attndepth.theory.separation_rank.degree_block_bounds``).
     torus_order : N of the torus split, or None to use the dense blocks only.
     torus_points : the torus split's largest grid per class (≤ 4096).
+    shipped : read a shipped certificate that reaches a target before measuring it
+        (:func:`~attndepth.rank.knee_certificates.shipped_certificate`; a certified
+        lower bound whatever the seed); False measures every depth.
     """
     if torus_order is not None:
         torus_order = check_int("torus_order", torus_order, minimum=1, maximum=MAX_ORDER)
@@ -264,6 +278,8 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
     lower = [2] * len(upper)
     grids: dict[int, int] = {}
     methods: dict[int, str] = {}
+    read: list[int] = []
+    spent: dict[int, float] = {}
     if candidate.decided and candidate.knee is not None:  # decided: a knee
         needed = required_lower(upper, candidate.knee)
         for depth in range(1, candidate.knee + 1):
@@ -278,8 +294,15 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
                 targets.append(upper[depth - 2] ** 2)
             for target in targets:
                 if lower[depth - 1] < target:
-                    measured = _certify(config, bounds, target, seed, max_points,
-                                        torus_order, torus_points)
+                    found = shipped_certificate(width, q_size, depth, target) if shipped \
+                        else None
+                    if found is not None:
+                        read.append(depth)
+                    began = time.perf_counter()
+                    measured = ((found.rank, found.grid, found.method) if found is not None
+                                else _certify(config, bounds, target, seed, max_points,
+                                              torus_order, torus_points))
+                    spent[depth] = spent.get(depth, 0.0) + time.perf_counter() - began
                     if measured is not None and measured[0] > lower[depth - 1]:
                         lower[depth - 1], grids[depth], methods[depth] = measured
                 if lower[depth - 1] >= target:
@@ -288,7 +311,8 @@ def measure_knee(width: int, q_size: int, upper_bound: Callable[[int], int],
                 break  # the knee stays undecided: deeper ranks cannot decide it
     return RegimeKnee(width=width, q_size=q_size, upper=tuple(upper), lower=tuple(lower),
                       grids=grids, decision=decide_knee(lower, upper),
-                      seconds=time.perf_counter() - start, methods=methods)
+                      seconds=time.perf_counter() - start, methods=methods,
+                      shipped=tuple(sorted(set(read))), depth_seconds=spent)
 
 
 def _certify(config: SeparationRankConfig, bounds: list[int], target: int, seed: int,
@@ -335,3 +359,30 @@ def _torus_lower(config: SeparationRankConfig, bounds: list[int], target: int, s
         cap = larger
         measured = measure_torus_ranks(config, bounds, seed, order=order, max_points=cap)
     return max(2, measured.rank), cap
+
+
+def measure_certificates(width: int, q_size: int, upper_bound: Callable[[int], int],
+                         block_bounds: Callable[[int], list[int]], seed: int = 0,
+                         torus_order: int = DEFAULT_ORDER) -> list[KneeCertificate]:
+    """Measure a regime's knee afresh and return its certified depths as certificates.
+
+    What ``attndepth atlas knees`` ships (:mod:`~attndepth.rank.knee_certificates`):
+    :func:`measure_knee` with ``shipped=False`` at the default grids, every measured
+    depth as one row with the command that measures it again.
+
+    Returns
+    -------
+    list of KneeCertificate
+        One per measured depth, with the time its measurements took.
+    """
+    regime = measure_knee(width, q_size, upper_bound, block_bounds, seed,
+                          torus_order=torus_order, shipped=False)
+    return [KneeCertificate(width, q_size, depth, regime.lower[depth - 1], method,
+                            regime.grids[depth], torus_order if method == "torus" else 0,
+                            seed, round(regime.depth_seconds.get(depth, 0.0), 3),
+                            TOOLKIT_VERSION,
+                            certificate_command(width, q_size, depth, method,
+                                                regime.grids[depth],
+                                                torus_order if method == "torus" else 0,
+                                                seed))
+            for depth, method in sorted(regime.methods.items())]
