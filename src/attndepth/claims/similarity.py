@@ -649,8 +649,10 @@ def verify_preln(seed: int, theory: Theory, depth: int, tokens: int, width: int,
     """Pre-LN escalates far slower than post-LN; fit linear vs power-law shapes.
 
     A real pre-norm architecture is compared with its post-LN reference
-    (:data:`~attndepth.claims.architectures.POST_LN_REFERENCE`); a reference whose
-    log-odds never reach the escalation window is fitted over every layer."""
+    (:data:`~attndepth.claims.architectures.POST_LN_REFERENCE`). A reference whose
+    log-odds never reach the escalation window does not escalate: there is nothing to be
+    slower than, and the seed is inconclusive (its slope, fitted over every layer, is
+    reported; a ratio to a slope near zero has no mean)."""
     # an architecture that is not pre-norm is refused by the first trace
     reference = POST_LN_REFERENCE.get(architecture, architecture)
     odds = {}
@@ -682,13 +684,15 @@ def verify_preln(seed: int, theory: Theory, depth: int, tokens: int, width: int,
                    f"{PRELN_SLOWER_FRACTION} × post-LN's, decelerating"),
         measured=(f"pre-LN {linear.slope:.3f}/layer vs post-LN {post_fit.slope:.3f}"
                   f"{post_window}; shape: {shape}"),
-        verdict=verdict_from(slower and abs(deceleration) < DECELERATION_BAND),
+        verdict=(Verdict.INCONCLUSIVE if post_window else
+                 verdict_from(slower and abs(deceleration) < DECELERATION_BAND)),
         note=(f"pre-LN log-odds {pre[0]:.2f} → {pre[-1]:.2f} over {depth} layers, slope "
               f"{early:.3f} over the first third, {late:.3f} over the last; fits: "
               f"linear in l R² {linear.r2:.3f}, odds ∝ l^α with α = {logarithmic.slope:.2f} "
               f"R² {logarithmic.r2:.3f}; n={tokens}, d={width}"
-              f"{'' if architecture == OWN else f'; {architecture} against {reference}'}. "
-              f"The paper gives no rate for pre-LN: the prediction is the fraction "
+              f"{'' if architecture == OWN else f'; {architecture} against {reference}'}"
+              f"{'; the reference does not escalate: nothing to compare' if post_window else ''}"
+              f". The paper gives no rate for pre-LN: the prediction is the fraction "
               f"{PRELN_SLOWER_FRACTION}"),
         values={"preln_slope": linear.slope, "postln_slope": post_fit.slope,
                 "slope_ratio": linear.slope / post_fit.slope,
