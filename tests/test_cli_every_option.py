@@ -64,6 +64,7 @@ def _base(command: str, tmp: Path) -> list[str]:
         "atlas spec": ["atlas", "spec", "--missing", "--out", str(tmp / "spec_out.toml")],
         "atlas export": ["atlas", "export", "--store", str(store), "--out",
                          str(tmp / "a.csv")],
+        "atlas knees": ["atlas", "knees", "--regime", "2,1", "--out", str(tmp / "k.csv")],
         "map": ["map", "levine.threshold", "--grid", "width=2,3", "--grid", "q_size=1",
                 "--out", str(tmp / "m"), "--quiet"],
         "plan": ["plan", "--params", "1e9"],
@@ -134,9 +135,9 @@ def test_every_option_with_extreme_values_ends_cleanly(tmp_path, monkeypatch, co
 
 
 def test_the_walk_sees_every_subcommand():
-    assert set(_subcommands()) == {"verify", "figures", "atlas spec", "atlas export", "map",
-                                   "plan", "seprank", "similarity", "sweep", "store check",
-                                   "store recover", "train"}
+    assert set(_subcommands()) == {"verify", "figures", "atlas spec", "atlas export",
+                                   "atlas knees", "map", "plan", "seprank", "similarity",
+                                   "sweep", "store check", "store recover", "train"}
 
 
 def test_the_store_the_walk_uses_is_a_store(tmp_path):

@@ -97,7 +97,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     export.set_defaults(handler=run_export)
     knees = actions.add_parser(
         "knees", help="measure the certified ranks that decide knees, for shipping",
-        description="Measure the knee of each regime (width d, |P| = |Q| = q) afresh, as "
+        description="Measure the knee of each regime (width d, q positions in each of P "
+                    "and Q) afresh, as "
                     "the claim levine.threshold does (dense degree blocks, the torus split "
                     "where they fall short), and write every certified depth as one row "
                     "of the knee certificates the claim reads before measuring. Rows of "
@@ -106,7 +107,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=examples("attndepth atlas knees --regime 5,5",
                         "attndepth atlas knees --regime 4,4 --regime 5,5 --out knees.csv"))
     knees.add_argument("--regime", required=True, action="append", metavar="D,Q",
-                       help="a regime: width d and |P| = |Q| = q (repeatable)")
+                       help="a regime: the width d and the number q of positions in each "
+                            "of P and Q (repeatable)")
     knees.add_argument("--seed", type=int, default=0, metavar="S",
                        help="the seed of the evaluation points (default: 0)")
     knees.add_argument("--out", type=Path, default=KNEES_PATH, metavar="CSV",
