@@ -60,3 +60,10 @@ def test_a_certificate_is_found_only_where_it_reaches_the_target(monkeypatch):
     monkeypatch.setattr(module, "shipped_certificates", lambda: (_certificate(),))
     assert shipped_certificate(2, 2, 2, 18) == _certificate()
     assert shipped_certificate(2, 2, 2, 19) is None and shipped_certificate(2, 2, 3, 2) is None
+
+
+def test_a_lookup_with_a_bad_size_is_refused_in_one_line():
+    with pytest.raises(ValueError, match="width"):
+        shipped_certificate(0, 2, 2, 18)
+    with pytest.raises(ValueError, match="target must be an integer"):
+        shipped_certificate(2, 2, 2, "18")

@@ -26,3 +26,12 @@ def test_branch_scales_are_the_schemes_and_gpt2s_initialisation():
 
     assert branch_scale("CompleteP", 16) == 1 / 16 and branch_scale("depth-muP", 16) == 0.25
     assert branch_scale("SP", 16) == 1.0 and branch_scale("GPT-2", 8) == 0.25
+
+
+@pytest.mark.parametrize(("scheme", "depth", "match"), [("muP", 4, "scheme must be one of"),
+                                                        ("CompleteP", 0, "depth")])
+def test_a_bad_scheme_or_depth_is_refused_in_one_line(scheme, depth, match):
+    from attndepth.theory.depth_scaling import branch_scale
+
+    with pytest.raises(ValueError, match=match):
+        branch_scale(scheme, depth)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from attndepth.errors import CheckFailed, DamagedStore
 from attndepth.theory.separation_rank import separation_rank_bounds
+from attndepth.validation import check_int
 
 #: The shipped certificates.
 DEFAULT_PATH = Path(__file__).parent / "data" / "knee_certificates.csv"
@@ -116,7 +117,15 @@ def shipped_certificates() -> tuple[KneeCertificate, ...]:
 
 def shipped_certificate(width: int, q_size: int, depth: int,
                         target: int) -> KneeCertificate | None:
-    """The largest shipped certificate of (d, q, L) if it reaches ``target``, else None."""
+    """The largest shipped certificate of (d, q, L) if it reaches ``target``, else None.
+
+    Raises
+    ------
+    InvalidParameter
+        A size or target that is not an integer >= 1.
+    """
+    width, q_size, depth, target = (check_int(name, value, minimum=1) for name, value in (
+        ("width", width), ("q_size", q_size), ("depth", depth), ("target", target)))
     found = [c for c in shipped_certificates()
              if (c.width, c.q_size, c.depth) == (width, q_size, depth)]
     best = max(found, key=lambda c: c.rank, default=None)

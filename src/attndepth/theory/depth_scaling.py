@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from attndepth.validation import check_choice, check_int
+
 #: The schemes of Dey et al. (Table 1) by α.
 SCHEMES: dict[str, float] = {"CompleteP": 1.0, "depth-muP": 0.5, "SP": 0.0}
 
@@ -75,7 +77,14 @@ def branch_scale(scheme: str, depth: int) -> float:
     Returns
     -------
     float
+
+    Raises
+    ------
+    InvalidParameter
+        An unknown scheme or a depth below 1.
     """
+    scheme = check_choice("scheme", scheme, (*SCHEMES, "GPT-2"))
+    depth = check_int("depth", depth, minimum=1)
     if scheme == "GPT-2":
         return float((2 * depth) ** -0.5)
     return float(depth ** -SCHEMES[scheme])
