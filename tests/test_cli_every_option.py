@@ -29,7 +29,7 @@ VALUES = ["9" * 25, str(2**64), "-1", "0", "1e-320", "1e400", "nan", "-inf", "",
 #: Options whose value is a file or folder: given paths of every kind too, and their
 #: value may be echoed (a file named "nan" is not a number).
 PATHS = {"--out", "--store", "--checkpoint", "--claims", "--atlas", "--export", "--to",
-         "--counterexamples"}
+         "--counterexamples", "--record"}
 SPEC = ('measurement = "similarity"\n[fixed]\nvariant = "pure"\ndepth = 2\ntokens = 3\n'
         'width = 4\n')
 

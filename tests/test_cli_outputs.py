@@ -44,6 +44,9 @@ def _argv(entry: str, tmp: Path) -> tuple[list[str], Path, Path | None]:
         "verify --search --counterexamples": (
             ["verify", "--search", "--claim", "levine.degree", "--draws", "0",
              "--counterexamples", str(out) + ".csv"], Path(str(out) + ".csv"), None),
+        "verify --record": (["verify", "--claim", "levine.degree", "--member",
+                             '{"width": 2, "depth": 1, "heads": 1, "tokens": 2}',
+                             "--record", str(out)], out, None),
         "sweep --export": (["sweep", str(spec), "--store", str(tmp / "s.sqlite"), "--quiet",
                             "--export", str(out)], out, spec),
     }
@@ -52,7 +55,7 @@ def _argv(entry: str, tmp: Path) -> tuple[list[str], Path, Path | None]:
 
 ENTRIES = ["seprank --checkpoint", "train --checkpoint", "atlas spec --out",
            "atlas export --out", "atlas knees --out", "figures --out", "map --out", "verify --out",
-           "verify --search --counterexamples", "sweep --export"]
+           "verify --search --counterexamples", "verify --record", "sweep --export"]
 HOSTILE = ["store", "user file", "directory", "link to a device", "pipe"]
 #: The entries that read a file their output could be pointed at.
 READING = ["atlas export --out", "sweep --export"]

@@ -82,6 +82,13 @@ def register(sub: Any) -> None:
     verify.add_argument("--counterexamples", metavar="FILE",
                         help="with --search: write every counterexample as rows of a .csv "
                              "or .json file (replacing only an earlier such table)")
+    verify.add_argument("--record", metavar="FILE",
+                        help="with --search or --member: keep what the run found in the "
+                             "domain record FILE (created, or an earlier record updated): "
+                             "a search's failing members and summary, or the member's "
+                             "failure (a member that no longer fails is removed). attndepth "
+                             "ships its record as attndepth/framework/data/domain.json; set "
+                             "ATTNDEPTH_DOMAIN_RECORD=FILE to read yours beside it")
     verify.add_argument("--member", metavar="JSON",
                         help="run the one --claim on one member of its family, e.g. "
                              "'{\"width\": 3, \"depth\": 2}' (reproduces a counterexample)")
@@ -128,6 +135,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
             get_claim(claim_id)  # every id is checked before anything prints
         print("\n\n".join(explain(claim_id) for claim_id in args.explain))
         return EXIT_OK
+    if args.record is not None:
+        from attndepth.framework.domain import check_record_target
+
+        if args.member is None and not args.search:
+            raise InvalidParameter("--record needs --search or --member: it keeps what "
+                                   "they find")
+        check_record_target(args.record)
     if args.member is not None:
         return _verify_member(args)
     if args.search:
@@ -192,15 +206,31 @@ def _verify_member(args: argparse.Namespace) -> int:
     if not isinstance(member, dict) or set(member) != set(found.family.parameters):
         raise InvalidParameter(f"--member must be a JSON object with the keys "
                                f"{', '.join(found.family.parameters)}")
-    result = run_claim(found.id, args.preset, args.seed, **found.family.kwargs(member))
     # the member's own values decide, not the reshaped keyword arguments
-    result = dataclasses.replace(result, in_family=bool(found.family.includes(member)))
-    if not result.in_family:
+    in_family = bool(found.family.includes(member))
+    if args.record is not None and not in_family:
+        raise InvalidParameter(f"--record: {args.member} lies outside the family of "
+                               f"{found.id}, so it says nothing of the claim's domain")
+    result = run_claim(found.id, args.preset, args.seed, **found.family.kwargs(member))
+    result = dataclasses.replace(result, in_family=in_family)
+    if not in_family:
         print(f"attndepth: note: {args.member} lies outside the family of {found.id} "
-              f"({found.family.describe()}): its verdict is not the claim's",
+              f"({found.family.describe()}): the run gives no verdict of the claim",
               file=sys.stderr)
     emit(render([result], args.format, args.preset, args.seed), args.out)
-    return EXIT_CLAIM_FAILED if result.verdict in FAILING else EXIT_OK
+    if args.record is not None:
+        from attndepth.framework.domain import KnownFailure, record_member
+        from attndepth.framework.search import reproduce_command
+        from attndepth.framework.verdicts import COUNTEREXAMPLE
+
+        outcome = result.outcome
+        failure = (KnownFailure.now(found.id, member, outcome.verdict, outcome.measured,
+                                    args.seed, reproduce_command(found.id, member, args.seed),
+                                    "member") if outcome.verdict in COUNTEREXAMPLE else None)
+        failing = record_member(args.record, found.id, member, failure)
+        print(f"attndepth: {'recorded' if failing else 'no failure to record; removed any'} "
+              f"{args.member} of {found.id} in {args.record}", file=sys.stderr)
+    return EXIT_CLAIM_FAILED if result.claim_verdict in FAILING else EXIT_OK
 
 
 def _search(args: argparse.Namespace) -> int:
@@ -230,6 +260,19 @@ def _search(args: argparse.Namespace) -> int:
                                     args.scheduler, args.workers, progress=None,
                                     max_seconds=(math.inf if args.max_seconds is None
                                                  else args.max_seconds)))
+    if args.record is not None:
+        from attndepth.framework.domain import KnownFailure, record_search
+
+        for report in reports:
+            failures = [KnownFailure.now(report.claim, r.member, r.verdict, r.measured,
+                                         report.seed, command, "search")
+                        for r, command in zip(report.counterexamples, report.commands,
+                                              strict=True)]
+            count = record_search(args.record, report.claim, failures,
+                                  {"summary": report.summary(), "seed": report.seed,
+                                   "verdict": str(report.verdict)})
+            print(f"attndepth: recorded the search of {report.claim} ({count} failing "
+                  f"members) in {args.record}", file=sys.stderr)
     if args.format == "json":
         emit(dumps([r.as_dict() for r in reports]), args.out)
     else:

@@ -48,6 +48,7 @@ from attndepth.errors import (
     describe_exception,
     user_code,
 )
+from attndepth.framework.domain import Domain, known_domain
 from attndepth.framework.evidence import (
     MAX_BASE_SEED,
     Estimate,
@@ -62,7 +63,7 @@ from attndepth.framework.evidence import (
 )
 from attndepth.framework.families import Family
 from attndepth.framework.theories import Theory
-from attndepth.framework.verdicts import DECIDED, Verdict, failing_for
+from attndepth.framework.verdicts import DECIDED, Verdict, domain_verdict, failing_for
 from attndepth.validation import check_int
 
 #: What a claim is: a theory verdict, or a consistency check of the software.
@@ -237,9 +238,28 @@ class ClaimResult:
     #: claim is shown able to fail when this is ``fails`` (``inconsistent`` for a
     #: check); ``"none"`` when the claim declares no wrong theory.
     wrong_theory: str | None = None
+    #: What is known of the claim's whole family (:mod:`attndepth.framework.domain`):
+    #: set when the claim ran at a preset with its own theory; None for a run at other
+    #: parameters (a family member, a map's grid point) or with another theory.
+    domain: Domain | None = None
 
     @property
     def verdict(self) -> Verdict:
+        """The claim's verdict: its domain's (:func:`~attndepth.framework.verdicts.
+        domain_verdict`) when the domain is joined, else the run's own."""
+        if self.domain is None:
+            return self.outcome.verdict
+        return domain_verdict(self.outcome.verdict, bool(self.domain.failures), self.kind)
+
+    @property
+    def claim_verdict(self) -> Verdict | None:
+        """The verdict as the claim's: None for parameters outside its family (a run
+        there says nothing of the claim)."""
+        return None if self.in_family is False else self.verdict
+
+    @property
+    def preset_verdict(self) -> Verdict:
+        """The verdict of this run alone (at its preset or parameters)."""
         return self.outcome.verdict
 
     @property
@@ -514,7 +534,10 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0, *,
     """Run one claim at a preset, with optional parameter overrides.
 
     Exceptions of the verify function propagate (``run_claims`` turns them
-    into the verdict ``error``).
+    into the verdict ``error``). Run at its preset with its own theory, the result
+    joins what is known of the claim's whole family (``ClaimResult.domain``), and its
+    verdict is the domain's (:mod:`attndepth.framework.domain`); with overrides or
+    another theory it is that run's alone.
 
     Parameters
     ----------
@@ -538,9 +561,13 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0, *,
     outcome, evidence, rivals = evaluate(found, seed, params, theory)
     seconds = time.perf_counter() - start
     in_family = found.family.includes(params) if found.family is not None else None
+    # the claim itself (its preset, its theory) answers for its domain; a run at other
+    # parameters or with another theory is that run's alone
+    domain = (known_domain(found.id, found.family) if not overrides and theory is None
+              else None)
     return ClaimResult(found.id, found.source, found.statement, found.tolerance,
                        preset, seed, params, outcome, seconds, found.conjecture,
-                       evidence, rivals, in_family, found.kind)
+                       evidence, rivals, in_family, found.kind, domain=domain)
 
 
 def evaluate(found: Claim, seed: int, params: Mapping[str, Any],

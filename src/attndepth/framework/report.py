@@ -47,13 +47,22 @@ def environment() -> dict[str, Any]:
     }
 
 
+#: The verdict word of a run outside its claim's family (it gives no claim verdict).
+OUTSIDE = "outside"
+
+
+def _word(result: ClaimResult) -> str:
+    """The verdict word a report shows: the claim's, or :data:`OUTSIDE`."""
+    return result.claim_verdict or OUTSIDE
+
+
 def _row(result: ClaimResult) -> dict[str, str]:
     return {
         "claim": result.id + (" (conjecture)" if result.conjecture else ""),
         "source": result.source,
         "predicted": result.outcome.predicted,
         "measured": result.outcome.measured,
-        "verdict": result.verdict,
+        "verdict": _word(result),
         "seconds": f"{result.seconds:.2f}",
     }
 
@@ -90,6 +99,7 @@ def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
             {
                 **_row(result),
                 "claim": result.id,
+                "verdict": result.claim_verdict,
                 "seconds": round(result.seconds, 4),
                 "statement": result.statement,
                 "conjecture": result.conjecture,
@@ -103,6 +113,8 @@ def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
                 "rivals": [rival.as_dict() for rival in result.rivals],
                 "wrong_theory": result.wrong_theory,
                 "wrong_theory_caught": result.wrong_theory_caught,
+                "preset_verdict": result.preset_verdict,
+                "domain": result.domain.as_dict() if result.domain else None,
             }
             for result in results
         ],
@@ -116,7 +128,8 @@ def summary(results: list[ClaimResult]) -> dict[Verdict, int]:
     checks as ``consistent`` / ``inconsistent``, apart from theory verdicts)."""
     counts = dict.fromkeys(VERDICTS, 0)
     for result in results:
-        counts[result.verdict] += 1
+        if result.claim_verdict is not None:
+            counts[result.claim_verdict] += 1
     return counts
 
 
@@ -136,7 +149,7 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
     out: list[str] = []
     for result in results:
         label = " (conjecture)" if result.conjecture else ""
-        out.append(f"{result.verdict.upper():<13} {result.id}{label}  ({result.seconds:.2f} s)")
+        out.append(f"{_word(result).upper():<13} {result.id}{label}  ({result.seconds:.2f} s)")
         lines = [("predicted", result.outcome.predicted), ("measured", result.outcome.measured),
                  ("tolerance", result.tolerance)]
         lines += [("rival", f"{rival.name} ({rival.source}): "
@@ -145,10 +158,16 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
         if result.wrong_theory is not None:
             lines.append(("wrong", wrong_theory_line(result)))
         if result.in_family is False:
-            lines.append(("family", "these parameters lie OUTSIDE the claim's family: the "
-                                    "verdict is not the claim's"))
-        if result.verdict not in PASSING | {Verdict.CONSISTENT}:
+            lines.append(("family", f"these parameters lie OUTSIDE the claim's family: the "
+                                    f"run here {result.preset_verdict}, which is no verdict "
+                                    f"of the claim"))
+        elif result.verdict != result.preset_verdict:
+            lines.append(("preset", f"{result.preset_verdict} at its preset; the claim "
+                                    f"{result.verdict} in its domain (a known member fails)"))
+        if result.preset_verdict not in PASSING | {Verdict.CONSISTENT}:
             lines.append(("why", result.outcome.note))
+        for failure in result.domain.failures if result.domain else ():
+            lines.append(("domain", failure.line()))
         for label, text in lines:
             out += textwrap.wrap(text, width, initial_indent=f"    {label:<10} ",
                                  subsequent_indent=" " * 15, break_on_hyphens=False,
@@ -185,8 +204,11 @@ def render_markdown(results: list[ClaimResult]) -> str:
     out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     out += ["| " + " | ".join(cell({**_row(r), "tolerance": r.tolerance}[c]) for c in columns)
             + " |" for r in results]
-    notes = [f"- **{r.id}** ({r.verdict}): {cell(r.outcome.note)}" for r in results
+    notes = [f"- **{r.id}** ({_word(r)}): {cell(r.outcome.note)}" for r in results
              if r.outcome.note]
+    notes += [f"- **{r.id}** ({r.verdict}; {r.preset_verdict} at its preset): fails in its "
+              f"domain at {cell(failure.line())}" for r in results
+              for failure in (r.domain.failures if r.domain else ())]
     if notes:
         out += ["", "Notes:", "", *notes]
     return "\n".join(out)
@@ -263,9 +285,12 @@ def render_latex(results: list[ClaimResult]) -> str:
            " & ".join(COLUMNS) + r" \\", r"\midrule"]
     out += [" & ".join(_latex_escape(_row(r)[c]) for c in COLUMNS) + r" \\" for r in results]
     out += [r"\bottomrule", r"\end{tabular}"]
-    notes = [rf"\item \texttt{{{_latex_escape(r.id)}}} ({r.verdict}; tolerance: "
+    notes = [rf"\item \texttt{{{_latex_escape(r.id)}}} ({_word(r)}; tolerance: "
              rf"{_latex_escape(r.tolerance)}): {_latex_escape(r.outcome.note)}"
              for r in results if r.outcome.note]
+    notes += [rf"\item \texttt{{{_latex_escape(r.id)}}} ({r.verdict}; {r.preset_verdict} at "
+              rf"its preset): fails in its domain at {_latex_escape(failure.line())}"
+              for r in results for failure in (r.domain.failures if r.domain else ())]
     if notes:
         out += [r"\begin{itemize}", *notes, r"\end{itemize}"]
     return "\n".join(out)

@@ -83,3 +83,26 @@ UNDECIDED: frozenset[Verdict] = frozenset({Verdict.INCONCLUSIVE, Verdict.INDISTI
 def failing_for(kind: str) -> Verdict:
     """The verdict of a claim of ``kind`` (``theory`` or ``consistency``) that is wrong."""
     return Verdict.INCONSISTENT if kind == "consistency" else Verdict.FAILS
+
+
+def domain_verdict(preset: Verdict, failing: bool, kind: str = "theory") -> Verdict:
+    """A claim's verdict from its preset's and what is known of its family (the rule of
+    :mod:`attndepth.framework.domain`): ``fails`` (``inconsistent`` for a consistency
+    check) when a member of the family is known to fail, whatever the preset said;
+    otherwise the preset's verdict. ``error`` stays ``error``: the preset did not run.
+
+    Parameters
+    ----------
+    preset : Verdict
+        The preset's verdict.
+    failing : bool
+        Whether any member of the claim's family is known to fail.
+    kind : {"theory", "consistency"}
+
+    Returns
+    -------
+    Verdict
+    """
+    if failing and preset != Verdict.ERROR:
+        return failing_for(kind)
+    return preset
