@@ -36,7 +36,7 @@ POSTLN_RATE = _presets(dict(depth=96, tokens=16, width=32, batch=32),
                        dict(depth=128, tokens=32, width=64, batch=64))
 
 #: t_sim against depth for every variant: yuzhang.escalation, ``similarity_depth``.
-ESCALATION = _presets(dict(depth=48, tokens=16, width=32, heads=2, batch=8),
+ESCALATION = _presets(dict(depth=48, tokens=16, width=32, heads=2, batch=16),
                       dict(depth=96, tokens=32, width=128, heads=4, batch=32))
 
 #: One attention matrix applied repeatedly: yuzhang.linear-rate-fixed, ``fixed_rate``.
