@@ -28,6 +28,28 @@ def test_rank_with_bounds_fields():
                                              partition="sizes=3/1"))["tight_family"]
 
 
+def test_a_refuted_conjecture_is_reported_refuted_with_its_smallest_counterexample():
+    """#45: seprank reported tight_family with the conjecture's text as if it held."""
+    from attndepth.claims.rank_conjectures import (
+        _one_head_plain,
+        _tight_agrees,
+        against_atlas,
+    )
+    from attndepth.framework.registry import get_claim
+    from attndepth.rank.measure import tight_family_line
+
+    fields = tight_fields(SeparationRankConfig(width=6, depth=2, tokens=3,
+                                               partition="sizes=2/1"))
+    assert fields["tight_family"] and fields["conjecture_status"] == "refuted"
+    smallest = fields["smallest_refutation"]
+    assert (smallest["class"], smallest["rank"], smallest["bound_bigraded"]) == (
+        [6, 2, 1, 0, 2, 1], 275, 280)
+    theory = get_claim("levine.bound-tightness").theory
+    claimed = against_atlas("atlas", _one_head_plain, lambda row: _tight_agrees(row, theory))
+    assert fields["refutations"] == len(claimed.refutations)
+    assert "REFUTED" in tight_family_line({**fields, "tight_family": False})
+
+
 def test_seprank_sweep_expands_partitions_and_records_bounds(tmp_path):
     spec = parse_spec({"measurement": "seprank", "zip": {"width": [2, 3], "depth": [2, 1]},
                        "fixed": {"tokens": 3, "partition": "all"}})

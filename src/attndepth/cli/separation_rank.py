@@ -197,11 +197,15 @@ def _describe_known(result: dict) -> str:
         f"certificate  {certificate}",
         "bounds       " + ", ".join(f"{k} {v}" for k, v in result["bounds"].items())
         + f"; rank/best {result['ratio']:.3f}",
-        f"tight family {'yes' if result['tight_family'] else 'no'} "
-        "(conjecture: rank = bound (d) there; attndepth verify --explain "
-        "levine.bound-tightness)",
+        f"tight family {_tight(result)}",
         f"measure it   {result['command']}  (or add --recompute)",
     ])
+
+
+def _tight(result: dict) -> str:
+    from attndepth.rank.measure import tight_family_line
+
+    return tight_family_line(result)
 
 
 def _describe(result: dict) -> str:
@@ -243,9 +247,7 @@ def _describe(result: dict) -> str:
                      f"{result['exact_rank']} ({verdict})")
     lines.append("bounds       " + ", ".join(f"{k} {v}" for k, v in result["bounds"].items())
                  + f"; rank/best {result['ratio']:.3f}")
-    lines.append(f"tight family {'yes' if result['tight_family'] else 'no'} "
-                 "(conjecture: rank = bound (d) there; attndepth verify --explain "
-                 "levine.bound-tightness)")
+    lines.append(f"tight family {_tight(result)}")
     if "verify" in result:
         v = result["verify"]
         lines.append(f"verify       seed {v['seed']}, GF({v['prime']}): rank {v['rank']} "

@@ -213,12 +213,56 @@ def measure_rank(config: SeparationRankConfig, seed: int = 0,
     return chosen.measure(config, seed, measured)
 
 
+@lru_cache(maxsize=1)
+def tight_family_refutations() -> tuple[AtlasRow, ...]:
+    """The decided classes of the shipped atlas that refute the tight-family conjecture
+    (:func:`~attndepth.theory.separation_rank.in_tight_family`; it speaks of H = 1 and
+    ρ = 0): rank = bound (d) off the family, or rank < bound (d) on it. Sorted by
+    bound (d), then class: the first is the smallest counterexample
+    (``levine.bound-tightness`` reports the same)."""
+    refuting = [row for row in _shipped_atlas() if row.decided and row.heads == 1
+                and row.residual == 0 and ((row.rank == row.bound_bigraded) != in_tight_family(
+            row.width, row.depth, row.heads, row.residual, row.p_size, row.q_size))]
+    return tuple(sorted(refuting, key=lambda row: (row.bound_bigraded, row.key)))
+
+
 def tight_fields(config: SeparationRankConfig) -> dict[str, Any]:
-    """``tight_family`` (bool) and ``conjecture`` (the statement) for a configuration."""
+    """Where a configuration stands with the tight-family conjecture.
+
+    Returns
+    -------
+    dict
+        ``tight_family`` (bool: in the conjectured family), ``conjecture`` (its
+        statement), ``conjecture_status`` (``"refuted"`` when a decided atlas class
+        contradicts it, else ``"open"``), ``refutations`` (how many classes do) and
+        ``smallest_refutation`` (the first of :func:`tight_family_refutations`: its class
+        (d, L, H, ρ, |P|, |Q|), rank, bound (d) and the command that measures it; None
+        when it is open).
+    """
     split = config.split
     member = in_tight_family(config.width, config.depth, config.heads, config.residual,
                              len(split.p_positions), len(split.q_positions))
-    return {"tight_family": member, "conjecture": TIGHT_FAMILY_STATEMENT}
+    refuted = tight_family_refutations()
+    smallest = ({"class": list(refuted[0].key), "rank": refuted[0].rank,
+                 "bound_bigraded": refuted[0].bound_bigraded, "command": refuted[0].command}
+                if refuted else None)
+    return {"tight_family": member, "conjecture": TIGHT_FAMILY_STATEMENT,
+            "conjecture_status": "refuted" if refuted else "open",
+            "refutations": len(refuted), "smallest_refutation": smallest}
+
+
+def tight_family_line(result: dict[str, Any]) -> str:
+    """The tight-family fields of a result as one line of a report."""
+    member = "yes" if result["tight_family"] else "no"
+    smallest = result.get("smallest_refutation")
+    if smallest is None:
+        return (f"{member} (conjecture: rank = bound (d) there; attndepth verify --explain "
+                f"levine.bound-tightness)")
+    key = ", ".join(str(v) for v in smallest["class"])
+    return (f"{member} (a REFUTED conjecture: rank = bound (d) there; the atlas refutes it "
+            f"at {result['refutations']} classes, the smallest (d, L, H, rho, |P|, |Q|) = "
+            f"({key}): rank {smallest['rank']:,}, bound (d) {smallest['bound_bigraded']:,}; "
+            f"attndepth verify --claim levine.bound-tightness)")
 
 
 @lru_cache(maxsize=1)
