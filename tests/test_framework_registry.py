@@ -29,7 +29,7 @@ from attndepth.framework.registry import (
     verdict_from,
 )
 from attndepth.framework.theories import Theory
-from attndepth.framework.verdicts import Verdict, domain_verdict
+from attndepth.framework.verdicts import UNDECIDED, Verdict, domain_verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAIMS = all_claims()
@@ -94,6 +94,8 @@ def test_quick_preset_reaches_its_verdict(claim_id):
     result = run_claim(claim_id, "quick", seed=0)
     assert result.preset_verdict == _expected(claim_id), result.outcome
     assert result.verdict == _expected_claim(claim_id), result.domain
+    # an undecided verdict says what would decide it; a decided one needs nothing
+    assert (result.to_decide is not None) == (result.preset_verdict in UNDECIDED)
     # holds means every named rival is rejected
     assert result.verdict != "holds" or all(rival.rejected for rival in result.rivals)
     assert result.in_family in (True, None)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
@@ -53,6 +55,30 @@ SLOPE_RIVALS = (
 )
 
 
+def _holding_slopes(theory: Theory, budget: float, holds: Callable[[Any], bool]) -> str:
+    """What would decide a statement about one budget that the slope rivals cannot: the
+    range of factors on the fit's slope b (in steps of 1 %, from ×0.5 to ×2) over which
+    the statement still holds. Rivals inside that range agree with it; a slope known to
+    better than the range, or a budget where the ±10 % slopes fall on both sides, would
+    decide."""
+    factors = [k / 100 for k in range(50, 201)]
+    plan = theory.plan_for_budget
+    kept = [f for f in factors
+            if holds(plan(budget, AllocationFit(DEFAULT_FIT.intercept,
+                                                DEFAULT_FIT.slope * f)))]
+    if not kept:
+        return "no slope from ×0.5 to ×2 makes the statement hold"
+    low, high = min(kept), max(kept)
+    agreeing = [name for name, factor in (("−10 %", 0.9), ("+10 %", 1.1))
+                if low <= factor <= high]
+    return (f"no sample size (a rule on published numbers): the statement holds for every "
+            f"slope b from ×{low:.2f} to ×{high:.2f} of the fit's (looked at from ×0.5 to "
+            f"×2), so the slope {' and '.join(agreeing) or '(none)'} rival"
+            f"{'s agree' if len(agreeing) > 1 else ' agrees'} with it; the slope itself, "
+            f"fitted to better than ±10 % (more trained depths than Levine et al. 2020, "
+            f"Fig. 4), would decide between them")
+
+
 @claim(
     "levine.gpt3-too-deep",
     source="Levine et al. 2020, §5; Lieber et al. 2021",
@@ -76,7 +102,8 @@ def verify_gpt3_too_deep(seed: int, theory: Theory, budget: float) -> Outcome:
         verdict=verdict_from(plan.depth_opt <= limit),
         note=(f"rule ln d = 5.039 + 0.0555 L at N = {budget:.3g}; Jurassic-1 report quotes "
               f"~80 layers; theory threshold log_3 d_opt = {plan.threshold_depth:.1f}"),
-        values=plan.as_dict(),
+        values={**plan.as_dict(), "to_decide": _holding_slopes(
+            theory, budget, lambda found: found.depth_opt <= limit)},
     )
 
 
@@ -103,7 +130,10 @@ def verify_1t_width(seed: int, theory: Theory, budget: float) -> Outcome:
         verdict=verdict_from(relative <= WIDTH_1T_TOLERANCE),
         note=f"relative distance {relative:.3f}; threshold log_3 d_opt = "
              f"{plan.threshold_depth:.2f} layers",
-        values={**plan.as_dict(), "relative_distance": relative},
+        values={**plan.as_dict(), "relative_distance": relative,
+                "to_decide": _holding_slopes(theory, budget, lambda found: abs(
+                    found.width_opt - WIDTH_1T_TARGET) / WIDTH_1T_TARGET
+                    <= WIDTH_1T_TOLERANCE)},
     )
 
 

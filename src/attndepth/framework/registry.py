@@ -48,6 +48,7 @@ from attndepth.errors import (
     describe_exception,
     user_code,
 )
+from attndepth.framework.deciding import ToDecide, to_decide
 from attndepth.framework.domain import Domain, known_domain
 from attndepth.framework.evidence import (
     MAX_BASE_SEED,
@@ -242,6 +243,9 @@ class ClaimResult:
     #: set when the claim ran at a preset with its own theory; None for a run at other
     #: parameters (a family member, a map's grid point) or with another theory.
     domain: Domain | None = None
+    #: What would decide an undecided run (:mod:`attndepth.framework.deciding`); None
+    #: when it is decided.
+    to_decide: ToDecide | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -565,9 +569,12 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0, *,
     # parameters or with another theory is that run's alone
     domain = (known_domain(found.id, found.family) if not overrides and theory is None
               else None)
+    deciding = to_decide(outcome.verdict, evidence, found.estimates, found.rivals, seconds,
+                         outcome.values)
     return ClaimResult(found.id, found.source, found.statement, found.tolerance,
                        preset, seed, params, outcome, seconds, found.conjecture,
-                       evidence, rivals, in_family, found.kind, domain=domain)
+                       evidence, rivals, in_family, found.kind, domain=domain,
+                       to_decide=deciding)
 
 
 def evaluate(found: Claim, seed: int, params: Mapping[str, Any],

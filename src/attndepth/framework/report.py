@@ -115,6 +115,7 @@ def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
                 "wrong_theory_caught": result.wrong_theory_caught,
                 "preset_verdict": result.preset_verdict,
                 "domain": result.domain.as_dict() if result.domain else None,
+                "to_decide": result.to_decide.as_dict() if result.to_decide else None,
             }
             for result in results
         ],
@@ -166,6 +167,8 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
                                     f"{result.verdict} in its domain (a known member fails)"))
         if result.preset_verdict not in PASSING | {Verdict.CONSISTENT}:
             lines.append(("why", result.outcome.note))
+        if result.to_decide is not None:
+            lines.append(("to decide", result.to_decide.text))
         for failure in result.domain.failures if result.domain else ():
             lines.append(("domain", failure.line()))
         for label, text in lines:
