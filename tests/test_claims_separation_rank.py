@@ -86,3 +86,16 @@ def test_threshold_claim_decides_the_knee_of_long_sequences_at_width_five():
     assert values["knees"] == {"5,5": 3} and values["methods"]["5,5"]["3"] == "torus"
     assert values["shipped"]["5,5"] == [2, 3] and "shipped certificate" in result.outcome.note
     assert values["certified"]["5,5"][2] > 103_701 and result.verdict == "fails"
+
+
+def test_the_depth_delusion_power_law_misses_the_knee_of_three_q_positions():
+    """#43 item 5: D_crit = 16·(d/512)^0.44 puts the knee at 1.67 layers for d = 3; the
+    certified knee of |P| = |Q| = 3 is 3, more than a layer away: the rival is rejected."""
+    from attndepth.theory.depth_width import delusion_critical_depth
+
+    rival = get_claim("levine.threshold").theory.replaced(
+        {"threshold_depth": delusion_critical_depth})
+    assert run_claim("levine.threshold", regimes=[[3, 3]], theory=rival).verdict == "fails"
+    # at d = 2, one position, the knee 2 lies within a layer of 1.39 (the constant 2 too)
+    assert run_claim("levine.threshold", regimes=[[2, 1]],
+                     theory=rival).verdict == "indistinguishable"

@@ -101,3 +101,14 @@ def test_budget_below_one_layer_rejected():
 def test_bad_shapes(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_the_depth_delusion_critical_depth_is_the_papers_fit():
+    from attndepth.theory.depth_width import delusion_critical_depth
+
+    assert delusion_critical_depth(512) == 16.0  # Fahim & Karim 2026, Fig. 1b
+    assert delusion_critical_depth(2048) / delusion_critical_depth(512) == \
+        pytest.approx(4 ** 0.44)
+    for bad in (0, -1, float("nan"), "8"):
+        with pytest.raises((ValueError, TypeError), match="width"):
+            delusion_critical_depth(bad)

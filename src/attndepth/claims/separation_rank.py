@@ -28,6 +28,7 @@ from attndepth.rank.grids import (
 from attndepth.rank.knee import RegimeKnee, decide_knee, measure_knee
 from attndepth.rank.measure import RankCase
 from attndepth.rank.partitions import partitions
+from attndepth.theory.depth_width import delusion_critical_depth
 from attndepth.theory.separation_rank import (
     SeparationRankBounds,
     corrected_knee,
@@ -285,6 +286,9 @@ def _knee_row(regime: RegimeKnee, theory: Theory) -> str:
               "taken as a law", replace={"threshold_depth": lambda width: 2.0}),
         Rival("log_3(2d + 1)", "this project's corrected law (theory document §1)",
               replace={"threshold_depth": lambda width: math.log(2 * width + 1, 3)}),
+        Rival("D_crit = 16·(d/512)^0.44", "the Depth Delusion's critical depth (Fahim & "
+              "Karim 2026, arXiv 2601.20994: one paper's fit to trained models' loss, a "
+              "power of the width)", replace={"threshold_depth": delusion_critical_depth}),
     ),
     family=Family(parameters={"width": (2, 3, 4, 5, 6, 7, 8, 9), "q_size": (1, 2, 3)},
                   beyond={"width": (10, 12)},

@@ -26,6 +26,7 @@ from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups_once
 from attndepth.simulations.training.jax_model import TrainingSettings, budget_width
 from attndepth.simulations.training.tasks import RecallTask
+from attndepth.theory.depth_width import delusion_critical_depth
 from attndepth.theory.trained_transition import (
     corrected_knee_law,
     fit_slope,
@@ -130,7 +131,10 @@ def _slope(budgets: list[float], depths: list[float]) -> float | None:
                   replace={"KNEE": lambda width: 2.0}),
             Rival("corrected knee log₃(2d + 1)", "this project's corrected law for one Q "
                   "position (the recall answer is read at one position; theory §1)",
-                  replace={"KNEE": corrected_knee_law(1)})),
+                  replace={"KNEE": corrected_knee_law(1)}),
+            Rival("D_crit = 16·(d/512)^0.44", "the Depth Delusion's critical depth (Fahim & "
+                  "Karim 2026, arXiv 2601.20994: one paper's fit to trained models' loss, a "
+                  "power of the width)", replace={"KNEE": delusion_critical_depth})),
     family=Family(parameters={"pairs": (2, 4)}, beyond={"pairs": (6,)},
                   fixed={"budgets": (10_000, 40_000), "depths": (1, 2, 3, 4, 6, 8),
                          "heads": 2, "steps": 600, "batch": 64, "learning_rate": 3e-3,

@@ -257,3 +257,33 @@ def judge_shape(depth: float, width: float, fit: AllocationFit = DEFAULT_FIT) ->
                 depth=float(depth), width=float(width), ratio=ratio, verdict=verdict,
                 alternative_depth=alternative.depth_opt if alternative else None,
                 alternative_width=alternative.width_opt if alternative else None)
+
+
+#: The Depth Delusion's critical depth: D_crit = 16 layers at width W = 512 [fit] ...
+DELUSION_DEPTH_AT_512 = 16.0
+#: ... growing as W^0.44 [fit] (Fahim & Karim 2026, arXiv 2601.20994, abstract and Fig. 1b).
+DELUSION_EXPONENT = 0.44
+
+
+def delusion_critical_depth(width: float) -> float:
+    """The critical depth of "The Depth Delusion" (Fahim & Karim 2026, arXiv 2601.20994):
+    beyond it adding layers increases a trained model's loss.
+
+    [fit] D_crit(W) = 16·(W/512)^0.44: the power law of the abstract (D_crit ∝ W^0.44,
+    fitted to gradient decay in 30 trained transformers, 17M–7B parameters) through
+    the paper's D_crit = 16 at W = 512 (Fig. 1b). It is one paper's fit on trained
+    models, not a derivation; attndepth names it as a rival of the separation-rank
+    threshold log₃ d (``levine.threshold``) and of the trained transition.
+
+    Parameters
+    ----------
+    width : float
+        W (the model width d), > 0.
+
+    Returns
+    -------
+    float
+        D_crit in layers.
+    """
+    width = check_positive("width", width)
+    return DELUSION_DEPTH_AT_512 * (width / 512) ** DELUSION_EXPONENT
