@@ -4,11 +4,10 @@ exponentially, and local masks slow it."""
 from __future__ import annotations
 
 import itertools
-
-import numpy as np
+import math
 
 from attndepth.claims import presets
-from attndepth.framework.evidence import Rival
+from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
@@ -17,31 +16,13 @@ from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.masks import guaranteed_rate, mask_radius, mask_radius_closed_form
 
 TESTS = "tests/test_claims_masks.py"
-#: Standard errors a rate must clear: > 0 for "exponential", and by which a smaller radius
-#: may fall behind a larger one before the ordering counts as broken.
-RATE_ERRORS = 3.0
-
-
-def predicted_relation(smaller_radius: int, larger_radius: int) -> str:
-    """How the claim orders the rates of two masks of one kind, radii r_a < r_b.
-
-    Returns ``"≥"``: the mask of smaller radius collapses no slower (Wu et al.
-    2024: the bound's rate ln(1 − ε^r)/r falls with r).
-    """
-    return "≥"
-
-
-def collapses(radius: int) -> bool:
-    """Whether pure attention under a mask of this (finite) radius collapses: always."""
-    return True
-
-
-def _broken(theory: Theory, a: dict, b: dict) -> bool:
-    """Whether the rates of masks a (smaller radius) and b break the predicted relation."""
-    slack = RATE_ERRORS * np.hypot(a["error"], b["error"])
-    if theory.predicted_relation(a["radius"], b["radius"]) == "=":
-        return abs(a["rate"] - b["rate"]) > slack
-    return a["rate"] + slack < b["rate"]
+#: Rates closer than this fraction of each other count as equal for the rival "the rate is
+#: independent of the mask" (it is rejected when the smallest ratio of a smaller radius's
+#: rate to a larger one's, minus 1, lies outside ±EQUAL_RATES).
+EQUAL_RATES = 0.1
+#: A rate below this (per layer: less than one e-fold of the log-odds over 50 layers)
+#: counts as no collapse for the rival "local masks do not collapse".
+ZERO_RATE = 0.02
 
 
 @claim(
@@ -50,24 +31,30 @@ def _broken(theory: Theory, a: dict, b: dict) -> bool:
            "attention: μ(X_t) ≤ C(1 − ε^r)^{t/r}); the mask radius r [derived]",
     statement="Pure attention under a local mask still collapses the tokens exponentially, "
               "and no faster when the mask's radius is larger (narrower windows are slower).",
-    tolerance=(f"every window's log-odds rate > {RATE_ERRORS:g} standard errors above 0 (within "
-               f"±{RATE_ERRORS:g} of 0: inconclusive, below: fails); for "
-               f"masks of one kind, a smaller radius is never slower by more than "
-               f"{RATE_ERRORS:g} combined standard errors; the radius's closed form equals "
-               f"breadth-first search"),
+    tolerance=("99 % intervals over seeds: the slowest window's mean log-odds rate above 0, "
+               "and, for masks of one kind, the smallest ratio of a smaller radius's rate to "
+               "a larger one's at least 1 (the ratio − 1 above 0); the radius's closed form "
+               "equals breadth-first search (a check of the software: it raises otherwise)"),
     presets=presets.WU_MASKS,
-    theory=(mask_radius, mask_radius_closed_form, guaranteed_rate, predicted_relation, collapses),
+    theory=(mask_radius, guaranteed_rate),
     simulation=(collapse_sample,),
     test=f"{TESTS}::test_masks_report_that_causal_masks_are_not_ordered_by_radius",
     figure="wu_masks",
     # wrong: the window itself as the distance (wider windows predicted slower)
     wrong_theory={"mask_radius": lambda tokens, window, causal: window},
+    # one observation a seed: each is a minimum over windows of the seed's mean rates
+    estimate=(Estimate("min_rate", "zero", (0.0, math.inf), relative=False, seeds=(4, 16),
+                       label="slowest window's rate"),
+              Estimate("order_margin", "zero", (0.0, math.inf), relative=False,
+                       seeds=(4, 16), label="smallest rate ratio (smaller r / larger r) − 1")),
     rivals=(Rival("rate independent of the mask", "Dong et al.'s collapse rate, which does "
-                  "not see the mask: every window as fast as every other",
-                  replace={"predicted_relation": lambda smaller, larger: "="}),
+                  "not see the mask: every window as fast as every other (equal within "
+                  f"{EQUAL_RATES:.0%})", against="order_margin",
+                  predicted=lambda values, params: 0.0, band=(-EQUAL_RATES, EQUAL_RATES)),
             Rival("local masks do not collapse", "a local window read as confining each "
-                  "token's average to its neighbours, so the tokens stay distinct (rate 0)",
-                  replace={"collapses": lambda radius: False})),
+                  "token's average to its neighbours, so the tokens stay distinct (rate 0, "
+                  f"within {ZERO_RATE} per layer)", against="min_rate",
+                  predicted=lambda values, params: 0.0, band=(-ZERO_RATE, ZERO_RATE))),
     family=Family(parameters={"tokens": (8, 16), "width": (16, 64), "causal": (False, True)},
                   beyond={"tokens": (32,), "width": (128,)},
                   # depth 24 left w = 2 undecided at d = 16 (0.020 ± 0.027); 64 decides it
@@ -76,7 +63,12 @@ def _broken(theory: Theory, a: dict, b: dict) -> bool:
 def verify_masks(seed: int, theory: Theory,
                  tokens: int, width: int, causal: bool, windows: tuple[int, ...],
                  depth: int, batch: int) -> Outcome:
-    """Pure stacks under each window: rates > 0 and ordered by the mask radius."""
+    """Pure stacks under each window: rates > 0 and ordered by the mask radius.
+
+    Per seed: the slowest window's mean rate (``min_rate``) and, over every pair of
+    windows with radii r_a < r_b, the smallest rate(r_a)/rate(r_b) − 1
+    (``order_margin``; None with fewer than two radii). The verdict comes from their
+    intervals over a sample of seeds; a seed's own verdict says whether both are > 0."""
     rows = []
     for window in windows:
         config = StackConfig(variant="pure", depth=depth, tokens=tokens, width=width,
@@ -87,39 +79,34 @@ def verify_masks(seed: int, theory: Theory,
                          error=sample.rate_error, epsilon=sample.epsilon,
                          guaranteed=theory.guaranteed_rate(sample.epsilon, radius)
                          if radius else None))
-    closed = all(theory.mask_radius_closed_form(tokens, r["window"], causal)
-                 == theory.mask_radius(tokens, r["window"], causal) for r in rows)
-    collapsing = [r for r in rows if r["radius"] is None or theory.collapses(r["radius"])]
-    # a mask predicted not to collapse fails if its rate is clearly positive
-    stalled = [r for r in rows if r not in collapsing and r["rate"] > RATE_ERRORS * r["error"]]
-    slow = [r for r in collapsing if abs(r["rate"]) <= RATE_ERRORS * r["error"]]
-    growing = [r for r in collapsing if r["rate"] < -RATE_ERRORS * r["error"]]
-    inverted = [(a, b) for a, b in itertools.permutations(rows, 2)
-                if a["radius"] is not None and b["radius"] is not None
-                and a["radius"] < b["radius"] and _broken(theory, a, b)]
-    holds = closed and not slow and not inverted and not growing and not stalled
+    # a check of the software, not of the theory: the closed form against breadth-first
+    # search, both as attndepth.theory.masks states them (a wrong theory replaces the
+    # radius the rates are ordered by, not this check)
+    closed = all(mask_radius_closed_form(tokens, r["window"], causal)
+                 == mask_radius(tokens, r["window"], causal) for r in rows)
+    if not closed:
+        raise RuntimeError(f"mask_radius_closed_form differs from breadth-first search at "
+                           f"n={tokens}, windows {windows}, causal={causal}: a bug")
+    min_rate = min(r["rate"] for r in rows)
+    ratios = [a["rate"] / b["rate"] - 1 for a, b in itertools.permutations(rows, 2)
+              if a["radius"] is not None and b["radius"] is not None
+              and a["radius"] < b["radius"] and b["rate"] > 0]
+    margin = min(ratios) if ratios else None
+    holds = min_rate > 0 and (margin is None or margin >= 0)
     shown = "; ".join(f"w={r['window']} (r={r['radius']}): {r['rate']:.3f} ± {r['error']:.3f}"
                       for r in rows)
     return Outcome(
         predicted="rate > 0 for every window, non-increasing in the radius r",
         measured=shown,
-        verdict=verdict_from(holds, inconclusive=bool(slow) and closed and not inverted
-                             and not growing and not stalled),
+        verdict=verdict_from(holds),
         note=(f"pure softmax stacks, {'causal sliding' if causal else 'band'} windows, n="
-              f"{tokens}, d={width}, L={depth}, {batch} stacks; rate = log-odds per layer after "
-              f"4 layers; Wu et al.'s guaranteed rate ln(1 − ε^r)/r with the measured ε: "
+              f"{tokens}, d={width}, L={depth}, {batch} stacks a seed; rate = log-odds per "
+              f"layer after 4 layers; this seed: slowest rate {min_rate:.3f}, smallest "
+              f"ratio − 1 {'none' if margin is None else f'{margin:+.2f}'}; Wu et al.'s "
+              f"guaranteed rate ln(1 − ε^r)/r with the measured ε: "
               + ", ".join(f"w={r['window']}: {r['guaranteed']:.1e}" for r in rows
                           if r["guaranteed"] is not None)
-              + " per layer, far below the measured rates: the bound is true but not tight"
-              + (f"; rate not distinguishable from 0 at this depth: "
-                 f"{[r['window'] for r in slow]}" if slow else "")
-              + (f"; tokens spread out: {[r['window'] for r in growing]}" if growing else "")
-              + (f"; collapsing though predicted not to: {[r['window'] for r in stalled]}"
-                 if stalled else "")
-              + (f"; ordering broken: {[(a['window'], b['window']) for a, b in inverted]}"
-                 if inverted else "")),
-        values={"rows": rows, "closed_form": closed, "slow": [r["window"] for r in slow],
-                "growing": [r["window"] for r in growing],
-                "stalled": [r["window"] for r in stalled],
-                "inverted": [(a["window"], b["window"]) for a, b in inverted]},
+              + " per layer, far below the measured rates: the bound is true but not tight"),
+        values={"rows": rows, "closed_form": closed, "min_rate": min_rate,
+                "order_margin": margin, "zero": 0.0},
     )

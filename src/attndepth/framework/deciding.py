@@ -136,7 +136,7 @@ def to_decide(verdict: Verdict, evidence: Evidence | None, estimates: Sequence[E
         rival = by_name.get(result.name)
         label = (labels.get(rival.against, estimates[0].label) if rival is not None
                  and rival.against else (estimates[0].label if estimates else ""))
-        rival_band = bands.get(label)
+        rival_band = rival.band if rival is not None and rival.band else bands.get(label)
         interval = result.interval
         if interval is None or rival_band is None:
             parts.append(f"rival {result.name}: not measured here")

@@ -142,6 +142,11 @@ class Rival:
     against : str, optional
         The ``measured`` key of the estimate the rival competes on (claims with
         several estimates); default: the first estimate.
+    band : (float, float), optional
+        The band the rival's error must leave to be rejected; default: the estimate's.
+        A claim with a one-sided band (a rate > 0, an ordering) gives its rivals a
+        two-sided one: the rival "the rate is 0" is rejected when the rate's interval
+        lies outside ``(−resolution, resolution)``, not when it leaves ``(0, ∞)``.
     """
 
     name: str
@@ -149,12 +154,17 @@ class Rival:
     predicted: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None
     replace: Mapping[str, Any] = field(default_factory=dict)
     against: str | None = None
+    band: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         if self.predicted is None and not self.replace:
             raise InvalidParameter(f"rival {self.name!r} needs predicted or replace")
         if self.predicted is not None and self.replace:
             raise InvalidParameter(f"rival {self.name!r}: give predicted or replace, not both")
+        if self.band is not None and not (len(self.band) == 2
+                                          and self.band[0] < self.band[1]):
+            raise InvalidParameter(f"rival {self.name!r}: band must be (low, high) with "
+                                   f"low < high, got {self.band}")
         object.__setattr__(self, "replace", MappingProxyType(dict(self.replace)))
 
 
@@ -421,16 +431,15 @@ def decide(run: Sample, params: Mapping[str, Any], base_seed: int,
                      if i is not None]
         pending = any(i is None and m for i, m in zip(intervals, measures, strict=True))
         failed = "outside" in positions  # the claim fails, whatever its rivals say
-        positions += [i.position(by_key.get(r.against or primary.measured, primary).band)
+        positions += [i.position(rival_band(r, by_key, primary))
                       for r, (i, _) in zip(rivals, compared, strict=True) if i is not None]
         if count >= last or failed or (not pending and "straddles" not in positions):
             break
         count = min(2 * count, last)
     results = tuple(
         RivalResult(rival.name, rival.source, prediction,
-                    bool(i is not None and i.position(
-                        by_key.get(rival.against or primary.measured, primary).band)
-                        == "outside"), i)
+                    bool(i is not None and i.position(rival_band(rival, by_key, primary))
+                         == "outside"), i)
         for rival, (i, prediction) in zip(rivals, compared, strict=True))
     decided = len(usable)
     passed = sum(o.verdict == Verdict.HOLDS for o in usable)
@@ -455,6 +464,14 @@ def decide(run: Sample, params: Mapping[str, Any], base_seed: int,
                         tuple((e.label, i, e.band)
                               for e, i in zip(estimates, intervals, strict=True)))
     return evidence, outcomes
+
+
+def rival_band(rival: Rival, by_key: Mapping[str, Estimate],
+               primary: Estimate) -> tuple[float, float]:
+    """The band a rival's error must leave to be rejected: its own, else its estimate's."""
+    if rival.band is not None:
+        return rival.band
+    return by_key.get(rival.against or primary.measured, primary).band
 
 
 def _value_of(name: str) -> Callable[[Any], Any]:
