@@ -20,9 +20,9 @@ TESTS = "tests/test_claims_masks.py"
 #: independent of the mask" (it is rejected when the smallest ratio of a smaller radius's
 #: rate to a larger one's, minus 1, lies outside ±EQUAL_RATES).
 EQUAL_RATES = 0.1
-#: A rate below this (per layer: less than one e-fold of the log-odds over 50 layers)
+#: A rate below this (per layer: less than one e-fold of the log-odds over 100 layers)
 #: counts as no collapse for the rival "local masks do not collapse".
-ZERO_RATE = 0.02
+ZERO_RATE = 0.01
 
 
 @claim(
