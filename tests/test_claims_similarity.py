@@ -44,7 +44,8 @@ def test_postln_rate_tells_the_derived_rate_from_ln2():
         interval = result.evidence.interval
         assert -POSTLN_RATE_TOLERANCE < interval.low < interval.high < POSTLN_RATE_TOLERANCE
         assert {rival.name: rival.rejected for rival in result.rivals}["ln 2"]
-        assert result.verdict == "holds"
+        # the preset's verdict: the claim's own fails by its known member d = 8
+        assert result.preset_verdict == "holds" and result.verdict == "fails"
 
 
 def test_postln_window_too_short_is_a_clear_error():
@@ -89,8 +90,8 @@ def test_bert_at_its_own_initialisation_does_not_escalate_within_the_family():
     # BERT's N(0, 0.02²) weights make the attention branch tiny against the stream: t_sim
     # stays near its start, and the rival "the skip keeps tokens apart" is not rejected
     _needs("hf")
-    result = run_claim("yuzhang.escalation", seed=1, architecture="bert",
-                       **SMALL["yuzhang.escalation"])
+    result = run_claim("yuzhang.escalation", seed=1, architecture="bert", depth=48,
+                       tokens=8, width=16, heads=1, batch=4)
     assert result.verdict == "fails", result.outcome
     assert not {rival.name: rival.rejected for rival in result.rivals}[
         "the skip keeps tokens apart"]

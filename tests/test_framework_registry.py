@@ -489,3 +489,19 @@ def test_a_claim_registered_in_this_process_runs_in_a_worker_too(monkeypatch):
     assert [r.verdict for r in results] == ["error", "indistinguishable"]
     with pytest.raises(ValueError, match="jobs must be an integer from 1"):
         run_claims(["levine.1t-width"], jobs=0)
+
+
+def test_a_result_is_one_line_and_a_notebook_shows_its_report():
+    result = run_claim("levine.1t-width")
+    assert repr(result).startswith("<ClaimResult levine.1t-width: indistinguishable (quick")
+    assert "\n" not in repr(result)
+
+    class Printer:
+        shown = ""
+
+        def text(self, value):
+            Printer.shown += value
+
+    result._repr_pretty_(Printer(), False)
+    assert Printer.shown.startswith("INDISTINGUISHABLE levine.1t-width")
+    assert "to decide" in Printer.shown

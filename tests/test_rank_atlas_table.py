@@ -231,3 +231,25 @@ def test_a_damaged_cell_is_one_error_or_a_possible_row(tmp_path):
         assert len(loaded) == len(rows)
 
     damaged()
+
+
+class _Printer:
+    """What IPython hands ``_repr_pretty_``: an object with ``text``."""
+
+    def __init__(self):
+        self.shown = ""
+
+    def text(self, value):
+        self.shown += value
+
+
+def test_a_notebook_shows_the_atlas_as_a_summary():
+    from attndepth import atlas
+
+    table = atlas()
+    printer = _Printer()
+    table._repr_pretty_(printer, False)
+    lines = printer.shown.splitlines()
+    assert lines[0].startswith(f"Atlas: {len(table):,} size classes")
+    assert any("proved" in line for line in lines) and "atlas.find(" in lines[-1]
+    assert table[:0].summary() == "Atlas: no size classes"

@@ -226,3 +226,24 @@ def test_residual_scale_multiplies_the_branch():
                              batch=2, seed=3) for a in (1.0, 0.5))
     X0 = plain.states[0]
     assert np.allclose(half.states[1] - X0, 0.5 * (plain.states[1] - X0), atol=1e-14)
+
+
+def test_a_config_shows_its_sizes_and_only_what_differs_from_the_defaults():
+    from attndepth.simulations.models.stacks import StackConfig
+
+    config = StackConfig(variant="pre-ln", depth=4, tokens=3, width=8, ffn=True,
+                         temperature=0.5)
+    assert repr(config) == ("StackConfig(variant='pre-ln', depth=4, tokens=3, width=8, "
+                            "temperature=0.5, ffn=True)")
+    assert eval(repr(config), {"StackConfig": StackConfig}) == config
+    assert repr(StackConfig()) == "StackConfig(variant='post-ln', depth=16, tokens=16, width=32)"
+
+
+def test_a_trajectory_shows_shapes_not_arrays():
+    from attndepth.simulations.models.stacks import StackConfig, run_stack
+
+    shown = repr(run_stack(StackConfig(depth=2, tokens=3, width=4), 2, 0,
+                           keep_attention=True))
+    assert shown == ("Trajectory(2 stacks of StackConfig(variant='post-ln', depth=2, "
+                     "tokens=3, width=4), seed 0; states (3, 2, 3, 4) float64, attention "
+                     "kept (2, 2, 1, 3, 3))")

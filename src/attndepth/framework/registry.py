@@ -247,6 +247,21 @@ class ClaimResult:
     #: when it is decided.
     to_decide: ToDecide | None = None
 
+    def __repr__(self) -> str:
+        """One line: the id, the verdict (and the preset's, where the domain's differs),
+        the preset and the seconds. A notebook shows the whole report
+        (``_repr_pretty_``)."""
+        word = self.claim_verdict or "outside its family"
+        preset = (f", {self.preset_verdict} at the preset" if self.claim_verdict is not None
+                  and self.verdict != self.preset_verdict else "")
+        return (f"<ClaimResult {self.id}: {word}{preset} ({self.preset}, base seed "
+                f"{self.seed}, {self.seconds:.2f} s)>")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython and Jupyter
+        from attndepth.framework.result_text import TABLE_WIDTH, result_block
+
+        printer.text(repr(self) if cycle else "\n".join(result_block(self, TABLE_WIDTH)))
+
     @property
     def verdict(self) -> Verdict:
         """The claim's verdict: its domain's (:func:`~attndepth.framework.verdicts.

@@ -14,7 +14,16 @@ from typing import Any
 from attndepth import __version__
 from attndepth.errors import InvalidParameter
 from attndepth.framework.registry import ClaimResult
-from attndepth.framework.verdicts import DECIDED, PASSING, THEORY_VERDICTS, VERDICTS, Verdict
+from attndepth.framework.result_text import (
+    TABLE_WIDTH,
+    result_block,
+    verdict_word,
+    wrong_theory_line,
+)
+from attndepth.framework.verdicts import DECIDED, THEORY_VERDICTS, VERDICTS, Verdict
+
+__all__ = ["FORMATS", "TABLE_WIDTH", "dumps", "environment", "render", "render_json",
+           "render_latex", "render_markdown", "render_table", "summary", "wrong_theory_line"]
 
 FORMATS: tuple[str, ...] = ("table", "json", "markdown", "latex")
 COLUMNS: tuple[str, ...] = ("claim", "source", "predicted", "measured", "verdict", "seconds")
@@ -47,22 +56,13 @@ def environment() -> dict[str, Any]:
     }
 
 
-#: The verdict word of a run outside its claim's family (it gives no claim verdict).
-OUTSIDE = "outside"
-
-
-def _word(result: ClaimResult) -> str:
-    """The verdict word a report shows: the claim's, or :data:`OUTSIDE`."""
-    return result.claim_verdict or OUTSIDE
-
-
 def _row(result: ClaimResult) -> dict[str, str]:
     return {
         "claim": result.id + (" (conjecture)" if result.conjecture else ""),
         "source": result.source,
         "predicted": result.outcome.predicted,
         "measured": result.outcome.measured,
-        "verdict": _word(result),
+        "verdict": verdict_word(result),
         "seconds": f"{result.seconds:.2f}",
     }
 
@@ -134,8 +134,6 @@ def summary(results: list[ClaimResult]) -> dict[Verdict, int]:
     return counts
 
 
-#: Width the table is wrapped to (fits a normal terminal).
-TABLE_WIDTH = 88
 
 
 def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
@@ -145,36 +143,9 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
     the tolerance; every verdict other than ``holds``/``proved`` also says why
     (the note). The full notes of every claim are in the other formats.
     """
-    import textwrap
-
     out: list[str] = []
     for result in results:
-        label = " (conjecture)" if result.conjecture else ""
-        out.append(f"{_word(result).upper():<13} {result.id}{label}  ({result.seconds:.2f} s)")
-        lines = [("predicted", result.outcome.predicted), ("measured", result.outcome.measured),
-                 ("tolerance", result.tolerance)]
-        lines += [("rival", f"{rival.name} ({rival.source}): "
-                            f"{'rejected' if rival.rejected else 'NOT rejected'}")
-                  for rival in result.rivals]
-        if result.wrong_theory is not None:
-            lines.append(("wrong", wrong_theory_line(result)))
-        if result.in_family is False:
-            lines.append(("family", f"these parameters lie OUTSIDE the claim's family: the "
-                                    f"run here {result.preset_verdict}, which is no verdict "
-                                    f"of the claim"))
-        elif result.verdict != result.preset_verdict:
-            lines.append(("preset", f"{result.preset_verdict} at its preset; the claim "
-                                    f"{result.verdict} in its domain (a known member fails)"))
-        if result.preset_verdict not in PASSING | {Verdict.CONSISTENT}:
-            lines.append(("why", result.outcome.note))
-        if result.to_decide is not None:
-            lines.append(("to decide", result.to_decide.text))
-        for failure in result.domain.failures if result.domain else ():
-            lines.append(("domain", failure.line()))
-        for label, text in lines:
-            out += textwrap.wrap(text, width, initial_indent=f"    {label:<10} ",
-                                 subsequent_indent=" " * 15, break_on_hyphens=False,
-                                 break_long_words=False) or [f"    {label}"]
+        out += result_block(result, width)
     counts = summary(results)
     out.append("")
     out.append(", ".join(f"{n} {v}" for v, n in counts.items()
@@ -188,16 +159,6 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
     return "\n".join(out)
 
 
-def wrong_theory_line(result: ClaimResult) -> str:
-    """What the run with the claim's wrong theory in place showed, in one sentence."""
-    if result.wrong_theory == "none":
-        return "the claim declares no wrong theory: nothing shows that it can fail"
-    if result.wrong_theory_caught:
-        return f"with its wrong theory in place the verdict is {result.wrong_theory}: it can fail"
-    return (f"with its wrong theory in place the verdict is {result.wrong_theory}, NOT "
-            f"fails: the check cannot tell this theory from the wrong one")
-
-
 def render_markdown(results: list[ClaimResult]) -> str:
     """GitHub-flavoured Markdown: a table (pipes escaped, one line per cell), then the notes."""
     def cell(text: str) -> str:
@@ -207,7 +168,7 @@ def render_markdown(results: list[ClaimResult]) -> str:
     out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     out += ["| " + " | ".join(cell({**_row(r), "tolerance": r.tolerance}[c]) for c in columns)
             + " |" for r in results]
-    notes = [f"- **{r.id}** ({_word(r)}): {cell(r.outcome.note)}" for r in results
+    notes = [f"- **{r.id}** ({verdict_word(r)}): {cell(r.outcome.note)}" for r in results
              if r.outcome.note]
     notes += [f"- **{r.id}** ({r.verdict}; {r.preset_verdict} at its preset): fails in its "
               f"domain at {cell(failure.line())}" for r in results
@@ -288,7 +249,7 @@ def render_latex(results: list[ClaimResult]) -> str:
            " & ".join(COLUMNS) + r" \\", r"\midrule"]
     out += [" & ".join(_latex_escape(_row(r)[c]) for c in COLUMNS) + r" \\" for r in results]
     out += [r"\bottomrule", r"\end{tabular}"]
-    notes = [rf"\item \texttt{{{_latex_escape(r.id)}}} ({_word(r)}; tolerance: "
+    notes = [rf"\item \texttt{{{_latex_escape(r.id)}}} ({verdict_word(r)}; tolerance: "
              rf"{_latex_escape(r.tolerance)}): {_latex_escape(r.outcome.note)}"
              for r in results if r.outcome.note]
     notes += [rf"\item \texttt{{{_latex_escape(r.id)}}} ({r.verdict}; {r.preset_verdict} at "

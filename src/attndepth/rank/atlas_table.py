@@ -218,6 +218,33 @@ class Atlas(Sequence[AtlasRow]):
     def __repr__(self) -> str:
         return f"<Atlas: {len(self)} size classes>"
 
+    def summary(self) -> str:
+        """A few lines: the classes held, how they are certified, the sizes they span and
+        how to read them (what a notebook shows for an atlas)."""
+        if not self._rows:
+            return "Atlas: no size classes"
+        counts: dict[str, int] = {}
+        for row in self._rows:
+            counts[row.certificate] = counts.get(row.certificate, 0) + 1
+        spans = ", ".join(f"{label} {min(values)}–{max(values)}" for label, values in (
+            ("d", self.column("width")), ("L", self.column("depth")),
+            ("H", self.column("heads")), ("|P|", self.column("p_size")),
+            ("|Q|", self.column("q_size"))))
+        decided = [row for row in self._rows if row.decided]
+        tight = sum(row.rank == row.bound_bigraded for row in decided)
+        return "\n".join([
+            f"Atlas: {len(self):,} size classes (d, L, H, ρ, |P|, |Q|) of certified "
+            f"separation ranks",
+            "  certificates  " + ", ".join(f"{n:,} {name}" for name, n in sorted(
+                counts.items())),
+            f"  spans         {spans}; ρ ∈ {sorted(set(self.column('residual')))}",
+            f"  rank = bound (d) in {tight:,} of the {len(decided):,} decided classes",
+            "  read          atlas.find(d, L, H, ρ, |P|, |Q|), atlas.where(width=4), "
+            "atlas.column('rank'), row.command"])
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython and Jupyter
+        printer.text(repr(self) if cycle else self.summary())
+
     def where(self, **equal: Any) -> Atlas:
         """The rows whose fields equal the given values (``width=4, residual=0``)."""
         unknown = set(equal) - set(ATLAS_COLUMNS)

@@ -43,7 +43,7 @@ over stacks, the computation never does.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 
 import numpy as np
 
@@ -175,6 +175,19 @@ class StackConfig:
                                                "logits")
     sublayer: Sublayer | None = None
     block: BlockSpec = field(init=False, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        """The variant and sizes, then only the fields that differ from their defaults
+        (``StackConfig(**...)`` of the shown fields gives the same configuration)."""
+        shown = ("variant", "depth", "tokens", "width")
+        parts = [f"{name}={getattr(self, name)!r}" for name in shown]
+        for item in fields(self):
+            if item.name in shown or not item.repr or item.default is MISSING:
+                continue
+            value = getattr(self, item.name)
+            if value != item.default:
+                parts.append(f"{item.name}={value!r}")
+        return f"StackConfig({', '.join(parts)})"
 
     def __post_init__(self) -> None:
         check_choice("variant", self.variant, VARIANTS)
@@ -538,6 +551,14 @@ class Trajectory:
     attention: np.ndarray | None
     config: StackConfig
     seed: int
+
+    def __repr__(self) -> str:
+        """Shapes, not the arrays: a notebook shows this for a trajectory."""
+        attention = ("not kept" if self.attention is None
+                     else f"kept {tuple(self.attention.shape)}")
+        return (f"Trajectory({self.states.shape[1]} stacks of {self.config!r}, seed "
+                f"{self.seed}; states {tuple(self.states.shape)} {self.states.dtype}, "
+                f"attention {attention})")
 
     def kept_attention(self) -> np.ndarray:
         """The attention matrices, (depth, batch, heads, n, n), of a run with
