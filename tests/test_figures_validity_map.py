@@ -23,3 +23,17 @@ def test_points_without_a_number_are_left_out():
                                label="e", claim="c", log_x=False)
     lines = figure.axes[0].lines
     assert len(lines[1].get_xdata()) == 2  # the zero line, then the two finite points
+
+
+def test_a_one_sided_band_is_drawn_as_a_bound_on_the_data_range_and_fits_nothing():
+    """#46: a margin's band (0, ∞) was drawn to 10³⁰⁰, with a power law fitted to it."""
+    figure = draw_validity_map([8, 16, 32], [0.05, 0.04, 0.06], [0.03, 0.02, 0.04],
+                               [0.07, 0.06, 0.08], [True, True, True], parameter="width",
+                               label="slowest rate", claim="wu.masks",
+                               band=(0.0, math.inf), scaling=(0.5, 1.0))
+    axes = figure.axes[0]
+    labels = [text.get_text() for text in axes.get_legend().get_texts()]
+    assert labels[0] == "tolerance: above 0" and not any(label.startswith("fit")
+                                                          for label in labels)
+    bottom, top = axes.get_ylim()
+    assert bottom <= 0 and 0.08 <= top < 0.2

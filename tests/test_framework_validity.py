@@ -119,3 +119,16 @@ def test_a_grid_no_map_should_run_is_refused_before_anything_runs(items, message
 def test_a_band_must_be_finite_and_ordered(band):
     with pytest.raises(ValueError, match="finite LOW < HIGH"):
         validity_map("levine.threshold", {"width": (2, 3), "q_size": (1,)}, band=band)
+
+
+def test_a_margin_gets_no_power_law():
+    import math
+
+    from attndepth.framework.validity import MapPoint, ValidityMap, error_scaling
+
+    points = tuple(MapPoint({"width": w}, "holds", True, m, m - 0.01, m + 0.01, 4)
+                   for w, m in ((8, 0.4), (16, 0.2), (32, 0.1)))
+    two_sided = ValidityMap("c", "e", (-0.5, 0.5), points, {"width": (8, 16, 32)}, "quick", 0)
+    assert error_scaling(two_sided, "width").k == pytest.approx(1.0)
+    margin = ValidityMap("c", "e", (0.0, math.inf), points, {"width": (8, 16, 32)}, "quick", 0)
+    assert error_scaling(margin, "width") is None

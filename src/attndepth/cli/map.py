@@ -110,7 +110,10 @@ def run(args: argparse.Namespace) -> int:
     if result.band is not None:
         print(f"band [{result.band[0]:+.4g}, {result.band[1]:+.4g}]")
     if args.fit:
+        one_sided = result.band is not None and not all(map(math.isfinite, result.band))
         print(scaling.describe() if scaling else
+              f"no power-law fit along {first}: the band is one-sided (a margin, not an "
+              f"error falling to 0)" if one_sided else
               f"no power-law fit along {first} (fewer than 3 points, or errors of both signs)")
     print(f"wrote {out / (found.id + '.png')}, .pdf, .csv", file=sys.stderr)
     raised = [p for p in result.points if p.verdict == Verdict.ERROR]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from attndepth.figures.style import new_figure, styled
+from attndepth.figures.style import PALETTE, new_figure, styled
 
 
 def draw_validity_map(x: Sequence[float], mean: Sequence[float], low: Sequence[float],
@@ -29,38 +29,53 @@ def draw_validity_map(x: Sequence[float], mean: Sequence[float], low: Sequence[f
     in_family : (n,) whether each point lies in the claim's family.
     parameter, label, claim : axis label, error label and title.
     band : (low, high), optional
-        The tolerance band (an infinite edge is drawn at the axes' edge).
+        The tolerance band. A one-sided band (one infinite edge: a margin that must stay
+        above or below a value) is shaded from its finite edge to the axes' edge and
+        labelled as a bound; the y axis spans the points and the finite edges, never the
+        infinite one.
     scaling : (c, k), optional
-        ``|error| ≈ c·x^(−k)``, drawn with the sign of the errors.
+        ``|error| ≈ c·x^(−k)``, drawn with the sign of the errors; not drawn with a
+        one-sided band (a margin has no power law to approach 0 by).
     log_x : bool
         A logarithmic x axis (widths, token counts).
     """
     drawn = np.isfinite(np.asarray(mean, dtype=float))  # points that raised have no number
     xs, ms, lows, highs = (np.asarray(v, dtype=float)[drawn] for v in (x, mean, low, high))
     inside = np.array([flag is not False for flag in in_family], dtype=bool)[drawn]
+    one_sided = band is not None and not all(np.isfinite(band))
+    if one_sided:
+        scaling = None
+    # the y range: the intervals, 0 and the band's finite edges, with a margin
+    spans = [*lows[np.isfinite(lows)], *highs[np.isfinite(highs)], 0.0,
+             *(edge for edge in (band or ()) if np.isfinite(edge))]
+    bottom, top = min(spans), max(spans)
+    pad = 0.08 * (top - bottom) if top > bottom else 1.0
+    bottom, top = bottom - pad, top + pad
     with styled():
         figure, axes = new_figure(1, aspect=0.7)
         if band is not None:
             lo, hi = band
-            axes.axhspan(max(lo, -1e300), min(hi, 1e300), color="0.9", zorder=0,
-                         label="tolerance band")
+            name = ("tolerance band" if not one_sided else
+                    f"tolerance: above {lo:g}" if np.isfinite(lo) else f"tolerance: below {hi:g}")
+            axes.axhspan(max(lo, bottom), min(hi, top), color="0.9", zorder=0, label=name)
         axes.axhline(0, color="0.5", linewidth=0.6, zorder=1)
         for mask, face, name in ((inside, None, "in the family"),
                                  (~inside, "white", "outside the family")):
             if mask.any():
                 axes.errorbar(xs[mask], ms[mask], yerr=[ms[mask] - lows[mask],
                                                         highs[mask] - ms[mask]],
-                              fmt="o", color="C0", markerfacecolor=face, capsize=2,
+                              fmt="o", color=PALETTE[0], markerfacecolor=face, capsize=2,
                               label=name, zorder=3)
         if scaling is not None:
             c, k = scaling
             grid = np.geomspace(xs.min(), xs.max(), 100) if log_x else np.linspace(
                 xs.min(), xs.max(), 100)
             sign = 1.0 if np.mean(ms) >= 0 else -1.0
-            axes.plot(grid, sign * c * grid ** (-k), "--", color="C1",
+            axes.plot(grid, sign * c * grid ** (-k), "--", color=PALETTE[1],
                       label=f"fit {c:.2g}·{parameter}$^{{-{k:.2f}}}$", zorder=2)
         if log_x:
             axes.set_xscale("log", base=2)
+        axes.set_ylim(bottom, top)
         axes.set_xlabel(parameter)
         axes.set_ylabel(label)
         axes.set_title(claim)

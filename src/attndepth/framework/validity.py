@@ -294,9 +294,12 @@ def error_scaling(result: ValidityMap, parameter: str) -> Scaling | None:
     """Least-squares fit of log|mean error| against log of ``parameter``.
 
     Uses the points with a positive value of ``parameter`` and a finite, nonzero
-    mean error; ``None`` with fewer than 3 such points or errors of both signs
-    (no single power law then).
+    mean error; ``None`` with fewer than 3 such points, errors of both signs (no
+    single power law then), or a one-sided band: the quantity is then a margin
+    (a rate that must stay above 0), not an error that falls to 0 with size.
     """
+    if result.band is not None and not all(math.isfinite(edge) for edge in result.band):
+        return None
     xs, ys, signs = [], [], set()
     for point in result.points:
         x = point.params.get(parameter)
