@@ -88,9 +88,10 @@ def quick_data():
     """``quick_data(module)``: a figure module's ``compute("quick", 0)``, once per session
     (each call returns a fresh copy).
 
-    With the environment variable ``ATTNDEPTH_FIGURES_DIR`` set (``.ci/run`` sets it), the
-    figure is also drawn from that data and saved there as PDF, PNG and CSV; the docs
-    build (``docs/generate.py``) then shows these instead of computing them again.
+    The figure is drawn from that data and checked against the figure rules
+    (tests/figure_rules.py). With the environment variable ``ATTNDEPTH_FIGURES_DIR`` set
+    (``.ci/run`` sets it), it is also saved there as PDF, PNG and CSV; the docs build
+    (``docs/generate.py``) then shows these instead of computing them again.
     """
     from attndepth.figures.registry import save
 
@@ -98,10 +99,18 @@ def quick_data():
 
     def get(module):
         if module.NAME not in cache:
+            import matplotlib.pyplot as plt
+            from figure_rules import figure_problems
+
             data = module.compute("quick", 0)
+            figure = module.draw(copy.deepcopy(data))
+            problems = figure_problems(figure)  # every figure a test draws keeps the rules
+            assert not problems, f"figure {module.NAME}: " + "; ".join(problems)
             out = os.environ.get("ATTNDEPTH_FIGURES_DIR")
             if out:
-                save(module.draw(copy.deepcopy(data)), data, module.NAME, Path(out))
+                save(figure, data, module.NAME, Path(out))
+            else:
+                plt.close(figure)
             cache[module.NAME] = data
         return copy.deepcopy(cache[module.NAME])
 

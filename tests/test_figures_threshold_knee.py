@@ -21,3 +21,6 @@ def test_compute_has_decided_bound_and_closed_form_knees(monkeypatch):
     figure = threshold_knee.draw(data)
     labels = [line.get_label() for line in figure.axes[0].get_lines()]
     assert any("closed form" in label for label in labels)
+    from figure_rules import figure_problems
+
+    assert figure_problems(figure) == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from matplotlib.lines import Line2D
 
 from attndepth.claims.presets import GIORLANDINO
 from attndepth.figures.style import PALETTE, new_figure, styled
@@ -77,24 +78,27 @@ def draw(data: dict[str, list]):
         rows = (panel == "map") & (overlap == OVERLAPS[0])
         left.plot(x[rows], rem[rows], "--", color="0.45", linewidth=0.9,
                   label="REM at $T=256$ (any $p$)")
-        for colour, p in zip(PALETTE, OVERLAPS, strict=False):
+        # the overlaps' points nearly coincide: each is shifted a little sideways
+        shifts = np.linspace(-0.04, 0.04, len(OVERLAPS)) if len(OVERLAPS) > 1 else [0.0]
+        for colour, p, shift in zip(PALETTE, OVERLAPS, shifts, strict=False):
             rows = (panel == "map") & (overlap == p)
-            left.errorbar(x[rows], layer[rows], yerr=error[rows], fmt="o", color=colour,
-                          markerfacecolor="none", markersize=3.5, elinewidth=0.6, capsize=0,
-                          label=f"layers, $p={p:g}$")
+            left.errorbar(x[rows] + shift, layer[rows], yerr=error[rows], fmt="o",
+                          color=colour, markerfacecolor="none", markersize=3,
+                          elinewidth=0.8, capsize=1.5, zorder=3,
+                          label=f"layers ($d = 1024$), $p={p:g}$")
         left.axvline(1.0, color="0.6", linewidth=0.6, linestyle=":")
         left.set_xlabel(r"$\beta/\beta_c$")
         left.set_ylabel(r"$(q'-p)/(q-p)$")
-        left.set_title("circles: wide layers ($d=1024$); dashed: REM; solid: map",
-                       fontsize=6.5)
         left.legend(loc="lower right")
         for colour, value in zip(PALETTE[2:], CONVERGENCE_RATIOS, strict=False):
             rows = (panel == "convergence") & (ratio == value)
             right.semilogx(x[rows], rem[rows], "o-", color=colour, markersize=3, linewidth=0.8,
                            label=rf"$\beta/\beta_c={value:g}$")
             right.axhline(limit[rows][0], color=colour, linestyle=":", linewidth=0.8)
-        right.set_xlabel(r"$\ln T$")
+        right.set_xlabel("tokens $T$")
         right.set_ylabel(r"REM $E\,Y_2$")
-        right.set_title("finite T approaches the map slowly (dotted: limits)", fontsize=6.5)
-        right.legend()
+        handles, labels = right.get_legend_handles_labels()
+        handles.append(Line2D([], [], color="0.3", linestyle=":", linewidth=0.8))
+        labels.append(r"limit $T \to \infty$ (the map)")
+        right.legend(handles, labels)
     return figure

@@ -7,6 +7,7 @@ their preset (``presets.POSTLN_RATE``), fit window and derived rate.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.lines import Line2D
 
 from attndepth.claims.presets import POSTLN_RATE
 from attndepth.figures.style import new_figure, styled, variant_colour
@@ -47,6 +48,10 @@ def compute(preset: str, seed: int) -> dict[str, list]:
     return columns
 
 
+#: The log-odds shown; a prediction is drawn only where it lies inside them.
+LIMITS = (-12.0, 60.0)
+
+
 def draw(data: dict[str, list]):
     figure, axis = new_figure(columns=1, aspect=0.8)
     curve = np.array(data["curve"])
@@ -58,12 +63,16 @@ def draw(data: dict[str, list]):
             axis.plot(depth, np.array(data["median"])[rows], color=colour, label=name)
             axis.fill_between(depth, np.array(data["q10"])[rows], np.array(data["q90"])[rows],
                               color=colour, alpha=0.2, linewidth=0)
-            predicted = np.array(data["predicted"])[rows]
+            predicted = np.array(data["predicted"], dtype=float)[rows]
+            # each prediction in its variant's colour, dotted, cut where it leaves the axes
+            predicted[(predicted < LIMITS[0]) | (predicted > LIMITS[1])] = np.nan
             if np.isfinite(predicted).any():
-                axis.plot(depth, predicted, ":", color="k", linewidth=0.8)
-        axis.set_ylim(-12, 60)
+                axis.plot(depth, predicted, ":", color=colour, linewidth=1.0)
+        axis.set_ylim(*LIMITS)
         axis.set_xlabel("depth $l$")
         axis.set_ylabel(r"log-odds $\ln(t_{\mathrm{sim}}/t_{\mathrm{div}})$")
-        axis.set_title("dotted: derived rate from the first aligned layer", fontsize=7)
-        axis.legend()
+        handles, labels = axis.get_legend_handles_labels()
+        handles.append(Line2D([], [], linestyle=":", color="k", linewidth=1.0))
+        labels.append("derived rate (post-LN variants)")
+        axis.legend(handles, labels)
     return figure

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from matplotlib.lines import Line2D
 
 from attndepth.claims.presets import HEADS
 from attndepth.figures.style import PALETTE, new_figure, styled
@@ -82,14 +83,21 @@ def draw(data: dict[str, list]):
         guide_depths = x[widest][x[widest] <= 5]
         guide = value[widest][0] * 3.0 ** (guide_depths - guide_depths[0])
         left.plot(guide_depths, guide, "--", color="0.55", linewidth=0.8)
-        left.annotate(r"$\propto 3^L$: doubly exponential", (guide_depths[-1], guide[-1]),
-                      textcoords="offset points", xytext=(4, -2), fontsize=6, color="0.4")
         left.set_yscale("log")
         left.set_xlabel("depth $L$")
-        left.set_ylabel(r"$\ln \mathrm{sep}$  ($N = 2$)")
-        left.set_title("lines: bigraded bound; circles: certified ranks; "
-                       r"dotted: $\log_3 d$", fontsize=6.5)
-        left.legend()
+        # the quantity is ln sep, drawn on a logarithmic axis: 3^L is then a straight line
+        left.set_ylabel(r"$\ln \mathrm{sep}$, log scale  ($N = 2$)")
+        widths_key = left.legend(title="colour: width", loc="upper left")
+        left.add_artist(widths_key)
+        left.legend([Line2D([], [], color="k"),
+                     Line2D([], [], color="k", marker="o", linestyle="none",
+                            markerfacecolor="none"),
+                     Line2D([], [], color="k", linestyle=":", linewidth=0.8),
+                     Line2D([], [], color="0.55", linestyle="--", linewidth=0.8)],
+                    ["bound (d)", f"certified (d ≤ {max(EXACT_WIDTHS)})",
+                     r"$L_{th} = \log_3 d$", r"$\propto 3^L$"],
+                    loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=4,
+                    handlelength=1.5, columnspacing=0.8)
         exact = (panel == "heads") & (series == "exact")
         bound = (panel == "heads") & (series == "bound")
         heads = x[exact].astype(int)

@@ -90,7 +90,7 @@ def draw(data: dict[str, list]):
         closed = series == "closed"
         if closed.any():
             axis.step(x[closed], knee[closed], where="post", color=PALETTE[0], linewidth=0.8,
-                      label=r"one Q position: knee of $\binom{K+d}{d}$ (closed form)")
+                      label=r"closed form (one Q position)")
         for value, label, colour, marker, shift, law in regimes:
             bound = (series == "bound") & (q == value)
             if bound.any():
@@ -102,12 +102,20 @@ def draw(data: dict[str, list]):
             decided = (series == "decided") & (q == value)
             if decided.any():
                 axis.plot(x[decided] + shift, knee[decided], marker, color=colour,
-                          markersize=4.5, label=f"{label}: decided")
+                          markersize=4.5)
+            if bound.any() or decided.any():  # one entry per regime: its colour and marker
+                axis.plot([], [], marker, color=colour, markersize=4.5, label=label)
+        # the styles, in grey: what filled, open and dotted mean in every regime
+        axis.plot([], [], "o", color="grey", markersize=4.5, label="decided (certified ranks)")
         axis.plot([], [], "o", color="grey", markerfacecolor="none", markersize=3.5,
                   label="bound-based [conjecture]")
         axis.plot([], [], ":", color="grey", label=r"$\log_3(2D + 1)$ [conjecture]")
         axis.set_xlabel(r"$\log_3 d$")
         axis.set_ylabel(r"knee $\kappa$: first $L$ with sep$(L+1) <$ sep$(L)^2$")
-        # beside the axes: inside, seven entries covered the small-d knees
-        figure.legend(loc="outside right upper")
+        # two columns in the empty upper left (one column there covered the small-d knees),
+        # with headroom above the highest knee and law
+        top = max(float(np.max(knee)), float(grid.max()), float(np.nanmax(
+            [corrected_knee(int(w), int(w)) for w in np.unique(width)])))
+        axis.set_ylim(top=1.35 * top)
+        axis.legend(loc="upper left", ncols=2)
     return figure
