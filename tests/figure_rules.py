@@ -10,10 +10,13 @@ from its quick data, and tested in tests/test_figure_rules.py:
 * a logarithmic axis is not labelled with a logarithm ("ln T" on a log axis logs
   twice) unless the label says "log scale";
 * no data line has points outside its axes' limits (a prediction running off the
-  axes is cut where it leaves them).
+  axes is cut where it leaves them);
+* the panels of a figure with several are lettered (a), (b), … in order.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 from matplotlib.collections import PathCollection
@@ -110,4 +113,11 @@ def figure_problems(figure) -> list[str]:
                     word in text for word in LOGARITHMS):
                 problems.append(f"axes {k}: the {name} axis is logarithmic and labelled "
                                 f"{text!r}")
+    panels = [axes for axes in figure.axes if axes.get_visible() and (
+        axes.lines or axes.collections or axes.patches)]
+    letters = [next((text.get_text() for text in axes.texts
+                     if text.get_gid() == "panel-letter"), "") for axes in panels]
+    if len(panels) > 1 and not all(re.fullmatch(rf"\({chr(97 + k)}\)", letter)
+                                   for k, letter in enumerate(letters)):
+        problems.append(f"panels lettered {letters}, not (a), (b), … in order")
     return problems

@@ -41,3 +41,18 @@ def test_each_broken_rule_is_reported():
     assert "points outside the axes" in problems
     assert "the y axis is logarithmic and labelled" in problems
     plt.close(figure)
+
+
+def test_panels_are_lettered_by_the_house_figure_and_checked():
+    from attndepth.figures.style import new_figure
+
+    figure, (left, right) = new_figure(columns=2, ncols=2)
+    for axes in (left, right):
+        axes.plot([1, 2], [1, 2], color="C0", label="x")
+        axes.legend()
+    letters = [[t.get_text() for t in axes.texts] for axes in (left, right)]
+    assert letters == [["(a)"], ["(b)"]]
+    assert figure_problems(figure) == []
+    right.texts[0].remove()
+    assert "not (a), (b)" in "\n".join(figure_problems(figure))
+    plt.close(figure)

@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
 
 from attndepth.errors import InvalidParameter
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.transforms import offset_copy  # noqa: E402
 
 SINGLE_COLUMN_INCHES = 3.25
 DOUBLE_COLUMN_INCHES = 6.75
@@ -58,7 +60,32 @@ def new_figure(columns: int = 1, aspect: float = 0.75, ncols: int = 1, nrows: in
     with plt.rc_context(RC_PARAMS):
         figure, axes = plt.subplots(nrows, ncols, figsize=(width, width * aspect),
                                     layout="constrained")
+        if nrows * ncols > 1:
+            label_panels(list(np.atleast_1d(axes).ravel()))
     return figure, axes
+
+
+#: Points between a panel's letter and its axes: above a centre title of one line.
+PANEL_LETTER_PAD = 13.0
+
+
+def label_panels(axes: list) -> None:
+    """Letter the panels (a), (b), … in reading order, bold, above each one's top left
+    corner, higher than a one-line title, so that the two never meet (a text of the
+    axes with ``gid="panel-letter"``).
+
+    Parameters
+    ----------
+    axes : list of matplotlib Axes
+        In reading order (rows first).
+    """
+    if len(axes) > 26:
+        raise InvalidParameter(f"at most 26 panels can be lettered, got {len(axes)}")
+    for letter, axis in zip("abcdefghijklmnopqrstuvwxyz", axes, strict=False):
+        raised = offset_copy(axis.transAxes, fig=axis.figure, y=PANEL_LETTER_PAD,
+                             units="points")
+        axis.text(0.0, 1.0, f"({letter})", transform=raised, ha="left", va="bottom",
+                  fontweight="bold", gid="panel-letter")
 
 
 def styled():
