@@ -11,6 +11,8 @@ level 1 + κ² of AX.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from attndepth.claims.presets import NADERI
 from attndepth.figures.style import PALETTE, new_figure, styled
@@ -62,18 +64,29 @@ def draw(data: dict[str, list]):
                     linewidth=0.7, label="key-query, $d=64$")
         left.set_xlabel("tokens $T$")
         left.set_ylabel(r"$s_2(A)$")
-        left.set_title("circles: random Markov; lines: quarter-circle edge", fontsize=6.5)
-        left.legend()
+        handles, labels = left.get_legend_handles_labels()
+        handles.append(Line2D([], [], color="0.3", marker="o", linestyle="none",
+                              markerfacecolor="none", markersize=3.5))
+        labels.append("random Markov $A$ (measured)")
+        left.legend(handles, labels)
         rows = (ensemble == "markov") & (scale == 1.0)
-        for key, colour, label in (("sr_input", "k", "$X$"),
-                                   ("sr_removed", PALETTE[0], r"$(A-\Pi)X$"),
-                                   ("sr_attended", PALETTE[1], "$AX$")):
-            right.loglog(T[rows], np.array(data[key])[rows], "o-", color=colour, markersize=3,
-                         linewidth=0.8, label=label)
-        right.axhline(np.array(data["level"])[rows][0], color=PALETTE[1], linestyle=":",
-                      linewidth=0.8, label=r"$1+\kappa^2$")
+        # colours of their own: in (a) the palette's first three mean s and the key-query case
+        for key, colour, marker, label in (("sr_input", "k", "o", "$X$"),
+                                           ("sr_removed", PALETTE[3], "s", r"$(A-\Pi)X$"),
+                                           ("sr_attended", PALETTE[4], "^", "$AX$")):
+            right.loglog(T[rows], np.array(data[key])[rows], f"{marker}-", color=colour,
+                         markersize=3, linewidth=0.8, label=label)
+        right.axhline(np.array(data["level"])[rows][0], color=PALETTE[4], linestyle=":",
+                      linewidth=0.8, label=r"$1+\kappa^2$ (predicted for $AX$)")
         right.set_xlabel("tokens $T$")
         right.set_ylabel("stable rank")
-        right.set_title("random Markov, $s=1$, $d=64$: collapse in width", fontsize=6.5)
-        right.legend()
+        right.set_title("random Markov $A$, $s=1$, $d=64$", fontsize=6.5)
+        right.legend(title="stable rank of", loc="lower right", bbox_to_anchor=(1.0, 0.1))
+        sizes = np.unique(T)
+        for axis in (left, right):  # plain numbers: T at its sizes, y at 1, 2, 5 a decade
+            axis.set_xticks(sizes, [f"{size:g}" for size in sizes])
+            axis.xaxis.set_minor_locator(NullLocator())
+            axis.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            axis.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+            axis.yaxis.set_minor_formatter(NullFormatter())
     return figure

@@ -88,7 +88,7 @@ def draw(data: dict[str, list]):
         left.set_title(r"lines: $L[\ln(1+\alpha^2) - 2\alpha^2/(d(1+\alpha^2))]$; "
                        rf"circles: temperature {hot:g}, $\pm$ 1 s.e.", fontsize=6.5)
         left.legend()
-        right.set_xlabel("layer")
+        right.set_xlabel("depth $l$")
         right.set_ylabel("mean pairwise cosine")
         right.set_ylim(-0.05, 1.05)
         right.set_title(f"stacks of depth {PROFILE_DEPTH}, temperature {hot:g}",

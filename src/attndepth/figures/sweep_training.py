@@ -91,7 +91,7 @@ def draw(data: dict[str, list]):
         left.legend()
         deepest = int(x[panel == "loss"].max())
         right.xaxis.set_major_locator(MaxNLocator(integer=True))
-        right.set_xlabel("layer")
+        right.set_xlabel("depth $l$")
         right.set_ylabel(r"final $t_{\mathrm{sim}}$")
         right.set_ylim(-0.02, 1.02)
         right.set_title(f"trained networks of depth {deepest}", fontsize=6.5)

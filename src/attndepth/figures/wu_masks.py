@@ -61,10 +61,16 @@ def draw(data: dict[str, list]):
             left.plot(x[rows], value[rows], style, color=PALETTE[0], label=f"band $w={w}$")
         rows = (panel == "profile") & (window == 0)
         left.plot(x[rows], value[rows], "-", color="k", label="full attention")
-        left.set_xlabel("layer")
-        left.set_ylabel(r"median log-odds $\ln(t_{sim}/t_{div})$")
+        left.set_xlabel("depth $l$")
+        left.set_ylabel(r"median log-odds $\ln(t_{\mathrm{sim}}/t_{\mathrm{div}})$")
         left.set_title("pure attention: local masks slow the collapse", fontsize=6.5)
-        left.legend()
+        plateau = value[rows][-1] if rows.any() else None
+        if plateau is not None:  # full attention stops where float64 stops resolving t_div
+            left.annotate(r"float64 floor of $t_{\mathrm{div}}$", (x[rows][-1], plateau),
+                          textcoords="offset points", xytext=(-4, -9), ha="right",
+                          fontsize=6, color="0.3")
+        # beside the rise of full attention, not over it
+        left.legend(loc="upper left", bbox_to_anchor=(0.12, 0.9))
         labels = []
         for colour, kind in zip(PALETTE, (False, True), strict=False):
             rows = (panel == "rate") & (causal == kind)
