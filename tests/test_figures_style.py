@@ -68,3 +68,18 @@ def test_every_variant_has_one_colour_used_by_every_figure_that_draws_it(quick_d
             label = line.get_label()
             if not label.startswith("_"):
                 assert line.get_color() == variant_colour(label), (module.NAME, label)
+
+
+def test_style_keys_join_the_legend_or_stand_beside_it():
+    import matplotlib.pyplot as plt
+
+    from attndepth.figures.style import legend_with_keys, new_figure, style_key
+
+    figure, axis = new_figure()
+    axis.plot([0, 1], [0, 1], color="C0", label="measured")
+    joined = legend_with_keys(axis, [style_key("predicted", color="k", linestyle=":")])
+    assert [t.get_text() for t in joined.get_texts()] == ["measured", "predicted"]
+    beside = legend_with_keys(axis, [style_key("bound", color="0.5")], separate=True)
+    assert [t.get_text() for t in beside.get_texts()] == ["bound"]
+    assert joined in axis.artists or joined in axis.get_children()  # both drawn
+    plt.close(figure)

@@ -8,10 +8,9 @@ n and β (dotted: the β = 0 closed form (1 − e^{−2t})/(1 + (n − 1)e^{−2
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.lines import Line2D
 
 from attndepth.claims.presets import GESHKOVSKI_ORTHOGONAL
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
 from attndepth.simulations.models.sphere_dynamics import (
     integrate_scalar,
     integrate_tokens,
@@ -67,11 +66,11 @@ def draw(data: dict[str, list]):
                 axis.plot(time[rows], closed, ":", color="k", linewidth=1.4, zorder=3)
         axis.set_xlabel("time $t$")
         axis.set_ylabel(r"$\gamma(t) = \langle x_i(t), x_j(t)\rangle$")
-        cases = axis.legend(loc="center right", title="colour: case")
-        axis.add_artist(cases)
-        axis.legend([Line2D([], [], color="0.3"),
-                     Line2D([], [], color="0.3", marker="o", linestyle="none",
-                            markerfacecolor="none"),
-                     Line2D([], [], color="k", linestyle=":", linewidth=1.4)],
-                    ["ODE for γ", "token flow", "β = 0 closed form"], loc="lower right")
+        axis.legend(loc="center right", title="colour: case")
+        legend_with_keys(axis, [style_key("ODE for γ", color="0.3"),
+                                style_key("token flow", color="0.3", marker="o", linestyle="none",
+                                    markerfacecolor="none"),
+                                style_key("β = 0 closed form", color="k", linestyle=":",
+                                    linewidth=1.4)],
+                         separate=True, loc="lower right")
     return figure

@@ -13,10 +13,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from matplotlib.lines import Line2D
 
 from attndepth.claims.presets import GIORLANDINO
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
 from attndepth.simulations.measures.fitting import standard_error
 from attndepth.simulations.measures.rem import rem_participation, wide_layer_map
 from attndepth.theory.correlation_map import critical_beta, energy_scale, limit_participation
@@ -97,8 +96,6 @@ def draw(data: dict[str, list]):
             right.axhline(limit[rows][0], color=colour, linestyle=":", linewidth=0.8)
         right.set_xlabel("tokens $T$")
         right.set_ylabel(r"REM $E\,Y_2$")
-        handles, labels = right.get_legend_handles_labels()
-        handles.append(Line2D([], [], color="0.3", linestyle=":", linewidth=0.8))
-        labels.append(r"limit $T \to \infty$ (the map)")
-        right.legend(handles, labels)
+        legend_with_keys(right, [style_key(r"limit $T \to \infty$ (the map)", color="0.3",
+                                     linestyle=":", linewidth=0.8)])
     return figure

@@ -11,11 +11,10 @@ level 1 + κ² of AX.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from attndepth.claims.presets import NADERI
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
 from attndepth.simulations.measures.spectral_gap import spectrum_sample
 from attndepth.theory.spectral_gap import bulk_edge, collapsed_stable_rank
 
@@ -64,11 +63,9 @@ def draw(data: dict[str, list]):
                     linewidth=0.7, label="key-query, $d=64$")
         left.set_xlabel("tokens $T$")
         left.set_ylabel(r"$s_2(A)$")
-        handles, labels = left.get_legend_handles_labels()
-        handles.append(Line2D([], [], color="0.3", marker="o", linestyle="none",
-                              markerfacecolor="none", markersize=3.5))
-        labels.append("random Markov $A$ (measured)")
-        left.legend(handles, labels)
+        legend_with_keys(left, [style_key("random Markov $A$ (measured)", color="0.3", marker="o",
+                                    linestyle="none", markerfacecolor="none",
+                                    markersize=3.5)])
         rows = (ensemble == "markov") & (scale == 1.0)
         # colours of their own: in (a) the palette's first three mean s and the key-query case
         for key, colour, marker, label in (("sr_input", "k", "o", "$X$"),

@@ -7,10 +7,15 @@ their preset (``presets.POSTLN_RATE``), fit window and derived rate.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.lines import Line2D
 
 from attndepth.claims.presets import POSTLN_RATE
-from attndepth.figures.style import new_figure, styled, variant_colour
+from attndepth.figures.style import (
+    legend_with_keys,
+    new_figure,
+    style_key,
+    styled,
+    variant_colour,
+)
 from attndepth.simulations.measures.escalation import escalation_trace
 from attndepth.simulations.measures.fitting import ESCALATION_WINDOW
 from attndepth.simulations.models.stacks import StackConfig
@@ -71,8 +76,6 @@ def draw(data: dict[str, list]):
         axis.set_ylim(*LIMITS)
         axis.set_xlabel("depth $l$")
         axis.set_ylabel(r"log-odds $\ln(t_{\mathrm{sim}}/t_{\mathrm{div}})$")
-        handles, labels = axis.get_legend_handles_labels()
-        handles.append(Line2D([], [], linestyle=":", color="k", linewidth=1.0))
-        labels.append("derived rate (post-LN variants)")
-        axis.legend(handles, labels)
+        legend_with_keys(axis, [style_key("derived rate (post-LN variants)", linestyle=":",
+                                    color="k", linewidth=1.0)])
     return figure

@@ -17,10 +17,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from matplotlib.lines import Line2D
 
 from attndepth.claims.presets import HEADS
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
 from attndepth.rank.grids import SeparationRankConfig, certified_rank
 from attndepth.theory.separation_rank import (
     log_bigraded_bound,
@@ -87,17 +86,16 @@ def draw(data: dict[str, list]):
         left.set_xlabel("depth $L$")
         # the quantity is ln sep, drawn on a logarithmic axis: 3^L is then a straight line
         left.set_ylabel(r"$\ln \mathrm{sep}$, log scale  ($N = 2$)")
-        widths_key = left.legend(title="colour: width", loc="upper left")
-        left.add_artist(widths_key)
-        left.legend([Line2D([], [], color="k"),
-                     Line2D([], [], color="k", marker="o", linestyle="none",
-                            markerfacecolor="none"),
-                     Line2D([], [], color="k", linestyle=":", linewidth=0.8),
-                     Line2D([], [], color="0.55", linestyle="--", linewidth=0.8)],
-                    ["bound (d)", f"certified (d ≤ {max(EXACT_WIDTHS)})",
-                     r"$L_{th} = \log_3 d$", r"$\propto 3^L$"],
-                    loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=4,
-                    handlelength=1.5, columnspacing=0.8)
+        left.legend(title="colour: width", loc="upper left")
+        legend_with_keys(left, [style_key("bound (d)", color="k"),
+                                style_key(f"certified (d ≤ {max(EXACT_WIDTHS)})", color="k",
+                                    marker="o", linestyle="none", markerfacecolor="none"),
+                                style_key(r"$L_{th} = \log_3 d$", color="k", linestyle=":",
+                                    linewidth=0.8),
+                                style_key(r"$\propto 3^L$", color="0.55", linestyle="--",
+                                    linewidth=0.8)],
+                         separate=True, loc="lower left", bbox_to_anchor=(0.07, 1.0),
+                         ncols=4, handlelength=1.5, columnspacing=0.8)
         exact = (panel == "heads") & (series == "exact")
         bound = (panel == "heads") & (series == "bound")
         heads = x[exact].astype(int)

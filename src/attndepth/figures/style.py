@@ -24,6 +24,7 @@ from attndepth.errors import InvalidParameter
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.transforms import offset_copy  # noqa: E402
 
 SINGLE_COLUMN_INCHES = 3.25
@@ -63,6 +64,51 @@ def new_figure(columns: int = 1, aspect: float = 0.75, ncols: int = 1, nrows: in
         if nrows * ncols > 1:
             label_panels(list(np.atleast_1d(axes).ravel()))
     return figure, axes
+
+
+def style_key(label: str, **style: Any) -> tuple[Line2D, str]:
+    """A legend entry for a way of drawing rather than for a series: what a line style, a
+    marker or an open face means in every colour (``style_key("predicted", linestyle=":",
+    color="k")``); drawn in black or grey, so that it names a style, not a colour.
+
+    Parameters
+    ----------
+    label : str
+    **style
+        Keyword arguments of :class:`matplotlib.lines.Line2D`.
+
+    Returns
+    -------
+    (Line2D, str)
+        A handle without data, and its label.
+    """
+    return Line2D([], [], **style), label
+
+
+def legend_with_keys(axis, keys: list[tuple[Line2D, str]], *, separate: bool = False,
+                     **options: Any):
+    """The axes' legend with style entries (:func:`style_key`) after its series; or, with
+    ``separate``, the keys as a second legend beside the one the axes already has.
+
+    Parameters
+    ----------
+    axis : matplotlib Axes
+    keys : list of (handle, label)
+    separate : bool
+    **options
+        Keyword arguments of ``Axes.legend`` (never a font size: the style sheet's).
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+    """
+    handles, labels = ([], []) if separate else axis.get_legend_handles_labels()
+    if separate and axis.get_legend() is not None:
+        axis.add_artist(axis.get_legend())
+    for handle, label in keys:
+        handles.append(handle)
+        labels.append(label)
+    return axis.legend(handles, labels, **options)
 
 
 #: Points between a panel's letter and its axes: above a centre title of one line.
