@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from attndepth.claims.presets import FIXED_MATRIX
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
 from attndepth.simulations.measures.escalation import fixed_matrix_decay
 from attndepth.theory.similarity import fixed_matrix_slope
 
@@ -50,14 +50,23 @@ def draw(data: dict[str, list]):
     with styled():
         for colour, k in zip(PALETTE, order, strict=False):
             rows = (stack == k) & (value > np.log(FLOOR))
-            axis.plot(depth[rows], value[rows] / np.log(10), color=colour,
+            # measured as markers (every third layer), the prediction as a line over them
+            axis.plot(depth[rows][::3], value[rows][::3] / np.log(10), "o", color=colour,
+                      markersize=2.5, markerfacecolor="none", markeredgewidth=0.7,
                       label=rf"$|\lambda_2| = {lambda2[stack == k][0]:.2f}$")
             anchor = np.flatnonzero(rows)[min(5, rows.sum() - 1)]
             line = value[anchor] + slope[anchor] * (depth[rows] - depth[anchor])
-            axis.plot(depth[rows], line / np.log(10), "--", color=colour, linewidth=0.8)
+            axis.plot(depth[rows], line / np.log(10), "-", color=colour, linewidth=0.9,
+                      zorder=3)
         axis.axhline(np.log10(FLOOR), color="0.6", linewidth=0.6)
+        axis.annotate("floor: no fit below", (0.0, np.log10(FLOOR)), textcoords="offset points",
+                      xytext=(2, 2), fontsize=6, color="0.4")
         axis.set_xlabel("depth $l$ (same $P$ every layer)")
         axis.set_ylabel(r"$\log_{10} t_{\mathrm{div}}$")
-        axis.set_title(r"solid: measured; dashed: slope $2\log|\lambda_2(P)|$", fontsize=7)
         axis.legend(title="one $P$ each")
+        legend_with_keys(axis, [style_key("measured", color="0.3", marker="o",
+                                          linestyle="none", markerfacecolor="none",
+                                          markersize=2.5),
+                                style_key(r"slope $2\log|\lambda_2(P)|$", color="0.3")],
+                         separate=True, loc="lower right", bbox_to_anchor=(1.0, 0.17))
     return figure
