@@ -11,6 +11,7 @@ their median point (slope 1 predicted with a skip, slope 3 without).
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter
 
 from attndepth.claims.presets import DONG
 from attndepth.figures.style import new_figure, styled, variant_colour
@@ -43,10 +44,12 @@ def draw(data: dict[str, list]):
     before, after = np.array(data["before"]), np.array(data["after"])
     pure, skip = convergence_order(skip=False), convergence_order(skip=True)
     with styled():
-        for name in ("pure", "residual"):
+        # residual stacks as open triangles, so that where both kinds meet (e ≈ 1) each shows
+        for name, marker, face in (("pure", "o", None), ("residual", "^", "none")):
             rows = variant == name
-            whole.loglog(before[rows], after[rows], "o", color=variant_colour(name),
-                         markersize=2.5, label=f"{name} attention", alpha=0.7)
+            whole.loglog(before[rows], after[rows], marker, color=variant_colour(name),
+                         markersize=3, markerfacecolor=face, markeredgewidth=0.7,
+                         label=f"{name} attention", alpha=0.8)
         grid = np.logspace(-6, 0, 50)
         whole.loglog(grid, grid**pure, "k--", linewidth=0.8,
                      label=rf"$e^{pure}$ (predicted, pure)")
@@ -58,7 +61,8 @@ def draw(data: dict[str, list]):
         whole.legend()
         rows = variant == "residual"
         x, y = before[rows], after[rows]
-        zoom.loglog(x, y, "o", color=variant_colour("residual"), markersize=2.5, alpha=0.7,
+        zoom.loglog(x, y, "^", color=variant_colour("residual"), markersize=3,
+                    markerfacecolor="none", markeredgewidth=0.7, alpha=0.8,
                     label="residual attention")
         anchor_x, anchor_y = float(np.median(x)), float(np.median(y))
         span = np.geomspace(x.min(), x.max(), 20)
@@ -66,6 +70,10 @@ def draw(data: dict[str, list]):
                     label=f"slope {skip} (predicted, skip)")
         zoom.loglog(span, anchor_y * (span / anchor_x) ** pure, "k--", linewidth=0.8,
                     label=f"slope {pure} (pure)")
+        plain = FuncFormatter(lambda value, _: f"{value:g}")  # 0.6, not 6×10⁻¹
+        for ticks in (zoom.xaxis, zoom.yaxis):
+            ticks.set_major_formatter(plain)
+            ticks.set_minor_formatter(plain)
         zoom.set_xlabel(r"$e_k$ (residual stacks only)")
         zoom.set_ylabel(r"$e_{k+1}$")
         zoom.set_title("both slopes through the median point", fontsize=6.5)
