@@ -66,7 +66,8 @@ def test_trained_transition_runs_end_to_end_and_the_wrong_knee_fails():
     assert len(result.outcome.values["rows"]) == 3
     assert reading["best_depth"] in (1, 2, 4)
     assert result.verdict in ("holds", "fails", "inconclusive", "indistinguishable")
-    assert {r.name for r in result.rivals} == {"constant knee 2", "corrected knee log₃(2d + 1)"}
+    assert {r.name for r in result.rivals} == {"constant knee 2", "corrected knee log₃(2d + 1)",
+                                               "D_crit = 16·(d/512)^0.44"}
     # whatever the tiny run says, the same table read against a knee at the deep end
     # (neighbours 4 only, away from a best depth of 1 or 2) may not agree there
     deep = get_claim("levine.trained-transition").theory.replaced({"KNEE": lambda width: 50.0})

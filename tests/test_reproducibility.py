@@ -37,11 +37,14 @@ def _run(argv: list[str]) -> str:
     # a seed-sample claim beside an exact one (escalation's 32 seeds cost 3 s a process)
     ["verify", "--claim", "levine.degree", "--claim", "yuzhang.linear-rate-fixed", "--format",
      "json", "--seed", "7"],
-    ["seprank", "--width", "2", "--depth", "2", "--tokens", "4", "--json", "--seed", "3"],
-    ["seprank", "--width", "2", "--depth", "2", "--method", "numeric", "--json"],
-    ["similarity", "--variant", "post-ln-deesc-a", "--depth", "12", "--tokens", "6",
-     "--width", "8", "--heads", "2", "--tau", "0.5", "--spectra", "--json", "--seed", "11"],
-    ["plan", "--params", "3e11", "--json"],
+    # the other commands (two processes each, 5 s): in the slow run
+    *(pytest.param(argv, marks=pytest.mark.slow) for argv in (
+        ["seprank", "--width", "2", "--depth", "2", "--tokens", "4", "--json", "--seed", "3"],
+        ["seprank", "--width", "2", "--depth", "2", "--method", "numeric", "--json"],
+        ["similarity", "--variant", "post-ln-deesc-a", "--depth", "12", "--tokens", "6",
+         "--width", "8", "--heads", "2", "--tau", "0.5", "--spectra", "--json", "--seed",
+         "11"],
+        ["plan", "--params", "3e11", "--json"])),
 ])
 def test_same_seed_same_bytes_in_separate_processes(argv):
     first, second = (_strict(_run(argv)) for _ in range(2))
