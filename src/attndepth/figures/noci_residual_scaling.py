@@ -4,17 +4,18 @@ Draws the claim noci.residual-scaling (Noci et al. 2022). Left: growth of the
 token log-odds over a whole stack of depth L, for α = 1, 1/√L and 1/L
 (markers: residual stacks at temperature 10, i.e. near-uniform attention;
 lines: the finite-width growth L[ln(1 + α²) − 2α²/(d(1 + α²))]); the α = 1
-points at the default temperature 1 are drawn as crosses; bars: ± one standard
-error of the mean growth. Right: the mean
+points at the default temperature 1 are drawn as crosses; bars: the 99 % interval
+of the mean growth (the verdicts' level). Right: the mean
 pairwise cosine layer by layer in stacks of depth 64 for the three scalings.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import t as student_t
 
 from attndepth.claims.presets import NOCI
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
 from attndepth.simulations.measures.alignment import alignment_sample
 from attndepth.simulations.measures.similarity import mean_pairwise_cosine
 from attndepth.simulations.models.stacks import StackConfig, run_stack
@@ -29,11 +30,11 @@ PROFILE_DEPTH = 64
 
 def compute(preset: str, seed: int) -> dict[str, list]:
     """Columns: panel, scaling, temperature, x (depth or layer), measured, error (standard
-    error of the mean growth; NaN for the cosine), predicted."""
+    error of the mean growth; NaN for the cosine), predicted, stacks (the sample's size)."""
     size = dict(NOCI[preset], depths=DEPTHS[preset])
     hot = size["temperature"]
     columns: dict[str, list] = {k: [] for k in ("panel", "scaling", "temperature", "x",
-                                                "measured", "error", "predicted")}
+                                                "measured", "error", "predicted", "stacks")}
 
     def add(*row):
         for key, item in zip(columns, row, strict=True):
@@ -48,12 +49,14 @@ def compute(preset: str, seed: int) -> dict[str, list]:
                                      residual_scale=alpha, **shape)
                 sample = alignment_sample(config, size["batch"], seed)
                 add("growth", name, temperature, depth, sample.mean_growth,
-                    sample.growth_error, finite_width_growth(depth, alpha, size["width"]))
+                    sample.growth_error, finite_width_growth(depth, alpha, size["width"]),
+                    size["batch"])
         config = StackConfig(depth=PROFILE_DEPTH, temperature=hot,
                              residual_scale=residual_scale(name, PROFILE_DEPTH), **shape)
         cosine = mean_pairwise_cosine(run_stack(config, size["batch"], seed).states).mean(axis=1)
         for layer, value in enumerate(cosine):
-            add("cosine", name, hot, layer, float(value), float("nan"), float("nan"))
+            add("cosine", name, hot, layer, float(value), float("nan"), float("nan"),
+                size["batch"])
     return columns
 
 
@@ -63,7 +66,9 @@ def draw(data: dict[str, list]):
     temperature = np.array(data["temperature"], dtype=float)
     x, measured = np.array(data["x"], dtype=float), np.array(data["measured"], dtype=float)
     predicted = np.array(data["predicted"], dtype=float)
-    error = np.array(data["error"], dtype=float)
+    # 99 % Student-t intervals of the mean growth, the verdicts' level
+    stacks = np.array(data["stacks"], dtype=float)
+    error = np.array(data["error"], dtype=float) * student_t.ppf(0.995, stacks - 1)
     hot = float(max(temperature))  # the claim's temperature; 1 is the departure shown
     labels = {"1": r"$\alpha=1$", "1/sqrt(L)": r"$\alpha=1/\sqrt{L}$", "1/L": r"$\alpha=1/L$"}
     with styled():
@@ -71,23 +76,25 @@ def draw(data: dict[str, list]):
             rows = (panel == "growth") & (scaling == name) & (temperature == hot)
             left.loglog(x[rows], predicted[rows], color=colour, label=labels[name])
             shown = np.maximum(measured[rows], 1e-3)
-            # ± one standard error of the mean growth; the lower bar stops above 0 (log axis)
+            # the 99 % interval of the mean growth; the lower bar stops above 0 (log axis)
             lower = np.minimum(error[rows], 0.9 * shown)
             left.errorbar(x[rows], shown, yerr=(lower, error[rows]), fmt="o", color=colour,
                           markerfacecolor="none", markersize=3.5, elinewidth=0.6, capsize=1.5)
             profile = (panel == "cosine") & (scaling == name)
             right.plot(x[profile], measured[profile], color=colour, label=labels[name])
         rows = (panel == "growth") & (scaling == "1") & (temperature == 1.0)
-        left.loglog(x[rows], measured[rows], "x", color=PALETTE[0], markersize=4,
+        # beside the circles of α = 1, not over them (a log axis: a factor, not a shift)
+        left.loglog(x[rows] * 1.06, measured[rows], "x", color=PALETTE[0], markersize=4,
                     label=r"$\alpha=1$, temperature 1")
         depths = sorted(set(x[panel == "growth"]))
         left.set_xticks(depths, [f"{d:g}" for d in depths])
         left.minorticks_off()
         left.set_xlabel("depth $L$")
         left.set_ylabel(r"log-odds growth $\ell_L-\ell_0$")
-        left.set_title(r"lines: $L[\ln(1+\alpha^2) - 2\alpha^2/(d(1+\alpha^2))]$; "
-                       rf"circles: temperature {hot:g}, $\pm$ 1 s.e.", fontsize=6.5)
-        left.legend()
+        legend_with_keys(left, [
+            style_key(r"$L[\ln(1+\alpha^2) - 2\alpha^2/(d(1+\alpha^2))]$", color="0.3"),
+            style_key(rf"measured, temperature {hot:g} (99 % interval)", color="0.3",
+                      marker="o", linestyle="none", markerfacecolor="none")])
         right.set_xlabel("depth $l$")
         right.set_ylabel("mean pairwise cosine")
         right.set_ylim(-0.05, 1.05)
