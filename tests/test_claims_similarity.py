@@ -59,20 +59,6 @@ def _needs(extra: str) -> None:
         pytest.importorskip("transformers", reason="the Hugging Face models need the hf extra")
 
 
-@pytest.mark.slow
-def test_the_torch_post_ln_encoder_escalates_but_not_at_the_derived_rate():
-    # a member of the escalation family (a "classic" post-LN transformer): t_sim → 1, but
-    # its FFN and Xavier weights are not the derivation's block, and its log-odds grow
-    # about a third slower than the derived rate: the claim fails there
-    _needs("torch")
-    result = run_claim("yuzhang.escalation", seed=1, architecture="encoder-post", depth=48,
-                       tokens=8, width=16, heads=1, batch=4)
-    assert result.verdict == "fails" and result.in_family is True, result.outcome
-    intervals = {label: interval for label, interval, _ in result.evidence.estimates}
-    assert intervals["rel. error of the log-odds slope"].high < -0.1
-    assert "encoder-post models at their own initialisation" in result.outcome.note
-
-
 def test_escalation_tests_the_rate_not_only_its_sign():
     """A rate 10 % off (the audit's neighbouring constant) fails; the claim's holds."""
     from attndepth.framework.registry import get_claim
