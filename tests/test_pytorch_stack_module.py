@@ -49,7 +49,9 @@ def test_what_the_encoder_cannot_express_is_refused_by_name():
              "no de-escalation"),
             (StackConfig(variant="residual", depth=2, width=4, ffn=True), "post-LN or pre-LN"),
             (StackConfig(variant="pre-ln", depth=2, width=4, ffn=True, temperature=2.0),
-             "temperature 1")]:
+             "temperature 1"),
+            (StackConfig(variant="pre-ln", depth=2, width=4, ffn=True, norm_scaling=True),
+             "no norm_scaling")]:
         with pytest.raises(ValueError, match=named):
             torch_stack(config, weights)
     with pytest.raises(TypeError, match="SoftmaxWeights"):

@@ -108,6 +108,21 @@ def test_deescalation_placements_combine_with_any_normalisation():
                                atol=1e-12)
 
 
+def test_layernorm_scaling_divides_block_ells_normalised_input_by_root_ell():
+    config = StackConfig(variant="pre-ln", norm_scaling=True, ffn=True, depth=3, tokens=4,
+                         width=8)
+    weights, _ = draw_stack(config, 2, 0)
+    states = run_stack(config, 2, 0).states
+    for index in range(3):
+        layer, X = weights.layer(index), states[index]
+        read = (index + 1) ** -0.5 * layer_norm(X)
+        P = softmax_attention(read, weights.query[:, index], weights.key[:, index], 1)
+        Y = X + P[:, 0] @ read @ weights.value[:, index] @ layer["output"]
+        hidden = np.maximum((index + 1) ** -0.5 * layer_norm(Y) @ layer["ffn_in"], 0.0)
+        np.testing.assert_allclose(states[index + 1], Y + hidden @ layer["ffn_out"],
+                                   atol=1e-12, err_msg=f"block {index + 1}")
+
+
 GATED = Sublayer("gated", lambda xp, X, w: (X @ w["up"]) / (1 + xp.exp(-(X @ w["gate"]))),
                  lambda d: {"gate": (d, d), "up": (d, d)})
 
@@ -136,6 +151,8 @@ def test_a_user_sublayer_is_drawn_after_the_stacks_own_weights_and_joined_like_a
     (dict(deescalation="both"), "deescalation must be one of"),
     (dict(skip_scale=0.0), "skip_scale"),
     (dict(qk_norm=1), "qk_norm must be True or False"),
+    (dict(variant="post-ln", norm_scaling=True), "norm_scaling .* defined for pre-LN"),
+    (dict(variant="pre-ln", norm_scaling="yes"), "norm_scaling must be True or False"),
     (dict(sublayer=lambda xp, X, w: X), "sublayer must be a Sublayer"),
 ])
 def test_a_bad_block_option_is_a_clear_error(fields, message):

@@ -31,8 +31,8 @@ BACKENDS: tuple[str, ...] = ("numpy", "jax")
 #: (every setting but the user sublayer, which is Python code).
 SIMILARITY_SETTINGS: tuple[str, ...] = (
     "variant", "depth", "tokens", "width", "heads", "tau", "temperature", "causal", "window",
-    "residual_scale", "skip_scale", "norm", "norm_kind", "deescalation", "qk_norm", "ffn",
-    "dtype")
+    "residual_scale", "skip_scale", "norm", "norm_kind", "deescalation", "qk_norm",
+    "norm_scaling", "ffn", "dtype")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

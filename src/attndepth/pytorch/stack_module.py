@@ -37,8 +37,8 @@ def check_bridgeable(config: StackConfig) -> None:
     """Refuse a stack ``TransformerEncoderLayer`` cannot express, naming the setting.
 
     It expresses post-LN and pre-LN blocks with LayerNorm and a ReLU FFN at temperature 1,
-    with unit skip and branch scales, no de-escalation, no QK-norm, no user sublayer and
-    no local window.
+    with unit skip and branch scales, no de-escalation, no QK-norm or LayerNorm scaling, no
+    user sublayer and no local window.
     """
     if not isinstance(config, StackConfig):
         raise InvalidType(f"config must be a StackConfig, got {type(config).__name__}")
@@ -51,6 +51,7 @@ def check_bridgeable(config: StackConfig) -> None:
         "skip_scale and residual_scale 1": spec.skip_scale == spec.residual_scale == 1.0,
         "no de-escalation": spec.deescalation == "none",
         "no qk_norm": not spec.qk_norm,
+        "no norm_scaling": not spec.norm_scaling,
         "no user sublayer": config.sublayer is None,
         "no local window": config.window is None,
     }

@@ -177,7 +177,7 @@ def softmax_output_grid(config: StackConfig, seed: int, partition: Partition,
         X = X.reshape(-1, config.tokens, config.width)
         for index, layer in enumerate(layers):
             with np.errstate(over="ignore", invalid="ignore"):
-                X, _ = block_forward(NUMPY, config, forbidden, X, layer)
+                X, _ = block_forward(NUMPY, config, forbidden, X, layer, index)
             check_finite_states(np.asarray(X, dtype=np.float64), index + 1, config.variant)
         out[start:stop] = X[:, partition.position, coordinate].reshape(stop - start, columns)
     return out

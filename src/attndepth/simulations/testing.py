@@ -17,7 +17,7 @@ import numpy as np
 from hypothesis import strategies as st
 from scipy.stats import ortho_group
 
-from attndepth.simulations.models.blocks import DEESCALATIONS, NORM_KINDS, NORM_PLACEMENTS
+from attndepth.simulations.models.blocks import DEESCALATIONS, NORM_KINDS, NORM_PLACEMENTS, PRESETS
 from attndepth.simulations.models.stacks import VARIANTS, StackConfig
 
 _seeds = st.integers(0, 2**32 - 1)
@@ -127,6 +127,7 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
                   norm_kinds: tuple[str, ...] = NORM_KINDS,
                   deescalations: tuple[str | None, ...] = (None, *DEESCALATIONS),
                   qk_norm: bool | None = None,
+                  norm_scaling: bool | None = None,
                   ) -> st.SearchStrategy[StackConfig]:
     """Small valid :class:`~attndepth.simulations.models.stacks.StackConfig` values.
 
@@ -160,6 +161,9 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
         ``pure`` never draws ``deescalation="branch"``.
     qk_norm : bool or None
         Pin QK-normalisation (None: drawn).
+    norm_scaling : bool or None
+        Pin LayerNorm scaling on pre-LN blocks (None: drawn where the placement is
+        ``pre``; other placements never take it).
     """
     depth_values = st.sampled_from(depths) if depths else st.integers(0, max_depth)
     token_values = st.sampled_from(tokens) if tokens else st.integers(1, max_tokens)
@@ -172,13 +176,16 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
         use_window = draw(st.booleans()) if windowed is None else windowed
         pure = variant == "pure"
         deescalation = draw(st.sampled_from(deescalations))
+        norm = draw(st.sampled_from(norms))
+        scalable = not pure and (norm or PRESETS[variant].norm) == "pre"
+        scaled = scalable and (draw(st.booleans()) if norm_scaling is None else norm_scaling)
         return StackConfig(
             variant=variant, depth=draw(depth_values),
             tokens=n, width=width, heads=head if width % head == 0 else 1,
             window=draw(st.integers(1, n)) if use_window else None,
             residual_scale=1.0 if pure else draw(st.sampled_from(residual_scales)),
             skip_scale=1.0 if pure else draw(st.sampled_from(skip_scales)),
-            norm=draw(st.sampled_from(norms)), norm_kind=draw(st.sampled_from(norm_kinds)),
+            norm=norm, norm_kind=draw(st.sampled_from(norm_kinds)), norm_scaling=scaled,
             deescalation="sum" if pure and deescalation == "branch" else deescalation,
             qk_norm=draw(st.booleans()) if qk_norm is None else qk_norm,
             tau=draw(st.floats(*taus)), temperature=draw(st.floats(*temperatures)),

@@ -165,7 +165,7 @@ def contraction_samples(config: StackConfig, batch: int, seed: int) -> Contracti
     with single_threaded_blas():
         for record in iterate_stack(config, weights, X0):
             layer = record.layer
-            X = branch_input(NUMPY, config.block, record.inputs)  # what attention read
+            X = branch_input(NUMPY, config.block, record.inputs, layer)  # what attention read
             P = record.attention  # the block's own attention (masks included)
             update = attention_output(X, P, weights.value[:, layer], weights.output[:, layer])
             value, output = weights.value[:, layer], weights.output[:, layer]

@@ -17,6 +17,8 @@ RMSNorm, no affine parameters), skip scale α (``skip_scale``), branch scale β
 
 ``deescalation="branch"`` replaces β F by ``E β F`` (Yu & Zhang's placement a),
 ``"sum"`` applies E to the joined sum before the post normaliser (placement b).
+``norm_scaling`` (pre-LN only) is Sun et al.'s LayerNorm scaling: block ℓ = 1, …, L
+reads N(X)/√ℓ in place of N(X).
 Without a skip path (``skip=False``, Dong et al.'s pure attention) a branch is
 X ← F(X), normalised as the placement says. ``qk_norm`` normalises each head's
 queries and keys over their d_k features before the logits.
@@ -72,6 +74,9 @@ class BlockSpec:
         τ in [0, 1], the de-escalation strength.
     qk_norm : bool
         Normalise each head's queries and keys (with ``norm_kind``).
+    norm_scaling : bool
+        LayerNorm scaling (Sun et al. 2025, arXiv 2502.05795, §4): block ℓ (1-based)
+        multiplies its branch input N(X) by 1/√ℓ. Pre-LN placement only.
     """
 
     skip: bool = True
@@ -82,9 +87,10 @@ class BlockSpec:
     deescalation: str = "none"
     tau: float = 1.0
     qk_norm: bool = False
+    norm_scaling: bool = False
 
     def __post_init__(self) -> None:
-        for flag in ("skip", "qk_norm"):
+        for flag in ("skip", "qk_norm", "norm_scaling"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidParameter(f"{flag} must be True or False, got "
                                        f"{getattr(self, flag)!r}")
@@ -100,6 +106,9 @@ class BlockSpec:
         object.__setattr__(self, "tau", check_real("tau", self.tau, 0.0, 1.0))
         if not self.skip and self.deescalation == "branch":
             raise InvalidParameter("deescalation='branch' needs a skip path; use 'sum'")
+        if self.norm_scaling and (self.norm != "pre" or not self.skip):
+            raise InvalidParameter(f"norm_scaling (LayerNorm scaling, N(X)/√ℓ) is defined for "
+                                   f"pre-LN blocks; this block's placement is {self.norm!r}")
 
 
 #: The named variants as block specifications (τ and the scales come from the config).
@@ -270,9 +279,18 @@ def normalise(ops: Any, spec: BlockSpec, X):
     return ops.layer_norm(X) if spec.norm_kind == "layer" else ops.rms_norm(X)
 
 
-def branch_input(ops: Any, spec: BlockSpec, X):
-    """What a branch reads: N(X) for the pre and peri placements, X otherwise."""
-    return normalise(ops, spec, X) if spec.norm in ("pre", "peri") else X
+def branch_input(ops: Any, spec: BlockSpec, X, index: Any = 0):
+    """What a branch of block ``index`` (0-based) reads: N(X) for the pre and peri
+    placements (N(X)/√(index + 1) with ``norm_scaling``), X otherwise.
+
+    ``index`` may be a traced JAX integer (the block's position in a ``lax.scan``).
+    """
+    if spec.norm not in ("pre", "peri"):
+        return X
+    normalised = normalise(ops, spec, X)
+    if spec.norm_scaling:
+        normalised = normalised * (index + 1.0) ** -0.5  # a Python float keeps float32
+    return normalised
 
 
 def join(ops: Any, spec: BlockSpec, X, update):
@@ -342,8 +360,8 @@ def attention(ops: Any, spec: BlockSpec, X, projections, heads: int, scale: floa
     return projected[..., 2 * d:], P
 
 
-def block_forward(ops: Any, config: Any, forbidden, X, layer: Mapping[str, Any]
-                  ) -> tuple[Any, Any]:
+def block_forward(ops: Any, config: Any, forbidden, X, layer: Mapping[str, Any],
+                  index: Any = 0) -> tuple[Any, Any]:
     """One block of ``config``: attention, feed-forward, user sublayer, each joined by its spec.
 
     Parameters
@@ -358,6 +376,8 @@ def block_forward(ops: Any, config: Any, forbidden, X, layer: Mapping[str, Any]
     layer : dict of this block's weights: ``projections`` (…, d, 3d), ``output``
         (…, d, d), with ``config.ffn`` ``ffn_in`` (…, d, 4d) and ``ffn_out``
         (…, 4d, d), and the sublayer's own.
+    index : the block's position, 0-based (read only by ``norm_scaling``; a traced
+        integer under ``jax.lax.scan``).
 
     Returns
     -------
@@ -365,15 +385,15 @@ def block_forward(ops: Any, config: Any, forbidden, X, layer: Mapping[str, Any]
     """
     spec = config.block
     scale = 1.0 / (float(np.sqrt(config.head_dim)) * config.temperature)
-    V, P = attention(ops, spec, branch_input(ops, spec, X), layer["projections"],
+    V, P = attention(ops, spec, branch_input(ops, spec, X, index), layer["projections"],
                      config.heads, scale, forbidden)
     Y = join(ops, spec, X, mix_heads(P, V, layer["output"]))
     if config.ffn:
-        hidden = ops.relu(branch_input(ops, spec, Y) @ layer["ffn_in"])
+        hidden = ops.relu(branch_input(ops, spec, Y, index) @ layer["ffn_in"])
         Y = join(ops, spec, Y, hidden @ layer["ffn_out"])
     if config.sublayer is not None:
         own = {name: layer[name] for name in config.sublayer.weight_shapes(config.width)}
-        update = config.sublayer.apply(ops.xp, branch_input(ops, spec, Y), own)
+        update = config.sublayer.apply(ops.xp, branch_input(ops, spec, Y, index), own)
         if getattr(update, "shape", None) != Y.shape:
             raise InvalidParameter(f"sublayer {config.sublayer.name!r} returned shape "
                                    f"{getattr(update, 'shape', type(update).__name__)}; it "

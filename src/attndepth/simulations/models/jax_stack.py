@@ -69,7 +69,7 @@ def device(name: str = "cpu"):
     return found[0]
 
 
-def attention_block(jnp, config: StackConfig, forbidden, X, layer):
+def attention_block(jnp, config: StackConfig, forbidden, X, layer, index=0):
     """One block of ``config`` in JAX: :func:`~attndepth.simulations.models.blocks.block_forward`.
 
     Parameters
@@ -81,12 +81,13 @@ def attention_block(jnp, config: StackConfig, forbidden, X, layer):
     layer : dict of this block's weights — ``projections`` (…, d, 3d), ``output``
         (…, d, d), with ``config.ffn`` ``ffn_in`` / ``ffn_out``, and a sublayer's
         own — either per sequence (batch, …) or shared by the batch.
+    index : the block's position, 0-based (an int or a traced integer).
 
     Returns
     -------
     (batch, n, d): the block's output, as :func:`attndepth.simulations.models.stacks.iterate_stack`.
     """
-    return block_forward(jax_ops(jnp), config, forbidden, X, layer)[0]
+    return block_forward(jax_ops(jnp), config, forbidden, X, layer, index)[0]
 
 
 @lru_cache(maxsize=32)
@@ -99,11 +100,12 @@ def _compiled(config: StackConfig):
     forbidden = None if mask is None else jnp.asarray(mask)
 
     def run(layers, X0):
-        def step(X, layer):
-            Y = attention_block(jnp, config, forbidden, X, layer)
+        def step(X, scanned):
+            layer, index = scanned
+            Y = attention_block(jnp, config, forbidden, X, layer, index)
             return Y, Y
 
-        _, states = jax.lax.scan(step, X0, layers)
+        _, states = jax.lax.scan(step, X0, (layers, jnp.arange(config.depth)))
         return jnp.concatenate([X0[None], states], axis=0)
 
     return jax.jit(run)

@@ -130,6 +130,8 @@ class StackConfig:
     deescalation : None (the variant's) or ``none``, ``branch`` (placement a)
         or ``sum`` (placement b), with strength ``tau``.
     qk_norm : normalise each head's queries and keys before the logits.
+    norm_scaling : LayerNorm scaling (Sun et al. 2025, arXiv 2502.05795): block ℓ of a
+        pre-LN stack reads LN(X)/√ℓ (ℓ = 1, …, L). Pre-LN placement only.
     sublayer : None or a :class:`~attndepth.simulations.models.blocks.Sublayer`,
         a user branch run after the attention (and feed-forward) sublayer.
 
@@ -173,6 +175,8 @@ class StackConfig:
                           "(placement a) or sum (placement b)", choices=DEESCALATIONS)
     qk_norm: bool = setting(False, description="normalise each head's queries and keys before the "
                                                "logits")
+    norm_scaling: bool = setting(False, description="LayerNorm scaling: block l of a pre-LN stack "
+                                                    "reads LN(X)/sqrt(l) (Sun et al. 2025)")
     sublayer: Sublayer | None = None
     block: BlockSpec = field(init=False, repr=False, compare=False)
 
@@ -201,7 +205,7 @@ class StackConfig:
         object.__setattr__(self, "heads", heads)
         temperature = check_real("temperature", self.temperature, 0.0, strict_minimum=True)
         object.__setattr__(self, "temperature", temperature)
-        for flag in ("causal", "ffn"):
+        for flag in ("causal", "ffn", "norm_scaling"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidParameter(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.window is not None:
@@ -222,7 +226,7 @@ class StackConfig:
             skip=preset.skip, norm=self.norm or preset.norm, norm_kind=self.norm_kind,
             skip_scale=self.skip_scale, residual_scale=self.residual_scale,
             deescalation=self.deescalation or preset.deescalation, tau=self.tau,
-            qk_norm=self.qk_norm)
+            qk_norm=self.qk_norm, norm_scaling=self.norm_scaling)
         for name in ("tau", "residual_scale", "skip_scale"):
             object.__setattr__(self, name, getattr(block, name))
         object.__setattr__(self, "block", block)
@@ -250,7 +254,7 @@ class StackConfig:
 
 #: The fields added with the block specification (omitted from records at their defaults).
 BLOCK_FIELDS: frozenset[str] = frozenset(
-    {"skip_scale", "norm", "norm_kind", "deescalation", "qk_norm", "sublayer"})
+    {"skip_scale", "norm", "norm_kind", "deescalation", "qk_norm", "norm_scaling", "sublayer"})
 
 
 @dataclass(frozen=True)
@@ -514,7 +518,7 @@ def iterate_stack(
     X = X0
     for layer in range(config.depth):
         with np.errstate(over="ignore", invalid="ignore"):  # checked right after
-            Y, P = block_forward(NUMPY, config, forbidden, X, weights.layer(layer))
+            Y, P = block_forward(NUMPY, config, forbidden, X, weights.layer(layer), layer)
         check_finite_states(Y, layer + 1, config.variant)
         yield LayerRecord(layer=layer, inputs=X, attention=P, outputs=Y)
         X = Y
