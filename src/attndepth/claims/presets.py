@@ -74,6 +74,11 @@ NOCI = _presets(dict(tokens=16, width=64, depths=(32,), temperature=10.0, batch=
 DEPTH_SCALING = _presets(dict(depth=16, tokens=16, width=32, ffn=True, batch=32),
                          dict(depth=32, tokens=16, width=64, ffn=True, batch=32))
 
+#: Pre-LN stacks with their feed-forward branch, run to 2L blocks with and without
+#: LayerNorm scaling: sun.variance-growth, sun.near-identity, ``curse_of_depth``.
+CURSE_OF_DEPTH = _presets(dict(depth=16, tokens=16, width=32, batch=16),
+                          dict(depth=32, tokens=16, width=64, batch=32))
+
 #: The spectrum of key-query attention: naderi.spectral-gap, ``naderi_spectral_gap``
 #: (which draws more sequence lengths and a second scale).
 NADERI = _presets(dict(scale=1.0, width=64, tokens=(64, 128, 256, 512), samples=2),

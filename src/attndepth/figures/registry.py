@@ -33,6 +33,7 @@ FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.naderi_spectral_gap",
     "attndepth.figures.noci_residual_scaling",
     "attndepth.figures.depth_scaling",
+    "attndepth.figures.curse_of_depth",
     "attndepth.figures.giorlandino_correlation_map",
     "attndepth.figures.wu_masks",
 )

@@ -85,6 +85,7 @@ CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.claims.spectral_gap",
     "attndepth.claims.propagation",
     "attndepth.claims.depth_scaling",
+    "attndepth.claims.curse_of_depth",
     "attndepth.claims.masks",
     "attndepth.claims.training",
     "attndepth.claims.trained_transition",

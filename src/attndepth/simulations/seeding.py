@@ -19,6 +19,8 @@ MAX_BATCH = 2**20
 WEIGHTS_STREAM = 0
 TOKENS_STREAM = 1
 GRID_STREAM = 2
+#: Random directions probing a block's Jacobian (measures.block_jacobian).
+PROBE_STREAM = 3
 
 
 def spawn_generators(seed: int, batch: int, stream: int,

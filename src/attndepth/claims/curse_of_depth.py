@@ -1,0 +1,226 @@
+"""Claims on the curse of depth at initialisation (theory document §5): how a pre-LN
+stack's variance grows and how close its deep blocks are to the identity, with and
+without LayerNorm scaling (Sun et al. 2025, arXiv 2502.05795)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from attndepth.claims import presets
+from attndepth.framework.evidence import Estimate, Rival
+from attndepth.framework.families import Family
+from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.theories import Theory
+from attndepth.simulations.measures.block_jacobian import DepthProfile, depth_profile
+from attndepth.simulations.models.stacks import StackConfig
+from attndepth.theory.curse_of_depth import (
+    confirm_growth_laws,
+    exponential_exponent,
+    growth_exponent,
+    input_scale,
+    jacobian_exponent,
+    lns_jacobian_ratio,
+    power_exponent,
+)
+
+TESTS = "tests/test_claims_curse_of_depth.py"
+SOURCE = ("Sun et al. 2025, arXiv 2502.05795, §3 (pre-LN: Θ(L) ≤ σ²_{x_L} ≤ Θ(exp L), deep "
+          "blocks near the identity) and §4 (LayerNorm scaling, LN(x)/√ℓ)")
+#: Allowed |pre-LN growth exponent − 1|: the law neglects the drift of c_ℓ as tokens align
+#: (measured +0.02 to +0.2 per seed at L = 16 → 32, d = 16–64); 0.25 is half the gap to
+#: the neighbouring exponents ½ (√L growth) and beyond.
+PRE_BAND = 0.25
+#: Allowed |LNS growth exponent − log₂ H_{2L}/H_L| (drift measured −0.01 to +0.12 per
+#: seed): under half the gap (≥ 0.33) to the nearest rival, the variance read as ℓ^(−½).
+LNS_BAND = 0.15
+#: Allowed |log₂ δ_{2L}/δ_L − (**)| for pre-LN (measured −0.11 to +0.06 per seed): a
+#: sixth of the gap to the rival that δ does not follow the variance.
+JACOBIAN_BAND = 0.1
+#: Allowed relative error of δ_LNS/δ_pre at block 2L (measured −3 % to +4 %).
+RATIO_BAND = 0.1
+#: The family: the paper's blocks (attention and feed-forward branch, pre-LN) at every
+#: width and length; the stacks run to 2L blocks.
+FAMILY = Family(parameters={"depth": (16, 32), "tokens": (8, 16), "width": (16, 32, 64)},
+                beyond={"depth": (64,), "width": (128,)}, fixed={"batch": 16})
+
+
+def _profiles(depth: int, tokens: int, width: int, batch: int, seed: int,
+              probes: tuple[int, ...] = ()) -> dict[str, DepthProfile]:
+    """Pre-LN and LNS stacks of 2L blocks (the same weights and inputs)."""
+    return {name: depth_profile(StackConfig(variant="pre-ln", depth=2 * depth, tokens=tokens,
+                                            width=width, ffn=True,
+                                            norm_scaling=name == "LNS"), batch, seed, probes)
+            for name in ("pre-LN", "LNS")}
+
+
+def _value(key: str) -> Callable[[Mapping[str, Any], Mapping[str, Any]], float]:
+    """A rival's prediction read from the outcome's values."""
+    def predicted(values: Mapping[str, Any], params: Mapping[str, Any]) -> float:
+        return float(values[key])
+    return predicted
+
+
+def _constant(value: float) -> Callable[[Mapping[str, Any], Mapping[str, Any]], float]:
+    """A rival's prediction that does not depend on the measurement."""
+    def predicted(values: Mapping[str, Any], params: Mapping[str, Any]) -> float:
+        return value
+    return predicted
+
+
+def _power(power: float) -> Callable[[Mapping[str, Any], Mapping[str, Any]], float]:
+    """The growth exponent when block ℓ adds ℓ^(−p), at the run's depth."""
+    def predicted(values: Mapping[str, Any], params: Mapping[str, Any]) -> float:
+        return power_exponent(power, params["depth"])
+    return predicted
+
+
+@claim(
+    "sun.variance-growth",
+    source=SOURCE + "; growth law at initialisation [derived]",
+    statement="At initialisation the mean square of a pre-LN stack's stream grows "
+              "linearly with depth, D_L − D_0 = cL, and with LayerNorm scaling "
+              "logarithmically, D_L − D_0 = c H_L: doubling L multiplies the growth by 2 "
+              "and by H_{2L}/H_L.",
+    tolerance=(f"99 % intervals over seeds of log₂ (D_2L − D_0)/(D_L − D_0) within "
+               f"±{PRE_BAND} of 1 (pre-LN) and ±{LNS_BAND} of log₂ H_2L/H_L (LNS); SymPy: "
+               f"the sums, their limits and the exponential rival"),
+    presets=presets.CURSE_OF_DEPTH,
+    theory=(growth_exponent, confirm_growth_laws),
+    simulation=(depth_profile,),
+    test=f"{TESTS}::test_variance_growth_holds_and_rejects_its_rivals",
+    figure="curse_of_depth",
+    wrong_theory={"growth_exponent": lambda scaling, depth: power_exponent(0.5, depth)},
+    estimate=(Estimate("growth_pre", "predicted_pre", (-PRE_BAND, PRE_BAND), relative=False,
+                       seeds=(4, 32), label="pre-LN log2 growth ratio − 1"),
+              Estimate("growth_lns", "predicted_lns", (-LNS_BAND, LNS_BAND), relative=False,
+                       seeds=(4, 32), label="LNS log2 growth ratio − log2 H2L/HL")),
+    rivals=(
+        Rival("exponential at the first L blocks' rate (pre-LN)", "the paper's upper bound "
+              "Θ(exp L), §3: D_ℓ = D_0 e^{κℓ} gives log₂(D_L/D_0 + 1)", against="growth_pre",
+              predicted=_value("exponential_pre")),
+        Rival("√L growth (pre-LN)", "the neighbouring exponent below, ½",
+              against="growth_pre", predicted=_power(0.5)),
+        Rival("L² growth (pre-LN)", "the neighbouring exponent above, 2",
+              against="growth_pre", predicted=_constant(2.0)),
+        Rival("LNS changes nothing, Θ(L)", "the pre-LN law: scaling the input does not slow "
+              "the growth at initialisation", against="growth_lns", predicted=_constant(1.0)),
+        Rival("variance ÷ √ℓ, Σ ℓ^(−½)", "the abstract's wording: LNS 'scales the variance' "
+              "of LN's output by 1/√ℓ (its equation scales the output, the variance by 1/ℓ)",
+              against="growth_lns", predicted=_power(0.5)),
+        Rival("exponential at the first L blocks' rate (LNS)", "the paper's Θ(exp L), with "
+              "LNS's own first L blocks", against="growth_lns",
+              predicted=_value("exponential_lns"))),
+    family=FAMILY,
+)
+def verify_variance_growth(seed: int, theory: Theory, depth: int, tokens: int, width: int,
+                           batch: int) -> Outcome:
+    """log₂ (D_2L − D_0)/(D_L − D_0) of pre-LN and LNS stacks against the growth law."""
+    symbolic = theory.confirm_growth_laws()
+    profiles = _profiles(depth, tokens, width, batch, seed)
+    values: dict[str, object] = {"symbolic": symbolic}
+    misses = []
+    shown: dict[str, list[float]] = {}
+    for name, key, band in (("pre-LN", "pre", PRE_BAND), ("LNS", "lns", LNS_BAND)):
+        mean = profiles[name].variance.mean(axis=1)
+        shown[key] = [float(mean[0]), float(mean[depth]), float(mean[2 * depth])]
+        growth = math.log2((mean[2 * depth] - mean[0]) / (mean[depth] - mean[0]))
+        predicted = theory.growth_exponent(name, depth)
+        values.update({f"growth_{key}": growth, f"predicted_{key}": predicted,
+                       f"exponential_{key}": exponential_exponent(mean[depth] / mean[0]),
+                       f"variance_{key}": shown[key]})
+        if abs(growth - predicted) > band:
+            misses.append(f"{name}: {growth:.3f} vs {predicted:.3f}")
+    return Outcome(
+        predicted=(f"log2 growth ratio: pre-LN {values['predicted_pre']:.3f} (linear), LNS "
+                   f"{values['predicted_lns']:.3f} (log2 H{2 * depth}/H{depth})"),
+        measured=(f"pre-LN {values['growth_pre']:.3f}, LNS {values['growth_lns']:.3f}"),
+        verdict=verdict_from(symbolic and not misses),
+        note=(f"pre-LN + FFN stacks of {2 * depth} blocks, n={tokens}, d={width}, {batch} "
+              f"each; D_0, D_{depth}, D_{2 * depth} (mean over stacks): "
+              + "; ".join(f"{name} " + " → ".join(f"{v:.3g}" for v in shown[key])
+                          for name, key in (("pre-LN", "pre"), ("LNS", "lns")))
+              + (f"; outside the band: {', '.join(misses)}" if misses else "")
+              + f"; SymPy: {symbolic}"),
+        values=values,
+    )
+
+
+@claim(
+    "sun.near-identity",
+    source=SOURCE + "; δ_ℓ ∝ s_ℓ/σ_ℓ at initialisation [derived]",
+    statement="At initialisation a pre-LN block's distance from the identity, δ_ℓ = "
+              "‖(J_ℓ − I)u‖/‖u‖, falls as s_ℓ/σ_ℓ (σ_ℓ the rms of its input, s_ℓ its input "
+              "scale): deep blocks approach the identity as the variance grows, and LayerNorm "
+              "scaling brings them closer still, δ_LNS/δ_pre = s_ℓ √(D^pre/D^LNS) < 1.",
+    tolerance=(f"99 % intervals over seeds: log₂ δ_2L/δ_L (pre-LN) within ±{JACOBIAN_BAND} "
+               f"of log₂ σ_L/σ_2L; δ_LNS/δ_pre at block 2L within ±{RATIO_BAND:.0%} of "
+               f"s_2L √(D^pre/D^LNS)"),
+    presets=presets.CURSE_OF_DEPTH,
+    theory=(jacobian_exponent, lns_jacobian_ratio),
+    simulation=(depth_profile,),
+    test=f"{TESTS}::test_near_identity_holds_and_rejects_its_rivals",
+    figure="curse_of_depth",
+    wrong_theory={"lns_jacobian_ratio": lambda block, pre, lns: math.sqrt(pre / lns)},
+    estimate=(Estimate("exponent_pre", "predicted_exponent_pre",
+                       (-JACOBIAN_BAND, JACOBIAN_BAND), relative=False, seeds=(4, 32),
+                       label="pre-LN log2 δ2L/δL − log2 σL/σ2L"),
+              Estimate("ratio_lns", "predicted_ratio_lns", (-RATIO_BAND, RATIO_BAND),
+                       seeds=(4, 32), label="relative error of δ_LNS/δ_pre at block 2L")),
+    rivals=(
+        Rival("δ does not follow the variance", "deep blocks near the identity for another "
+              "reason than σ_ℓ: log₂ δ_2L/δ_L = 0", against="exponent_pre",
+              predicted=_constant(0.0)),
+        Rival("δ ∝ 1/σ², the variance", "the neighbouring exponent: the variance, not its "
+              "square root, divides the branch", against="exponent_pre",
+              predicted=_value("variance_exponent_pre")),
+        Rival("LNS restores deep blocks, ratio 1", "§4: LNS lets deep layers contribute; at "
+              "initialisation as much as pre-LN's", against="ratio_lns",
+              predicted=_constant(1.0)),
+        Rival("the factor 1/√ℓ alone", "LNS's input scale without its smaller variance",
+              against="ratio_lns", predicted=_value("scale_lns")),
+        Rival("the smaller variance alone", "√(D^pre/D^LNS) without the factor 1/√ℓ",
+              against="ratio_lns", predicted=_value("variance_ratio_lns"))),
+    family=FAMILY,
+)
+def verify_near_identity(seed: int, theory: Theory, depth: int, tokens: int, width: int,
+                         batch: int) -> Outcome:
+    """δ at blocks L and 2L of pre-LN and LNS stacks against δ_ℓ ∝ s_ℓ/σ_ℓ."""
+    last = 2 * depth
+    profiles = _profiles(depth, tokens, width, batch, seed, probes=(depth, last))
+    inputs = {name: p.variance.mean(axis=1) for name, p in profiles.items()}
+    deltas = {name: {block: float(np.mean(p.deviation[block])) for block in (depth, last)}
+              for name, p in profiles.items()}
+    pre, lns = deltas["pre-LN"], deltas["LNS"]
+    variance_ratio = inputs["pre-LN"][last - 1] / inputs["pre-LN"][depth - 1]
+    values: dict[str, object] = {
+        "exponent_pre": math.log2(pre[last] / pre[depth]),
+        "predicted_exponent_pre": theory.jacobian_exponent("pre-LN", depth, variance_ratio),
+        "variance_exponent_pre": -math.log2(variance_ratio),
+        "ratio_lns": lns[last] / pre[last],
+        "predicted_ratio_lns": theory.lns_jacobian_ratio(last, inputs["pre-LN"][last - 1],
+                                                         inputs["LNS"][last - 1]),
+        "scale_lns": input_scale("LNS", last),
+        "variance_ratio_lns": math.sqrt(inputs["pre-LN"][last - 1] / inputs["LNS"][last - 1]),
+        "deviations": deltas}
+    misses = []
+    error = values["exponent_pre"] - values["predicted_exponent_pre"]  # type: ignore[operator]
+    if abs(error) > JACOBIAN_BAND:
+        misses.append(f"pre-LN exponent off by {error:+.3f}")
+    relative = values["ratio_lns"] / values["predicted_ratio_lns"] - 1  # type: ignore[operator]
+    if abs(relative) > RATIO_BAND:
+        misses.append(f"LNS ratio off by {relative:+.1%}")
+    return Outcome(
+        predicted=(f"log2 δ{last}/δ{depth} (pre-LN) = {values['predicted_exponent_pre']:.3f}; "
+                   f"δ_LNS/δ_pre at block {last} = {values['predicted_ratio_lns']:.3f}"),
+        measured=(f"{values['exponent_pre']:.3f}; {values['ratio_lns']:.3f}"),
+        verdict=verdict_from(not misses),
+        note=(f"pre-LN + FFN stacks of {last} blocks, n={tokens}, d={width}, {batch} each; δ "
+              f"(mean over stacks) at blocks {depth} and {last}: pre-LN {pre[depth]:.3g} → "
+              f"{pre[last]:.3g}, LNS {lns[depth]:.3g} → {lns[last]:.3g}"
+              + (f"; outside the band: {', '.join(misses)}" if misses else "")),
+        values=values,
+    )
