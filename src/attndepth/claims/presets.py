@@ -79,6 +79,11 @@ DEPTH_SCALING = _presets(dict(depth=16, tokens=16, width=32, ffn=True, batch=32)
 CURSE_OF_DEPTH = _presets(dict(depth=16, tokens=16, width=32, batch=16),
                           dict(depth=32, tokens=16, width=64, batch=32))
 
+#: Near-simplex tokens at two sequence lengths: chen.critical-scaling,
+#: ``critical_scaling`` (which draws more lengths, overlaps and widths).
+CRITICAL_SCALING = _presets(dict(overlap=0.5, width=64, smallest=32, largest=1024, batch=2),
+                            dict(overlap=0.5, width=64, smallest=32, largest=4096, batch=4))
+
 #: The spectrum of key-query attention: naderi.spectral-gap, ``naderi_spectral_gap``
 #: (which draws more sequence lengths and a second scale).
 NADERI = _presets(dict(scale=1.0, width=64, tokens=(64, 128, 256, 512), samples=2),

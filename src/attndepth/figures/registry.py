@@ -34,6 +34,7 @@ FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.noci_residual_scaling",
     "attndepth.figures.depth_scaling",
     "attndepth.figures.curse_of_depth",
+    "attndepth.figures.critical_scaling",
     "attndepth.figures.giorlandino_correlation_map",
     "attndepth.figures.wu_masks",
 )

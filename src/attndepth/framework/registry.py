@@ -86,6 +86,7 @@ CLAIM_MODULES: tuple[str, ...] = (
     "attndepth.claims.propagation",
     "attndepth.claims.depth_scaling",
     "attndepth.claims.curse_of_depth",
+    "attndepth.claims.attention_scaling",
     "attndepth.claims.masks",
     "attndepth.claims.training",
     "attndepth.claims.trained_transition",
