@@ -13,4 +13,4 @@ def test_one_point_per_row_and_ratios_at_most_one(quick_data):
     assert np.all(ratio <= 1) and np.any(ratio < 1)
     figure = atlas_figure.draw(data)
     assert len(figure.axes) == 2
-    assert "below bound (d)" in figure.axes[1].get_title()
+    assert "at the bound (ticks)" in figure.axes[1].get_title()

@@ -7,7 +7,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from attndepth.claims import presets
-from attndepth.claims.presets import WENDEL_LEVEL
+from attndepth.claims.presets import CLUSTER_DIAMETER, WENDEL_LEVEL
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
@@ -89,8 +89,6 @@ def verify_orthogonal_start(seed: int, theory: Theory, tokens: int, beta: float,
     )
 
 
-#: "One cluster": every pairwise distance below this.
-CLUSTER_DIAMETER = 1e-6
 #: Longest time integrated: large β keeps tokens in metastable clusters for long times.
 CLUSTER_HORIZON = 1e4
 

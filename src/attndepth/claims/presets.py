@@ -115,3 +115,5 @@ GESHKOVSKI_CLUSTER = _presets(dict(tokens=6, dimension=3, beta=1.0, trials=1000)
 #: Two-sided level of the Clopper–Pearson interval of a Monte Carlo hemisphere fraction: a
 #: true Wendel probability falls outside it once in 10^4 runs (the claim and its figure).
 WENDEL_LEVEL = 1 - 1e-4
+#: "One cluster": every pairwise distance below this (the claim and its figure).
+CLUSTER_DIAMETER = 1e-6

@@ -2,10 +2,13 @@
 
 Left: the probability that n uniform tokens on S^{d−1} lie in one open
 hemisphere — Wendel's formula (lines) and Monte Carlo fractions with their
-Clopper–Pearson intervals (markers). Right: the largest pairwise distance of
-tokens started in one hemisphere against time, for several β: the larger β,
-the longer the tokens sit in metastable clusters before they merge.
-Draws the claim geshkovski.single-cluster.
+99.99 % Clopper–Pearson intervals (markers; the claim's level: a true probability falls
+outside once in 10⁴). Right: the largest pairwise distance of tokens started in one
+hemisphere against time, for several β: the larger β, the longer the tokens sit in
+metastable clusters before they merge; the dotted line is the claim's "one cluster"
+diameter. The β curves take the palette's second half and a line style each, so that
+no colour means a width in one panel and a β in the other, and β = 0 and 1, which
+nearly coincide, stay apart.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-from attndepth.claims.presets import WENDEL_LEVEL
+from attndepth.claims.presets import CLUSTER_DIAMETER, WENDEL_LEVEL
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.simulations.models.sphere_dynamics import (
     cluster_diameter,
@@ -36,15 +39,21 @@ SIZES: dict[str, dict[str, Any]] = {"quick": dict(trials=400, max_tokens=10, dim
                       betas=(0.0, 1.0, 4.0, 9.0), flow_tokens=8, flow_dimension=4)}
 #: Below this the drawn diameter is the integrator's error, not the flow (rtol 1e-11).
 RESOLUTION = 1e-9
+#: Line styles of the β curves, in order.
+BETA_STYLES = ("-", "--", "-.", ":")
+#: Their palette entries: pink, orange, sky blue, black (none used for d on the left).
+BETA_COLOURS = (3, 4, 5, 7)
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
-    """Columns: panel, series, x, value, low, high (interval; nan where none)."""
+    """Columns: panel, series, x, value, low, high (interval; nan where none), trials."""
     size = SIZES[preset]
-    columns: dict[str, list] = {k: [] for k in ("panel", "series", "x", "value", "low", "high")}
+    columns: dict[str, list] = {k: [] for k in ("panel", "series", "x", "value", "low", "high",
+                                                "trials")}
 
     def add(panel, series, x, value, low=float("nan"), high=float("nan")):
-        for key, item in zip(columns, (panel, series, x, value, low, high), strict=True):
+        for key, item in zip(columns, (panel, series, x, value, low, high, size["trials"]),
+                             strict=True):
             columns[key].append(item)
 
     for d in size["dimensions"]:
@@ -78,21 +87,27 @@ def draw(data: dict[str, list]):
                           elinewidth=0.6, capsize=0)
         left.set_xlabel("tokens $n$")
         left.set_ylabel("P(one open hemisphere)")
-        left.set_title(f"lines: Wendel; circles: Monte Carlo, {WENDEL_LEVEL:.2%} intervals",
-                       fontsize=6.5)
+        trials = int(data["trials"][0]) if "trials" in data else None
+        left.set_title("lines: Wendel; circles: Monte Carlo"
+                       + (f", {trials} trials" if trials else "")
+                       + f"; {WENDEL_LEVEL:.2%} Clopper–Pearson intervals", fontsize=6)
         left.legend()
-        for colour, name in zip(PALETTE, dict.fromkeys(series[panel == "diameter"]),
-                                strict=False):
+        names = dict.fromkeys(series[panel == "diameter"])
+        beta_colours = [PALETTE[i] for i in BETA_COLOURS]
+        for colour, style, name in zip(beta_colours, BETA_STYLES, names, strict=False):
             rows = (panel == "diameter") & (series == name)
             # below the resolution only "collapsed" is known: clip there
-            right.loglog(x[rows], np.maximum(value[rows], RESOLUTION), color=colour, label=name)
-        right.axhline(1e-6, color="0.6", linewidth=0.6, linestyle=":")
+            right.loglog(x[rows], np.maximum(value[rows], RESOLUTION), color=colour,
+                         linestyle=style, label=name)
+        right.axhline(CLUSTER_DIAMETER, color="0.4", linewidth=0.6, linestyle=":",
+                      label=f"one cluster, {CLUSTER_DIAMETER:g}")
         right.axhspan(1e-12, RESOLUTION, color="0.92", linewidth=0)
         right.text(2e2, 2e-11, "integration error", fontsize=6, color="0.4")
-        right.set_ylim(1e-12, 10)
+        right.set_ylim(1e-12, 1e5)  # room for the key above the curves
         right.set_xlabel("time $t$")
         right.set_ylabel(r"$\max_{i,j} \|x_i - x_j\|$")
         right.set_title("tokens from one hemisphere: metastable, then one cluster",
                         fontsize=6.5)
-        right.legend(loc="center left")
+        right.set_yticks([1e-12, 1e-9, 1e-6, 1e-3, 1e0])
+        right.legend(loc="upper right", ncols=2)
     return figure

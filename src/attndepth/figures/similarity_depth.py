@@ -1,12 +1,16 @@
 """Token similarity t_sim against depth for every block variant (Yu & Zhang 2023).
 
-Median and 10–90 % band over independent stacks (seeds spawned from one base
-seed), at the preset of the claim yuzhang.escalation (``presets.ESCALATION``).
+Mean over independent stacks (seeds spawned from one base seed) with its 99 % Student-t
+interval — the verdicts' kind of interval — at the preset of the claim
+yuzhang.escalation (``presets.ESCALATION``). The depth axis is linear to 1 and
+logarithmic beyond, so that the first blocks, where the variants part, are not crowded;
+the residual stack is drawn dashed, since it runs close to post-LN.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import t as student_t
 
 from attndepth.claims.presets import ESCALATION
 from attndepth.figures.style import new_figure, styled, variant_colour
@@ -14,28 +18,39 @@ from attndepth.simulations.measures.similarity import token_similarity
 from attndepth.simulations.models.stacks import VARIANTS, StackConfig, run_stack
 
 NAME = "similarity_depth"
-DESCRIPTION = "t_sim vs depth, all block variants (median, 10-90% band over seeds)"
+DESCRIPTION = "t_sim vs depth, all block variants (mean and its 99% interval over stacks)"
+#: Confidence of the drawn intervals (the verdicts').
+LEVEL = 0.99
+#: Line style per variant where the default (solid) would hide one under another.
+DASHED = {"residual": "--"}
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
-    """Columns: variant, depth, median, q10, q90 (one row per variant and depth)."""
+    """Columns: variant, depth, mean, low, high (the 99 % interval of the mean), and the
+    sizes tokens, width, heads, batch (one row per variant and depth)."""
     size = ESCALATION[preset]
-    columns: dict[str, list] = {"variant": [], "depth": [], "median": [], "q10": [], "q90": []}
+    columns: dict[str, list] = {k: [] for k in ("variant", "depth", "mean", "low", "high",
+                                                "tokens", "width", "heads", "batch")}
     for variant in VARIANTS:
         config = StackConfig(variant=variant, depth=size["depth"], tokens=size["tokens"],
                              width=size["width"], heads=size["heads"], tau=1.0)
         similarity = token_similarity(run_stack(config, size["batch"], seed).states)
-        q10, median, q90 = np.quantile(similarity, [0.1, 0.5, 0.9], axis=1)
-        columns["variant"] += [variant] * len(median)
-        columns["depth"] += list(range(len(median)))
-        columns["median"] += median.tolist()
-        columns["q10"] += q10.tolist()
-        columns["q90"] += q90.tolist()
+        mean = similarity.mean(axis=1)
+        half = (student_t.ppf(0.5 + LEVEL / 2, size["batch"] - 1)
+                * similarity.std(axis=1, ddof=1) / np.sqrt(size["batch"]))
+        rows = len(mean)
+        columns["variant"] += [variant] * rows
+        columns["depth"] += list(range(rows))
+        columns["mean"] += mean.tolist()
+        columns["low"] += (mean - half).tolist()
+        columns["high"] += (mean + half).tolist()
+        for key in ("tokens", "width", "heads", "batch"):
+            columns[key] += [size[key]] * rows
     return columns
 
 
 def draw(data: dict[str, list]):
-    """One line and band per variant, log-odds-friendly linear axes."""
+    """One line and interval band per variant; depth linear to 1, logarithmic beyond."""
     figure, axis = new_figure(columns=1, aspect=0.8)
     variant_column = np.array(data["variant"])
     with styled():
@@ -43,11 +58,21 @@ def draw(data: dict[str, list]):
             rows = variant_column == variant
             depth = np.array(data["depth"])[rows]
             colour = variant_colour(variant)
-            axis.plot(depth, np.array(data["median"])[rows], color=colour, label=variant)
-            axis.fill_between(depth, np.array(data["q10"])[rows], np.array(data["q90"])[rows],
-                              color=colour, alpha=0.2, linewidth=0)
+            axis.plot(depth, np.array(data["mean"])[rows], DASHED.get(variant, "-"),
+                      color=colour, label=variant)
+            axis.fill_between(depth, np.array(data["low"])[rows], np.array(data["high"])[rows],
+                              color=colour, alpha=0.25, linewidth=0)
+        axis.set_xscale("symlog", linthresh=1.0, linscale=0.4)
+        ticks = [0, 1, 2, 4, 8, 16, 32]
+        ticks = [t for t in ticks if t <= max(data["depth"])]
+        axis.set_xticks(ticks, [str(t) for t in ticks])
+        axis.minorticks_off()
         axis.set_xlabel("depth $l$")
         axis.set_ylabel(r"token similarity $t_{\mathrm{sim}}$")
         axis.set_ylim(-0.02, 1.02)
-        axis.legend(ncols=2, loc="center right")
+        axis.legend(loc="center right", bbox_to_anchor=(1.0, 0.3))
+        tokens, width, heads, batch = (int(data[k][0]) for k in ("tokens", "width", "heads",
+                                                                  "batch"))
+        axis.set_title(f"n = {tokens}, d = {width}, H = {heads}, {batch} stacks; "
+                       f"99 % intervals of the mean", fontsize=6)
     return figure

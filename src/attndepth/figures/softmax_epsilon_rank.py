@@ -6,7 +6,9 @@ blocks for L = 1 … 4; markers are r_ε of a converged grid, open markers lower
 bounds (the grid stopped at its size limit). Left: pure attention, whose ε-rank
 stops growing after two blocks; right: pre-LN. The linear-attention network of
 the same width and L = 2, the method's oracle, is drawn grey: its ε-rank climbs
-to its exact GF(p) rank (dotted) and stays there.
+to its exact GF(p) rank (dotted) and stays there. The two stack panels share their
+y range; each depth has its own marker, and the markers of one ε are dodged sideways
+(by a factor 1.07 between neighbouring depths) so that equal ranks stay visible.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ SIZES: dict[str, dict[str, Any]] = {"quick": dict(epsilons=(0.3, 0.1, 0.03, 0.01
                       max_points=1536)}
 #: Depth of the oracle's linear-attention network (d = WIDTH, N = 2).
 ORACLE_DEPTH = 2
+#: One marker per depth, and the sideways dodge between neighbouring depths.
+MARKERS = ("o", "s", "^", "D")
+DODGE = 1.07
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
@@ -77,16 +82,25 @@ def draw(data: dict[str, list]):
     titles = {"pure": "pure attention", "pre-ln": "pre-LN"}
     with styled():
         for axis, variant in zip(axes, VARIANTS, strict=False):
-            for colour, L in zip(PALETTE, DEPTHS, strict=False):
+            for index, (colour, marker, L) in enumerate(zip(PALETTE, MARKERS, DEPTHS,
+                                                            strict=False)):
                 rows = (series == variant) & (depth == L)
-                axis.plot(epsilon[rows], rank[rows], "-", color=colour, label=f"$L = {L}$")
-                done, bound = rows & converged, rows & ~converged
-                axis.plot(epsilon[done], rank[done], "o", color=colour, markersize=3)
-                axis.plot(epsilon[bound], rank[bound], "o", color=colour, markersize=3,
+                dodged = epsilon * DODGE ** (index - (len(DEPTHS) - 1) / 2)
+                axis.plot(dodged[rows], rank[rows], "-", color=colour, linewidth=0.9,
+                          marker=marker, markersize=3, label=f"$L = {L}$")
+                bound = rows & ~converged
+                axis.plot(dodged[bound], rank[bound], marker, color=colour, markersize=3,
                           markerfacecolor="white")
             axis.set_title(f"{titles[variant]}, $d = {WIDTH}$ (open: lower bound)",
                            fontsize=6.5)
-            axis.legend()
+            axis.legend(loc="upper left")
+        stacks = np.isin(series, VARIANTS)
+        for axis in axes[:len(VARIANTS)]:
+            axis.set_ylim(1.5, np.nanmax(rank[stacks]) * 2.0)
+            ticks = sorted(set(epsilon[stacks]), reverse=True)
+            axis.set_xscale("log")
+            axis.set_xticks(ticks, [f"{t:g}" for t in ticks])
+            axis.xaxis.set_minor_formatter(NullFormatter())
         oracle, last = series == "linear", axes[-1]
         last.plot(epsilon[oracle], rank[oracle], "s-", color="0.4", markersize=2.5,
                   label=f"ε-rank, $L = {ORACLE_DEPTH}$")
@@ -94,14 +108,15 @@ def draw(data: dict[str, list]):
         last.axhline(exact, color="0.4", linestyle=":", linewidth=0.8,
                      label=f"exact rank {exact:.0f} (GF($p$))")
         last.set_title(f"oracle: linear attention, $d = {WIDTH}$", fontsize=6.5)
-        last.legend(loc="center right")
+        last.set_xscale("log")
+        last.set_ylim(top=exact * 1.8)
+        last.legend(loc="lower right")
         for axis in axes:
-            axis.set_xscale("log")
             axis.set_yscale("log")
             axis.yaxis.set_major_locator(FixedLocator([1, 2, 5, 10, 20, 50, 100, 200, 500]))
             axis.yaxis.set_major_formatter(ScalarFormatter())
             axis.yaxis.set_minor_formatter(NullFormatter())
             axis.invert_xaxis()
             axis.set_xlabel(r"tolerance $\varepsilon$")
-        axes[0].set_ylabel(r"$\varepsilon$-rank $r_\varepsilon$ ($N = 2$)")
+            axis.set_ylabel(r"$\varepsilon$-rank $r_\varepsilon$ ($N = 2$)")
     return figure
