@@ -1,4 +1,5 @@
-"""Pages generated at build time: the claims table (from the registry) and the gallery.
+"""Pages generated at build time: the claims table (from the registry), the gallery and
+the executed notebooks.
 
 ``python docs/generate.py`` writes them without building the site.
 """
@@ -283,9 +284,94 @@ def atlas_page(target: Path) -> str:
     return "\n".join(lines)
 
 
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "examples" / "notebook"
+
+
+def _run_cell(source: str, namespace: dict) -> tuple[str, object]:
+    """Execute one code cell as a notebook does: its printed text, and the value of its
+    last line when that is an expression (None otherwise)."""
+    import ast
+    import contextlib
+    import io
+
+    tree = ast.parse(source)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(tree, "<cell>", "exec"), namespace)
+        value = (eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+                 if last is not None else None)
+    return printed.getvalue(), value
+
+
+def notebook_page(notebook: Path, out: Path) -> str:
+    """One notebook executed, as a Markdown page: its Markdown cells, its code, what each
+    cell printed, the rich view of its last value (``_repr_html_``, else ``repr``) and
+    the figures it drew (saved under ``out``). Claims the notebook registers are removed
+    again, so that the claims table shows attndepth's own."""
+    import json
+    import shutil
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from attndepth.framework import registry
+
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(notebook, out / notebook.name)
+    parts: list[str] = []
+    namespace: dict = {"__name__": "__main__"}
+    before = set(registry.all_claims())  # the built-in ones loaded: they stay
+    drawn = 0
+    try:
+        with matplotlib.rc_context():
+            for cell in json.loads(notebook.read_text())["cells"]:
+                source = "".join(cell["source"])
+                if cell["cell_type"] == "markdown":
+                    parts.append(source)
+                    if not parts[:-1]:  # under the title: where to get the notebook
+                        parts.append(f"Executed when the documentation was built; "
+                                     f"{{download}}`download the notebook <{notebook.name}>` "
+                                     f"(`examples/notebook/{notebook.name}`).")
+                    continue
+                parts.append(f"```python\n{source}\n```")
+                printed, value = _run_cell(source, namespace)
+                if printed:
+                    parts.append(f"```text\n{printed.rstrip()}\n```")
+                if hasattr(value, "_repr_html_"):
+                    parts.append(f"```{{raw}} html\n{value._repr_html_()}\n```")
+                elif value is not None and not hasattr(value, "figure"):
+                    parts.append(f"```text\n{value!r}\n```")
+                for number in plt.get_fignums():
+                    drawn += 1
+                    name = f"{notebook.stem}-{drawn}.png"
+                    plt.figure(number).savefig(out / name, dpi=150, bbox_inches="tight")
+                    parts.append(f"![a figure the cell drew]({name})")
+                plt.close("all")
+    finally:
+        for added in set(registry._REGISTRY) - before:
+            del registry._REGISTRY[added]
+    return "\n\n".join(parts) + "\n"
+
+
+def notebook_pages(out: Path) -> dict[str, str]:
+    """Every notebook of ``examples/notebook`` executed (:func:`notebook_page`), and an
+    index: file name -> page."""
+    notebooks = sorted(NOTEBOOKS.glob("*.ipynb"))
+    pages = {f"{path.stem}.md": notebook_page(path, out) for path in notebooks}
+    pages["index.md"] = ("# Notebooks\n\nWhat a theorist does with attndepth in a notebook, "
+                         "executed when this documentation was built.\n\n```{toctree}\n"
+                         ":maxdepth: 1\n\n" + "\n".join(path.stem for path in notebooks)
+                         + "\n```\n")
+    return pages
+
+
 def write_generated(target: Path) -> None:
     """Write ``claims.md``, ``results.md``, ``api/`` (an index and a page per module),
-    ``gallery.md`` (with its figures) and ``atlas.md`` (with its CSV) under ``target``."""
+    ``gallery.md`` (with its figures), ``atlas.md`` (with its CSV) and ``notebooks/``
+    (each notebook executed, and an index) under ``target``."""
     import shutil
 
     target.mkdir(parents=True, exist_ok=True)
@@ -297,6 +383,8 @@ def write_generated(target: Path) -> None:
         (target / "api" / name).write_text(text)
     (target / "gallery.md").write_text(gallery(target / "figures"))
     (target / "atlas.md").write_text(atlas_page(target))
+    for name, text in notebook_pages(target / "notebooks").items():
+        (target / "notebooks" / name).write_text(text)
 
 
 if __name__ == "__main__":

@@ -76,6 +76,11 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     # an API page per module, and the style sheet that lets wide tables scroll
     assert (tmp_path / "html" / "_generated" / "api" / "attndepth.rank.measure.html").is_file()
     assert "_static/attndepth.css" in theory
+    # the notebooks, executed: a claim result shows itself as a table, figures as images
+    tour = (tmp_path / "html" / "_generated" / "notebooks" / "tour.html").read_text()
+    assert "<caption" in tour and "<img" in tour and "tour.ipynb" in tour
+    own = (tmp_path / "html" / "_generated" / "notebooks" / "own_claim.html").read_text()
+    assert "Smallest counterexample" in own
 
 
 def test_readme_is_a_short_guide_whose_links_exist():
@@ -146,3 +151,13 @@ def test_the_atlas_page_names_the_missing_classes_and_those_beyond_reach():
     page = "\n".join(generate._missing_classes(scope[:1], atlas()))
     assert "Every class the machine reaches is in the atlas." in page
     assert "Beyond reach" not in page
+
+
+def test_a_notebook_cell_runs_as_in_jupyter():
+    # printed text is kept, and the last line's value is shown when it is an expression
+    sys.path.insert(0, str(ROOT / "docs"))
+    import generate
+
+    namespace: dict = {}
+    assert generate._run_cell("x = 2\nprint('seen')\nx + 1", namespace) == ("seen\n", 3)
+    assert generate._run_cell("y = x", namespace) == ("", None) and namespace["y"] == 2

@@ -505,3 +505,30 @@ def test_a_result_is_one_line_and_a_notebook_shows_its_report():
     result._repr_pretty_(Printer(), False)
     assert Printer.shown.startswith("INDISTINGUISHABLE levine.1t-width")
     assert "to decide" in Printer.shown
+    shown = result._repr_html_()
+    assert "indistinguishable: levine.1t-width" in shown and ">to decide<" in shown
+    assert shown.count(">rival<") == len(result.rivals)
+
+
+def test_a_claim_defined_without_a_module_is_a_users_and_reproduced_in_python():
+    # a notebook cell or exec() defines functions whose __module__ is None or __main__
+    from attndepth.framework import registry
+    from attndepth.framework.search import reproduce_command
+
+    source = '''
+from attndepth import Family, Outcome, claim
+
+@claim("test.session-claim", source="s", statement="s", tolerance="t",
+       presets={"quick": {"x": 1}, "full": {"x": 2}}, family=Family(parameters={"x": (1,)}))
+def verify(seed, x):
+    return Outcome("p", "m", "holds")
+'''
+    try:
+        exec(compile(source, "<cell>", "exec"), {})
+        found = registry.get_claim("test.session-claim")
+        assert found.module == "__main__" and registry.is_users(found)
+        assert run_claim("test.session-claim").verdict == "holds"
+        assert reproduce_command("test.session-claim", {"x": 1}, 0).startswith(
+            "run_claim('test.session-claim', seed=0")
+    finally:
+        registry._REGISTRY.pop("test.session-claim", None)

@@ -253,3 +253,7 @@ def test_a_notebook_shows_the_atlas_as_a_summary():
     assert lines[0].startswith(f"Atlas: {len(table):,} size classes")
     assert any("proved" in line for line in lines) and "atlas.find(" in lines[-1]
     assert table[:0].summary() == "Atlas: no size classes"
+    shown = table._repr_html_()
+    assert shown.count("<tr>") == 1 + table.SHOWN_ROWS  # the header and the first rows
+    assert f"the first {table.SHOWN_ROWS} of {len(table):,} rows shown" in shown
+    assert "atlas.where(width=4)" in shown

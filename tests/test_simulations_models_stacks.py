@@ -247,3 +247,14 @@ def test_a_trajectory_shows_shapes_not_arrays():
     assert shown == ("Trajectory(2 stacks of StackConfig(variant='post-ln', depth=2, "
                      "tokens=3, width=4), seed 0; states (3, 2, 3, 4) float64, attention "
                      "kept (2, 2, 1, 3, 3))")
+
+
+def test_a_notebook_shows_a_config_and_a_trajectory_as_tables():
+    from attndepth.simulations.models.stacks import StackConfig, run_stack
+
+    config = StackConfig(variant="pre-ln", depth=2, tokens=3, width=4, norm_scaling=True)
+    shown = config._repr_html_()
+    assert shown.startswith("<table>") and "norm_scaling" in shown and "ffn" not in shown
+    assert "LayerNorm scaling" in shown  # each field with its meaning
+    trajectory = run_stack(config, 2, 0)._repr_html_()
+    assert "(3, 2, 3, 4) float64" in trajectory and "not kept" in trajectory

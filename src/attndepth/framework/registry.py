@@ -200,8 +200,9 @@ class Claim:
 
     @property
     def module(self) -> str:
-        """The module holding ``verify``."""
-        return self.verify.__module__
+        """The module holding ``verify``; ``__main__`` for code without one (a notebook
+        cell, ``exec``, a callable object without ``__module__``): a user's."""
+        return getattr(self.verify, "__module__", None) or "__main__"
 
     @property
     def wrong(self) -> Theory:
@@ -263,6 +264,13 @@ class ClaimResult:
         from attndepth.framework.result_text import TABLE_WIDTH, result_block
 
         printer.text(repr(self) if cycle else "\n".join(result_block(self, TABLE_WIDTH)))
+
+    def _repr_html_(self) -> str:  # Jupyter
+        """The report's lines as an HTML table: verdict, prediction, measurement,
+        tolerance, rivals, and the domain's failing members."""
+        from attndepth.framework.result_text import result_html
+
+        return result_html(self)
 
     @property
     def verdict(self) -> Verdict:
@@ -428,7 +436,7 @@ def all_claims() -> dict[str, Claim]:
                                        f"to load: {type(error).__name__}: {error}") from None
     built_in = {module: index for index, module in enumerate(CLAIM_MODULES)}
     return dict(sorted(_REGISTRY.items(),  # stable: registration order within a module
-                       key=lambda item: built_in.get(item[1].verify.__module__,
+                       key=lambda item: built_in.get(item[1].module,
                                                      len(built_in))))
 
 
@@ -488,7 +496,7 @@ def load_claims(source: str) -> list[str]:
     except BaseException as error:  # noqa: BLE001 - sys.exit() or anything in a user's file
         raise InvalidParameter(f"loading claims from {source} failed: "
                                f"{describe_exception(error)}") from None
-    ids = [found.id for found in _REGISTRY.values() if found.verify.__module__ == name]
+    ids = [found.id for found in _REGISTRY.values() if found.module == name]
     if not ids:
         raise InvalidParameter(f"{source} registered no claim (decorate a function with "
                                f"attndepth.claim)")

@@ -1,4 +1,5 @@
-"""One claim result as text: the block a report prints for it, and its verdict word.
+"""One claim result as text: the block a report prints for it, its verdict word, and the
+HTML table a notebook shows.
 
 Kept apart from :mod:`attndepth.framework.report` so that a
 :class:`~attndepth.framework.registry.ClaimResult` can show itself (in a notebook)
@@ -11,6 +12,7 @@ import textwrap
 from typing import Any
 
 from attndepth.framework.verdicts import PASSING, Verdict
+from attndepth.html_table import html_table
 
 #: Width the text report is wrapped to (fits a normal terminal).
 TABLE_WIDTH = 88
@@ -33,14 +35,16 @@ def wrong_theory_line(result: Any) -> str:
             f"fails: the check cannot tell this theory from the wrong one")
 
 
-def result_block(result: Any, width: int) -> list[str]:
-    """The lines of one ClaimResult in the text report, wrapped to ``width`` columns:
-    verdict and id, prediction, measurement, tolerance, rivals, and where they apply the
-    wrong theory, the family, the preset's verdict, why, what would decide it and the
-    domain's failing members."""
-    out: list[str] = []
+def result_heading(result: Any) -> str:
+    """The first line of a result: verdict, id, conjecture mark and seconds."""
     label = " (conjecture)" if result.conjecture else ""
-    out.append(f"{verdict_word(result).upper():<13} {result.id}{label}  ({result.seconds:.2f} s)")
+    return f"{verdict_word(result).upper():<13} {result.id}{label}  ({result.seconds:.2f} s)"
+
+
+def result_lines(result: Any) -> list[tuple[str, str]]:
+    """The labelled lines of one ClaimResult: prediction, measurement, tolerance, rivals,
+    and where they apply the wrong theory, the family, the preset's verdict, why, what
+    would decide it and the domain's failing members."""
     lines = [("predicted", result.outcome.predicted), ("measured", result.outcome.measured),
              ("tolerance", result.tolerance)]
     lines += [("rival", f"{rival.name} ({rival.source}): "
@@ -61,8 +65,23 @@ def result_block(result: Any, width: int) -> list[str]:
         lines.append(("to decide", result.to_decide.text))
     for failure in result.domain.failures if result.domain else ():
         lines.append(("domain", failure.line()))
-    for label, text in lines:
+    return lines
+
+
+def result_block(result: Any, width: int) -> list[str]:
+    """The lines of one ClaimResult in the text report, wrapped to ``width`` columns: its
+    heading (:func:`result_heading`), then :func:`result_lines`."""
+    out = [result_heading(result)]
+    for label, text in result_lines(result):
         out += textwrap.wrap(text, width, initial_indent=f"    {label:<10} ",
                              subsequent_indent=" " * 15, break_on_hyphens=False,
                              break_long_words=False) or [f"    {label}"]
     return out
+
+
+def result_html(result: Any) -> str:
+    """The result as an HTML table (what a notebook shows): its heading as the caption,
+    one row per labelled line."""
+    label = " (conjecture)" if result.conjecture else ""
+    return html_table(f"{verdict_word(result)}: {result.id}{label} ({result.seconds:.2f} s)",
+                      result_lines(result))

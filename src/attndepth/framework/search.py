@@ -194,9 +194,14 @@ def _key(member: Member) -> str:
 def reproduce_command(claim_id: str, member: Member, seed: int) -> str:
     """The command line that runs one member again (``attndepth verify --member``).
 
-    A claim defined outside attndepth gets the ``--claims`` option that loads it.
+    A claim defined outside attndepth gets the ``--claims`` option that loads it; one
+    defined in this session (a notebook, ``__main__``) has no file to load, and gets the
+    Python call that runs the member instead.
     """
-    module_name = get_claim(claim_id).verify.__module__
+    module_name = get_claim(claim_id).module
+    if module_name == "__main__":
+        return (f"run_claim({claim_id!r}, seed={seed}, "
+                f"**{json.dumps(member, sort_keys=True)})  # defined in this session")
     source = ""
     if not module_name.startswith("attndepth."):
         module = sys.modules.get(module_name)

@@ -245,6 +245,22 @@ class Atlas(Sequence[AtlasRow]):
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython and Jupyter
         printer.text(repr(self) if cycle else self.summary())
 
+    #: Rows a notebook shows of an atlas (the first ones; filter to see others).
+    SHOWN_ROWS = 8
+
+    def _repr_html_(self) -> str:  # Jupyter
+        """The summary's lines as the caption and footer, and the first rows as a table."""
+        from attndepth.html_table import html_table
+
+        lines = self.summary().splitlines()
+        shown = self._rows[:self.SHOWN_ROWS]
+        more = (f"; the first {len(shown)} of {len(self):,} rows shown"
+                if len(self) > len(shown) else "")
+        return html_table(lines[0], [[getattr(row, name) for name in ATLAS_COLUMNS]
+                                     for row in shown], header=ATLAS_COLUMNS,
+                          footer=" · ".join(" ".join(line.split()) for line in lines[1:])
+                          + more)
+
     def where(self, **equal: Any) -> Atlas:
         """The rows whose fields equal the given values (``width=4, residual=0``)."""
         unknown = set(equal) - set(ATLAS_COLUMNS)

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
+from typing import Any
 
 import numpy as np
 
@@ -192,6 +193,30 @@ class StackConfig:
             if value != item.default:
                 parts.append(f"{item.name}={value!r}")
         return f"StackConfig({', '.join(parts)})"
+
+    def _shown_fields(self) -> list[tuple[str, Any, str]]:
+        """(name, value, description) of the variant, the sizes and every field that
+        differs from its default: what the reprs show."""
+        shown = ("variant", "depth", "tokens", "width")
+        rows = []
+        for item in fields(self):
+            if not item.repr or item.default is MISSING:
+                continue
+            value = getattr(self, item.name)
+            if item.name in shown or value != item.default:
+                if isinstance(value, Sublayer):
+                    value = value.name
+                rows.append((item.name, value, item.metadata.get("description", "")))
+        return rows
+
+    def _repr_html_(self) -> str:  # Jupyter
+        """The fields :meth:`__repr__` shows, with what each means, as an HTML table."""
+        from attndepth.html_table import html_table
+
+        return html_table(f"StackConfig: {self.variant}, L = {self.depth}, n = "
+                          f"{self.tokens}, d = {self.width}", self._shown_fields(),
+                          header=("field", "value", "meaning"),
+                          footer="fields at their defaults are not shown")
 
     def __post_init__(self) -> None:
         check_choice("variant", self.variant, VARIANTS)
@@ -563,6 +588,20 @@ class Trajectory:
         return (f"Trajectory({self.states.shape[1]} stacks of {self.config!r}, seed "
                 f"{self.seed}; states {tuple(self.states.shape)} {self.states.dtype}, "
                 f"attention {attention})")
+
+    def _repr_html_(self) -> str:  # Jupyter
+        """Shapes, seed and the configuration as an HTML table (never the arrays)."""
+        from attndepth.html_table import html_table
+
+        attention = ("not kept" if self.attention is None
+                     else f"{tuple(self.attention.shape)}")
+        rows = [("stacks", self.states.shape[1]), ("seed", self.seed),
+                ("states", f"{tuple(self.states.shape)} {self.states.dtype} "
+                           f"(depth + 1, batch, tokens, width)"),
+                ("attention", attention),
+                *((name, value) for name, value, _ in self.config._shown_fields())]
+        return html_table("Trajectory", rows,
+                          footer="trajectory.states[l] is the batch after l blocks")
 
     def kept_attention(self) -> np.ndarray:
         """The attention matrices, (depth, batch, heads, n, n), of a run with
