@@ -212,3 +212,10 @@ def test_a_relative_error_against_a_zero_prediction_is_refused():
         errors_of(relative, [1.0, 2.0], 0.0)
     absolute = Estimate("m", "p", (-0.1, 0.1), relative=False)
     assert errors_of(absolute, [1.0, 2.0], 0.0).tolist() == [1.0, 2.0]
+
+
+def test_the_prediction_helpers_give_a_constant_or_a_computed_value():
+    from attndepth.framework.evidence import predict_constant, predict_value
+
+    assert predict_constant(2.0)({"x": 5}, {"depth": 3}) == 2.0
+    assert predict_value("x")({"x": 5}, {}) == 5.0

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from attndepth.claims import presets
-from attndepth.framework.evidence import Estimate, Rival
+from attndepth.framework.evidence import Estimate, Rival, predict_constant, predict_value
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
@@ -57,20 +57,6 @@ def _profiles(depth: int, tokens: int, width: int, batch: int, seed: int,
             for name in ("pre-LN", "LNS")}
 
 
-def _value(key: str) -> Callable[[Mapping[str, Any], Mapping[str, Any]], float]:
-    """A rival's prediction read from the outcome's values."""
-    def predicted(values: Mapping[str, Any], params: Mapping[str, Any]) -> float:
-        return float(values[key])
-    return predicted
-
-
-def _constant(value: float) -> Callable[[Mapping[str, Any], Mapping[str, Any]], float]:
-    """A rival's prediction that does not depend on the measurement."""
-    def predicted(values: Mapping[str, Any], params: Mapping[str, Any]) -> float:
-        return value
-    return predicted
-
-
 def _power(power: float) -> Callable[[Mapping[str, Any], Mapping[str, Any]], float]:
     """The growth exponent when block ℓ adds ℓ^(−p), at the run's depth."""
     def predicted(values: Mapping[str, Any], params: Mapping[str, Any]) -> float:
@@ -101,19 +87,20 @@ def _power(power: float) -> Callable[[Mapping[str, Any], Mapping[str, Any]], flo
     rivals=(
         Rival("exponential at the first L blocks' rate (pre-LN)", "the paper's upper bound "
               "Θ(exp L), §3: D_ℓ = D_0 e^{κℓ} gives log₂(D_L/D_0 + 1)", against="growth_pre",
-              predicted=_value("exponential_pre")),
+              predicted=predict_value("exponential_pre")),
         Rival("√L growth (pre-LN)", "the neighbouring exponent below, ½",
               against="growth_pre", predicted=_power(0.5)),
         Rival("L² growth (pre-LN)", "the neighbouring exponent above, 2",
-              against="growth_pre", predicted=_constant(2.0)),
+              against="growth_pre", predicted=predict_constant(2.0)),
         Rival("LNS changes nothing, Θ(L)", "the pre-LN law: scaling the input does not slow "
-              "the growth at initialisation", against="growth_lns", predicted=_constant(1.0)),
+              "the growth at initialisation", against="growth_lns",
+              predicted=predict_constant(1.0)),
         Rival("variance ÷ √ℓ, Σ ℓ^(−½)", "the abstract's wording: LNS 'scales the variance' "
               "of LN's output by 1/√ℓ (its equation scales the output, the variance by 1/ℓ)",
               against="growth_lns", predicted=_power(0.5)),
         Rival("exponential at the first L blocks' rate (LNS)", "the paper's Θ(exp L), with "
               "LNS's own first L blocks", against="growth_lns",
-              predicted=_value("exponential_lns"))),
+              predicted=predict_value("exponential_lns"))),
     family=FAMILY,
 )
 def verify_variance_growth(seed: int, theory: Theory, depth: int, tokens: int, width: int,
@@ -173,17 +160,17 @@ def verify_variance_growth(seed: int, theory: Theory, depth: int, tokens: int, w
     rivals=(
         Rival("δ does not follow the variance", "deep blocks near the identity for another "
               "reason than σ_ℓ: log₂ δ_2L/δ_L = 0", against="exponent_pre",
-              predicted=_constant(0.0)),
+              predicted=predict_constant(0.0)),
         Rival("δ ∝ 1/σ², the variance", "the neighbouring exponent: the variance, not its "
               "square root, divides the branch", against="exponent_pre",
-              predicted=_value("variance_exponent_pre")),
+              predicted=predict_value("variance_exponent_pre")),
         Rival("LNS restores deep blocks, ratio 1", "§4: LNS lets deep layers contribute; at "
               "initialisation as much as pre-LN's", against="ratio_lns",
-              predicted=_constant(1.0)),
+              predicted=predict_constant(1.0)),
         Rival("the factor 1/√ℓ alone", "LNS's input scale without its smaller variance",
-              against="ratio_lns", predicted=_value("scale_lns")),
+              against="ratio_lns", predicted=predict_value("scale_lns")),
         Rival("the smaller variance alone", "√(D^pre/D^LNS) without the factor 1/√ℓ",
-              against="ratio_lns", predicted=_value("variance_ratio_lns"))),
+              against="ratio_lns", predicted=predict_value("variance_ratio_lns"))),
     family=FAMILY,
 )
 def verify_near_identity(seed: int, theory: Theory, depth: int, tokens: int, width: int,

@@ -4,11 +4,9 @@ CompleteP's α = 1 against depth-µP's α = ½ (Dey et al. 2025; Yang et al. 202
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from typing import Any
 
 from attndepth.claims import presets
-from attndepth.framework.evidence import Estimate, Rival
+from attndepth.framework.evidence import Estimate, Rival, predict_constant
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
@@ -37,13 +35,6 @@ def _neighbour(alpha: float) -> float:
     return 1.0 - alpha
 
 
-def _constant(value: float) -> Callable[[Mapping[str, Any], Mapping[str, Any]], float]:
-    """A rival's prediction that does not depend on the measurement."""
-    def predicted(values: Mapping[str, Any], params: Mapping[str, Any]) -> float:
-        return value
-    return predicted
-
-
 @claim(
     "dey.depth-scaled-residuals",
     source="Dey et al. 2025, arXiv 2505.01618, §2 (h ← h + L^(−α) F(h); α = 1 CompleteP, "
@@ -69,7 +60,7 @@ def _constant(value: float) -> Callable[[Mapping[str, Any], Mapping[str, Any]], 
         for name, key in JUDGED.items()),
     rivals=tuple(
         Rival(f"{rival} (α = {SCHEMES[name]:g})", source, against=f"exponent_{key}",
-              predicted=_constant(law(SCHEMES[name])))
+              predicted=predict_constant(law(SCHEMES[name])))
         for name, key in JUDGED.items()
         for rival, source, law in (
             ("coherent branches, 2 − 2α", "the branches adding coherently, ‖Σ L^(−α) F‖² "

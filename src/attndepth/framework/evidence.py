@@ -168,6 +168,42 @@ class Rival:
         object.__setattr__(self, "replace", MappingProxyType(dict(self.replace)))
 
 
+#: A rival's prediction from one seed's ``Outcome.values`` and the run's parameters.
+Prediction = Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
+
+
+def predict_constant(value: float) -> Prediction:
+    """A rival's prediction that does not depend on the measurement (``Rival.predicted``).
+
+    Parameters
+    ----------
+    value : the rival's number.
+
+    Returns
+    -------
+    callable ``(values, params) -> value``
+    """
+    def predicted(values: Mapping[str, Any], params: Mapping[str, Any]) -> float:
+        return value
+    return predicted
+
+
+def predict_value(key: str) -> Prediction:
+    """A rival's prediction that the verify function computed: ``Outcome.values[key]``.
+
+    Parameters
+    ----------
+    key : a key of the claim's ``Outcome.values``.
+
+    Returns
+    -------
+    callable ``(values, params) -> float(values[key])``
+    """
+    def predicted(values: Mapping[str, Any], params: Mapping[str, Any]) -> float:
+        return float(values[key])
+    return predicted
+
+
 @dataclass(frozen=True)
 class Interval:
     """A confidence interval of the mean error of a sample."""
