@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from attndepth.figures.style import DOUBLE_COLUMN_INCHES, SINGLE_COLUMN_INCHES, new_figure
@@ -83,3 +84,14 @@ def test_style_keys_join_the_legend_or_stand_beside_it():
     assert [t.get_text() for t in beside.get_texts()] == ["bound"]
     assert joined in axis.artists or joined in axis.get_children()  # both drawn
     plt.close(figure)
+
+
+def test_every_figure_draws_the_verdicts_interval():
+    from scipy.stats import t as student_t
+
+    from attndepth.figures.style import INTERVAL_LEVEL, INTERVAL_TEXT, interval_half_width
+
+    assert INTERVAL_LEVEL == 0.99 and INTERVAL_TEXT.startswith("99 %")
+    assert interval_half_width(2.0, 11) == 2.0 * student_t.ppf(0.995, 10)
+    widths = interval_half_width(np.array([1.0, 1.0]), np.array([3, 100]))
+    assert widths[0] > widths[1] > 2.5  # fewer values, wider; always beyond ±1 s.e.

@@ -16,7 +16,15 @@ import math
 import numpy as np
 
 from attndepth.claims.presets import CRITICAL_SCALING
-from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
+from attndepth.figures.style import (
+    INTERVAL_TEXT,
+    PALETTE,
+    interval_half_width,
+    legend_with_keys,
+    new_figure,
+    style_key,
+    styled,
+)
 from attndepth.simulations.measures.self_weight import (
     half_points,
     near_simplex_tokens,
@@ -42,9 +50,9 @@ def compute(preset: str, seed: int) -> dict[str, list]:
     lengths = [2**k for k in range(5, int(math.log2(largest)) + 1)]
     columns: dict[str, list] = {k: [] for k in (
         "panel", "overlap", "width", "tokens", "x", "measured", "error", "formula", "limit",
-        "batch")}
+        "sets", "batch")}
 
-    def add(*row) -> None:
+    def add(*row) -> None:  # the row, then the claim's batch
         for key, value in zip(columns, (*row, size["batch"]), strict=True):
             columns[key].append(value)
 
@@ -57,20 +65,23 @@ def compute(preset: str, seed: int) -> dict[str, list]:
                                                           seed)).mean(axis=1) / scale
                 add("a", overlap, width, n, n, float(per_set.mean()),
                     float(per_set.std(ddof=1) / math.sqrt(sets)),
-                    half_point(overlap, n, width) / scale, bare_half_point(overlap, n) / scale)
+                    half_point(overlap, n, width) / scale, bare_half_point(overlap, n) / scale,
+                    sets)
     for n in CURVE_LENGTHS:
         sets = max(size["batch"], size["batch"] * max(CURVE_LENGTHS) // n)
         Y = near_simplex_tokens(n, CURVE_WIDTH, CURVE_OVERLAP, sets, seed)
         for gamma in GAMMAS:
             weights = self_weights(Y, float(gamma * math.log(n))).mean(axis=1)
             add("b", CURVE_OVERLAP, CURVE_WIDTH, n, float(gamma), float(weights.mean()),
-                float(weights.std(ddof=1) / math.sqrt(sets)), math.nan, math.nan)
+                float(weights.std(ddof=1) / math.sqrt(sets)), math.nan, math.nan, sets)
     return columns
 
 
 def draw(data: dict[str, list]):
     figure, (left, right) = new_figure(columns=2, aspect=0.4, ncols=2)
     array = {k: np.array(v) for k, v in data.items()}
+    array["error"] = interval_half_width(array["error"].astype(float),
+                                         array["sets"].astype(float))
     with styled():
         for colour, overlap in zip(PALETTE, OVERLAPS, strict=False):
             for width, face, line in zip(WIDTHS, (colour, "white"), ("-", ":"), strict=True):
@@ -115,7 +126,7 @@ def draw(data: dict[str, list]):
         right.legend(loc="upper left")
         rows = array["panel"] == "a"
         counted = int(array["batch"][0]) * int(array["x"][rows].astype(float).max())
-        left.set_title(f"near-simplex unit tokens, {counted} a point; bars ± 1 s.e.",
+        left.set_title(f"near-simplex unit tokens, {counted} a point; {INTERVAL_TEXT}",
                        fontsize=6)
         right.set_title(rf"$\rho = {CURVE_OVERLAP:g}$, d = {CURVE_WIDTH}",
                         fontsize=6)

@@ -3,7 +3,7 @@
 Draws the claims sun.variance-growth and sun.near-identity (Sun et al. 2025, arXiv
 2502.05795) on pre-LN stacks with their feed-forward branch, with and without LayerNorm
 scaling (LNS, block ℓ reads LN(x)/√ℓ). (a) The growth of the stream's mean square,
-D_ℓ − D_0, against ℓ (mean over stacks, bars ± one standard error); shaded, the law's
+D_ℓ − D_0, against ℓ (mean over stacks, bars its 99 % interval); shaded, the law's
 range Σ s_ℓ² c_ℓ with c_ℓ ∈ [1, 2] (ℓ to 2ℓ for pre-LN, H_ℓ to 2H_ℓ with LNS). (b) Each
 block's distance from the identity, δ_ℓ = ‖(J_ℓ − I)u‖/‖u‖, against ℓ on log-log axes;
 dashed, (**) δ_ℓ = k s_ℓ/σ_ℓ with σ_ℓ the measured rms of the block's input and k
@@ -15,7 +15,15 @@ from __future__ import annotations
 import numpy as np
 
 from attndepth.claims.presets import CURSE_OF_DEPTH
-from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
+from attndepth.figures.style import (
+    INTERVAL_TEXT,
+    PALETTE,
+    interval_half_width,
+    legend_with_keys,
+    new_figure,
+    style_key,
+    styled,
+)
 from attndepth.simulations.measures.block_jacobian import depth_profile
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.curse_of_depth import SCALINGS, growth_sum, input_scale
@@ -60,6 +68,9 @@ def draw(data: dict[str, list]):
     figure, (left, right) = new_figure(columns=2, aspect=0.4, ncols=2)
     scaling = np.array(data["scaling"])
     block = np.array(data["block"], dtype=float)
+    stacks = np.array(data["batch"], dtype=float)
+    growth_bars = interval_half_width(np.array(data["growth_error"], dtype=float), stacks)
+    deviation_bars = interval_half_width(np.array(data["deviation_error"], dtype=float), stacks)
     with styled():
         for name, colour in COLOURS.items():
             rows = scaling == name
@@ -68,10 +79,10 @@ def draw(data: dict[str, list]):
                               np.array(data["high"])[rows], color=colour, alpha=0.18,
                               linewidth=0)
             left.errorbar(block[rows], np.array(data["growth"])[rows],
-                          yerr=np.array(data["growth_error"])[rows], fmt="o", color=colour,
+                          yerr=growth_bars[rows], fmt="o", color=colour,
                           markersize=2.5, elinewidth=0.6, capsize=1.2, label=label)
             right.errorbar(block[rows], np.array(data["deviation"])[rows],
-                           yerr=np.array(data["deviation_error"])[rows], fmt="o",
+                           yerr=deviation_bars[rows], fmt="o",
                            color=colour, markersize=2.5, elinewidth=0.6, capsize=1.2,
                            label=label)
             right.plot(block[rows], np.array(data["law"])[rows], "--", color=colour,
@@ -94,6 +105,6 @@ def draw(data: dict[str, list]):
         tokens, width, batch = (int(data[k][0]) for k in ("tokens", "width", "batch"))
         left.set_title(f"pre-LN + FFN at initialisation, n = {tokens}, d = {width}",
                        fontsize=6)
-        right.set_title(f"{batch} stacks a point, bars ± 1 s.e.; $k$ matched at "
+        right.set_title(f"{batch} stacks a point, {INTERVAL_TEXT}; $k$ matched at "
                         f"$\\ell = {int(block.max()) // 2}$", fontsize=6)
     return figure

@@ -1,7 +1,7 @@
 """How far a pre-LN stack moves its input at initialisation, against depth, per scheme.
 
 Draws the claim dey.depth-scaled-residuals (Dey et al. 2025; Yang et al. 2023): the
-displacement D = ‖h_L − h_0‖²/‖h_0‖² (mean over stacks, bars ± one standard error)
+displacement D = ‖h_L − h_0‖²/‖h_0‖² (mean over stacks, bars its 99 % interval)
 against the depth L on log-log axes for branches scaled by L^(−α) — CompleteP (α = 1),
 depth-µP (α = ½), none (α = 0) — and by GPT-2's 1/√(2L). Dashed lines: the law's slope
 1 − 2α through each scheme's first point (the law gives the exponent, not the
@@ -15,7 +15,13 @@ import math
 import numpy as np
 
 from attndepth.claims.presets import DEPTH_SCALING
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import (
+    INTERVAL_TEXT,
+    PALETTE,
+    interval_half_width,
+    new_figure,
+    styled,
+)
 from attndepth.simulations.measures.displacement import stream_displacement
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.depth_scaling import branch_scale, displacement_exponent
@@ -61,11 +67,12 @@ def draw(data: dict[str, list]):
     depth = np.array(data["depth"], dtype=float)
     measured, error = (np.array(data[k], dtype=float) for k in ("measured", "error"))
     predicted = np.array(data["predicted"], dtype=float)
+    bars = interval_half_width(error, np.array(data["batch"], dtype=float))
     with styled():
         for colour, (name, (alpha, scale)) in zip(PALETTE, DRAWN.items(), strict=False):
             rows = scheme == name
             law = "" if alpha is None else rf", slope ${displacement_exponent(alpha):+g}$"
-            axes.errorbar(depth[rows], measured[rows], yerr=error[rows], fmt="o",
+            axes.errorbar(depth[rows], measured[rows], yerr=bars[rows], fmt="o",
                           color=colour, markersize=3.5, elinewidth=0.6, capsize=1.5,
                           label=f"{name}: branch × {scale}{law}")
             if alpha is not None:
@@ -85,7 +92,7 @@ def draw(data: dict[str, list]):
         axes.set_ylabel(r"$\|h_L - h_0\|^2 / \|h_0\|^2$")
         tokens, width, batch = (int(data[k][0]) for k in ("tokens", "width", "batch"))
         axes.set_title(f"pre-LN + FFN at initialisation\nn = {tokens}, d = {width}, "
-                       f"{batch} stacks a point, bars ± 1 s.e.", fontsize=6)
+                       f"{batch} stacks a point, {INTERVAL_TEXT}", fontsize=6)
         low, high = axes.get_ylim()
         axes.set_ylim(low, high * 1e3)  # room for the key above the points
         axes.legend(loc="upper left")

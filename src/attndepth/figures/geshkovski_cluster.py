@@ -19,7 +19,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from attndepth.claims.presets import CLUSTER_DIAMETER, WENDEL_LEVEL
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
 from attndepth.simulations.models.sphere_dynamics import (
     cluster_diameter,
     hemisphere_fraction,
@@ -88,10 +88,12 @@ def draw(data: dict[str, list]):
         left.set_xlabel("tokens $n$")
         left.set_ylabel("P(one open hemisphere)")
         trials = int(data["trials"][0]) if "trials" in data else None
-        left.set_title("lines: Wendel; circles: Monte Carlo"
-                       + (f", {trials} trials" if trials else "")
-                       + f"; {WENDEL_LEVEL:.2%} Clopper–Pearson intervals", fontsize=6)
-        left.legend()
+        left.set_title((f"{trials} trials a point; " if trials else "")
+                       + f"{WENDEL_LEVEL:.2%} Clopper–Pearson intervals", fontsize=6)
+        legend_with_keys(left, [
+            style_key("Wendel's formula", color="0.3"),
+            style_key("Monte Carlo", color="0.3", marker="o", markerfacecolor="none",
+                      linestyle="none", markersize=3)])
         names = dict.fromkeys(series[panel == "diameter"])
         beta_colours = [PALETTE[i] for i in BETA_COLOURS]
         for colour, style, name in zip(beta_colours, BETA_STYLES, names, strict=False):

@@ -12,10 +12,16 @@ pairwise cosine layer by layer in stacks of depth 64 for the three scalings.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import t as student_t
 
 from attndepth.claims.presets import NOCI
-from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
+from attndepth.figures.style import (
+    PALETTE,
+    interval_half_width,
+    legend_with_keys,
+    new_figure,
+    style_key,
+    styled,
+)
 from attndepth.simulations.measures.alignment import alignment_sample
 from attndepth.simulations.measures.similarity import mean_pairwise_cosine
 from attndepth.simulations.models.stacks import StackConfig, run_stack
@@ -68,7 +74,7 @@ def draw(data: dict[str, list]):
     predicted = np.array(data["predicted"], dtype=float)
     # 99 % Student-t intervals of the mean growth, the verdicts' level
     stacks = np.array(data["stacks"], dtype=float)
-    error = np.array(data["error"], dtype=float) * student_t.ppf(0.995, stacks - 1)
+    error = interval_half_width(np.array(data["error"], dtype=float), stacks)
     hot = float(max(temperature))  # the claim's temperature; 1 is the departure shown
     labels = {"1": r"$\alpha=1$", "1/sqrt(L)": r"$\alpha=1/\sqrt{L}$", "1/L": r"$\alpha=1/L$"}
     with styled():

@@ -10,17 +10,20 @@ the residual stack is drawn dashed, since it runs close to post-LN.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import t as student_t
 
 from attndepth.claims.presets import ESCALATION
-from attndepth.figures.style import new_figure, styled, variant_colour
+from attndepth.figures.style import (
+    INTERVAL_TEXT,
+    interval_half_width,
+    new_figure,
+    styled,
+    variant_colour,
+)
 from attndepth.simulations.measures.similarity import token_similarity
 from attndepth.simulations.models.stacks import VARIANTS, StackConfig, run_stack
 
 NAME = "similarity_depth"
 DESCRIPTION = "t_sim vs depth, all block variants (mean and its 99% interval over stacks)"
-#: Confidence of the drawn intervals (the verdicts').
-LEVEL = 0.99
 #: Line style per variant where the default (solid) would hide one under another.
 DASHED = {"residual": "--"}
 
@@ -36,8 +39,8 @@ def compute(preset: str, seed: int) -> dict[str, list]:
                              width=size["width"], heads=size["heads"], tau=1.0)
         similarity = token_similarity(run_stack(config, size["batch"], seed).states)
         mean = similarity.mean(axis=1)
-        half = (student_t.ppf(0.5 + LEVEL / 2, size["batch"] - 1)
-                * similarity.std(axis=1, ddof=1) / np.sqrt(size["batch"]))
+        half = interval_half_width(similarity.std(axis=1, ddof=1) / np.sqrt(size["batch"]),
+                                   size["batch"])
         rows = len(mean)
         columns["variant"] += [variant] * rows
         columns["depth"] += list(range(rows))
@@ -74,5 +77,5 @@ def draw(data: dict[str, list]):
         tokens, width, heads, batch = (int(data[k][0]) for k in ("tokens", "width", "heads",
                                                                   "batch"))
         axis.set_title(f"n = {tokens}, d = {width}, H = {heads}, {batch} stacks; "
-                       f"99 % intervals of the mean", fontsize=6)
+                       f"{INTERVAL_TEXT} of the mean", fontsize=6)
     return figure

@@ -52,6 +52,32 @@ def variant_colour(label: str) -> str:
     return VARIANT_COLOURS[name]
 
 
+#: The level of every interval a figure draws: the verdicts' (99 % Student-t intervals of
+#: a mean over stacks or seeds).
+INTERVAL_LEVEL = 0.99
+#: How a caption names those intervals.
+INTERVAL_TEXT = "99 % intervals"
+
+
+def interval_half_width(standard_error: Any, count: Any) -> Any:
+    """The half width of the :data:`INTERVAL_LEVEL` Student-t interval of a mean.
+
+    Parameters
+    ----------
+    standard_error : float or array
+        The standard error of the mean (sample s.d. / √count).
+    count : int or array
+        The number of values averaged (≥ 2).
+
+    Returns
+    -------
+    float or array, the shape of the inputs broadcast.
+    """
+    from scipy.stats import t as student_t
+
+    return student_t.ppf(0.5 + INTERVAL_LEVEL / 2, np.asarray(count) - 1) * standard_error
+
+
 def new_figure(columns: int = 1, aspect: float = 0.75, ncols: int = 1, nrows: int = 1):
     """A figure ``columns`` (1 or 2) journal columns wide; height = aspect × width;
     ``nrows`` × ``ncols`` axes (an array of axes when there are several)."""

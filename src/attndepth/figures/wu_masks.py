@@ -3,7 +3,7 @@
 Draws the claim wu.masks (Wu et al. 2024). Left: the median token log-odds
 against depth for band windows of several widths (full attention for
 reference). Right: the fitted collapse rate against the mask radius r, for
-band and causal sliding windows (error bars: standard errors over stacks).
+band and causal sliding windows (error bars: 99 % intervals of the mean rate over stacks).
 """
 
 from __future__ import annotations
@@ -11,7 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from attndepth.claims.presets import WU_MASKS
-from attndepth.figures.style import PALETTE, new_figure, separate_labels, styled
+from attndepth.figures.style import (
+    INTERVAL_TEXT,
+    PALETTE,
+    interval_half_width,
+    new_figure,
+    separate_labels,
+    styled,
+)
 from attndepth.simulations.measures.collapse import collapse_sample
 from attndepth.simulations.measures.similarity import log_odds
 from attndepth.simulations.models.stacks import StackConfig, run_stack
@@ -25,10 +32,11 @@ PROFILE_WINDOWS = (2, 4, 8, None)
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
-    """Columns: panel, causal, window (0 = none), x (layer or radius), value, error."""
+    """Columns: panel, causal, window (0 = none), x (layer or radius), value, error (the
+    standard error of a mean rate), stacks."""
     size = dict(WU_MASKS[preset], windows=WINDOWS[preset])
     columns: dict[str, list] = {k: [] for k in ("panel", "causal", "window", "x", "value",
-                                                "error")}
+                                                "error", "stacks")}
 
     def add(*row):
         for key, item in zip(columns, row, strict=True):
@@ -38,13 +46,14 @@ def compute(preset: str, seed: int) -> dict[str, list]:
     for window in PROFILE_WINDOWS:
         states = run_stack(StackConfig(window=window, **shape), size["batch"], seed).states
         for layer, value in enumerate(np.median(log_odds(states), axis=1)):
-            add("profile", False, window or 0, layer, float(value), float("nan"))
+            add("profile", False, window or 0, layer, float(value), float("nan"),
+                size["batch"])
     for causal in (False, True):
         for window in size["windows"]:
             sample = collapse_sample(StackConfig(window=window, causal=causal, **shape),
                                      size["batch"], seed)
             add("rate", causal, window, mask_radius(size["tokens"], window, causal),
-                sample.mean_rate, sample.rate_error)
+                sample.mean_rate, sample.rate_error, size["batch"])
     return columns
 
 
@@ -53,7 +62,8 @@ def draw(data: dict[str, list]):
     panel, causal = np.array(data["panel"]), np.array(data["causal"], dtype=bool)
     window = np.array(data["window"], dtype=int)
     x, value = np.array(data["x"], dtype=float), np.array(data["value"], dtype=float)
-    error = np.array(data["error"], dtype=float)
+    error = interval_half_width(np.array(data["error"], dtype=float),
+                                np.array(data["stacks"], dtype=float))
     with styled():
         # one colour per mask kind in both panels (band: the first); windows by line style
         for style, w in zip((":", "--", "-."), [w for w in PROFILE_WINDOWS if w], strict=True):
@@ -88,7 +98,8 @@ def draw(data: dict[str, list]):
         right.margins(y=0.12)  # room for the labels of the fastest windows
         right.set_xlabel("mask radius $r$")
         right.set_ylabel("collapse rate (log-odds per layer)")
-        right.set_title("rate falls with r within a mask kind, not across kinds", fontsize=6.5)
+        right.set_title(f"rate falls with r within a mask kind, not across kinds; "
+                        f"{INTERVAL_TEXT}", fontsize=6)
         right.legend(loc="lower left")
         separate_labels(figure, labels, step_points=2.5)
     return figure
