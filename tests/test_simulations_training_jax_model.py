@@ -28,6 +28,13 @@ def test_model_states_equal_the_numpy_stack_with_the_same_weights(variant):
     _assert_model_is_the_numpy_stack(config, init_params(config, TASK.vocabulary, seed=3))
 
 
+def test_the_model_reads_each_blocks_position_for_layernorm_scaling():
+    # block l reads LN(X)/sqrt(l): the scan must pass each block its index, not 0
+    config = StackConfig(variant="pre-ln", norm_scaling=True, depth=3, tokens=TASK.length,
+                         width=8, heads=2, ffn=True)
+    _assert_model_is_the_numpy_stack(config, init_params(config, TASK.vocabulary, seed=3))
+
+
 def _assert_model_is_the_numpy_stack(config, params, batch=5):
     """The JAX model's states equal the NumPy stack's with the same weights (≤ 1e-12)."""
     tokens, _ = TASK.sample(batch, seed=3)

@@ -279,7 +279,7 @@ def normalise(ops: Any, spec: BlockSpec, X):
     return ops.layer_norm(X) if spec.norm_kind == "layer" else ops.rms_norm(X)
 
 
-def branch_input(ops: Any, spec: BlockSpec, X, index: Any = 0):
+def branch_input(ops: Any, spec: BlockSpec, X, index: Any):
     """What a branch of block ``index`` (0-based) reads: N(X) for the pre and peri
     placements (N(X)/√(index + 1) with ``norm_scaling``), X otherwise.
 
@@ -361,7 +361,7 @@ def attention(ops: Any, spec: BlockSpec, X, projections, heads: int, scale: floa
 
 
 def block_forward(ops: Any, config: Any, forbidden, X, layer: Mapping[str, Any],
-                  index: Any = 0) -> tuple[Any, Any]:
+                  index: Any) -> tuple[Any, Any]:
     """One block of ``config``: attention, feed-forward, user sublayer, each joined by its spec.
 
     Parameters
@@ -376,8 +376,9 @@ def block_forward(ops: Any, config: Any, forbidden, X, layer: Mapping[str, Any],
     layer : dict of this block's weights: ``projections`` (…, d, 3d), ``output``
         (…, d, d), with ``config.ffn`` ``ffn_in`` (…, d, 4d) and ``ffn_out``
         (…, 4d, d), and the sublayer's own.
-    index : the block's position, 0-based (read only by ``norm_scaling``; a traced
-        integer under ``jax.lax.scan``).
+    index : the block's position, 0-based (read by ``norm_scaling``; a traced integer
+        under ``jax.lax.scan``). Required, so that no caller runs every block as the
+        first.
 
     Returns
     -------

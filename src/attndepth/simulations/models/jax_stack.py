@@ -69,7 +69,7 @@ def device(name: str = "cpu"):
     return found[0]
 
 
-def attention_block(jnp, config: StackConfig, forbidden, X, layer, index=0):
+def attention_block(jnp, config: StackConfig, forbidden, X, layer, index):
     """One block of ``config`` in JAX: :func:`~attndepth.simulations.models.blocks.block_forward`.
 
     Parameters

@@ -129,11 +129,12 @@ def _states(jax, config: StackConfig, params, tokens):
     X0 = embed(params, tokens)
     layers = {name: params[name] for name in _stack_names(params)}
 
-    def step(X, layer):
-        Y = attention_block(jnp, config, forbidden, X, layer)
+    def step(X, scanned):
+        layer, index = scanned
+        Y = attention_block(jnp, config, forbidden, X, layer, index)
         return Y, Y
 
-    _, states = jax.lax.scan(step, X0, layers)
+    _, states = jax.lax.scan(step, X0, (layers, jnp.arange(config.depth)))
     return jnp.concatenate([X0[None], states], axis=0)
 
 
