@@ -41,6 +41,7 @@ def test_the_rival_laws_grow_differently_over_n():
     (lambda: half_point(0.5, 2, 64), "tokens"),
     (lambda: half_point(0.9, 10**6, 2), "no self-averaging crossing"),
     (lambda: rival_ratio("ln ln n", 32, 64, 8), "law must be one of"),
+    (lambda: rival_ratio("sqrt(ln n)", 1, 64, 8), "smallest"),
 ])
 def test_bad_input_is_a_clear_error(call, message):
     with pytest.raises(ValueError, match=message):

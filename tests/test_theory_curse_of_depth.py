@@ -6,6 +6,7 @@ import pytest
 
 from attndepth.theory.curse_of_depth import (
     confirm_growth_laws,
+    confirm_jacobian_law,
     exponential_exponent,
     growth_exponent,
     growth_sum,
@@ -18,6 +19,10 @@ from attndepth.theory.curse_of_depth import (
 
 def test_sympy_confirms_the_sums_their_limits_and_the_exponential_rival():
     assert confirm_growth_laws() is True
+
+
+def test_sympy_confirms_the_two_steps_of_the_jacobian_law():
+    assert confirm_jacobian_law() is True
 
 
 def test_pre_ln_grows_linearly_and_lns_logarithmically():
@@ -45,6 +50,9 @@ def test_the_jacobian_law_combines_the_input_scale_and_the_variance():
     (lambda: input_scale("post-LN", 3), "scaling must be one of"),
     (lambda: input_scale("LNS", 0), "block"),
     (lambda: growth_sum(1.0, 0), "depth"),
+    (lambda: exponential_exponent(-1.0), "relative_variance"),
+    (lambda: jacobian_exponent("pre-LN", 16, 0.0), "variance_ratio"),
+    (lambda: lns_jacobian_ratio(4, float("nan"), 1.0), "pre_variance"),
 ])
 def test_bad_input_is_a_clear_error(call, message):
     with pytest.raises(ValueError, match=message):

@@ -19,6 +19,7 @@ from attndepth.simulations.measures.block_jacobian import DepthProfile, depth_pr
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.curse_of_depth import (
     confirm_growth_laws,
+    confirm_jacobian_law,
     exponential_exponent,
     growth_exponent,
     input_scale,
@@ -145,9 +146,10 @@ def verify_variance_growth(seed: int, theory: Theory, depth: int, tokens: int, w
               "scaling brings them closer still, δ_LNS/δ_pre = s_ℓ √(D^pre/D^LNS) < 1.",
     tolerance=(f"99 % intervals over seeds: log₂ δ_2L/δ_L (pre-LN) within ±{JACOBIAN_BAND} "
                f"of log₂ σ_L/σ_2L; δ_LNS/δ_pre at block 2L within ±{RATIO_BAND:.0%} of "
-               f"s_2L √(D^pre/D^LNS)"),
+               f"s_2L √(D^pre/D^LNS); SymPy: LayerNorm's Jacobian homogeneous of degree −1, "
+               f"the ratio H^(−½)"),
     presets=presets.CURSE_OF_DEPTH,
-    theory=(jacobian_exponent, lns_jacobian_ratio),
+    theory=(jacobian_exponent, lns_jacobian_ratio, confirm_jacobian_law),
     simulation=(depth_profile,),
     test=f"{TESTS}::test_near_identity_holds_and_rejects_its_rivals",
     figure="curse_of_depth",
@@ -176,6 +178,7 @@ def verify_variance_growth(seed: int, theory: Theory, depth: int, tokens: int, w
 def verify_near_identity(seed: int, theory: Theory, depth: int, tokens: int, width: int,
                          batch: int) -> Outcome:
     """δ at blocks L and 2L of pre-LN and LNS stacks against δ_ℓ ∝ s_ℓ/σ_ℓ."""
+    symbolic = theory.confirm_jacobian_law()
     last = 2 * depth
     profiles = _profiles(depth, tokens, width, batch, seed, probes=(depth, last))
     inputs = {name: p.variance.mean(axis=1) for name, p in profiles.items()}
@@ -184,7 +187,7 @@ def verify_near_identity(seed: int, theory: Theory, depth: int, tokens: int, wid
     pre, lns = deltas["pre-LN"], deltas["LNS"]
     variance_ratio = inputs["pre-LN"][last - 1] / inputs["pre-LN"][depth - 1]
     values: dict[str, object] = {
-        "exponent_pre": math.log2(pre[last] / pre[depth]),
+        "symbolic": symbolic, "exponent_pre": math.log2(pre[last] / pre[depth]),
         "predicted_exponent_pre": theory.jacobian_exponent("pre-LN", depth, variance_ratio),
         "variance_exponent_pre": -math.log2(variance_ratio),
         "ratio_lns": lns[last] / pre[last],
@@ -204,10 +207,11 @@ def verify_near_identity(seed: int, theory: Theory, depth: int, tokens: int, wid
         predicted=(f"log2 δ{last}/δ{depth} (pre-LN) = {values['predicted_exponent_pre']:.3f}; "
                    f"δ_LNS/δ_pre at block {last} = {values['predicted_ratio_lns']:.3f}"),
         measured=(f"{values['exponent_pre']:.3f}; {values['ratio_lns']:.3f}"),
-        verdict=verdict_from(not misses),
+        verdict=verdict_from(symbolic and not misses),
         note=(f"pre-LN + FFN stacks of {last} blocks, n={tokens}, d={width}, {batch} each; δ "
               f"(mean over stacks) at blocks {depth} and {last}: pre-LN {pre[depth]:.3g} → "
               f"{pre[last]:.3g}, LNS {lns[depth]:.3g} → {lns[last]:.3g}"
-              + (f"; outside the band: {', '.join(misses)}" if misses else "")),
+              + (f"; outside the band: {', '.join(misses)}" if misses else "")
+              + f"; SymPy: {symbolic}"),
         values=values,
     )

@@ -154,6 +154,9 @@ def rival_ratio(law: str, smallest: int, largest: int, width: int) -> float:
     -------
     float
     """
+    smallest = check_int("smallest", smallest, minimum=3)
+    largest = check_int("largest", largest, minimum=smallest + 1)
+    width = check_int("width", width, minimum=2)
     a, b = math.log(smallest - 1), math.log(largest - 1)
     if law == "sqrt(ln n)":
         return math.sqrt(b / a)

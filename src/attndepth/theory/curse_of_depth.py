@@ -55,7 +55,7 @@ import math
 
 import sympy as sp
 
-from attndepth.validation import check_choice, check_int
+from attndepth.validation import check_choice, check_int, check_real
 
 #: The two block inputs compared: pre-LN, N(x); LayerNorm scaling, N(x)/√ℓ.
 SCALINGS: tuple[str, ...] = ("pre-LN", "LNS")
@@ -112,6 +112,7 @@ def growth_exponent(scaling: str, depth: int) -> float:
 
 def power_exponent(power: float, depth: int) -> float:
     """log₂ Σ_{ℓ≤2L} ℓ^(−p) / Σ_{ℓ≤L} ℓ^(−p): the growth exponent when s_ℓ² = ℓ^(−p)."""
+    power = check_real("power", power)
     return math.log2(growth_sum(power, 2 * depth) / growth_sum(power, depth))
 
 
@@ -129,7 +130,8 @@ def exponential_exponent(relative_variance: float) -> float:
     float
         log₂(D_L/D_0 + 1).
     """
-    return math.log2(relative_variance + 1.0)
+    return math.log2(check_real("relative_variance", relative_variance, 0.0,
+                                strict_minimum=True) + 1.0)
 
 
 def jacobian_exponent(scaling: str, depth: int, variance_ratio: float) -> float:
@@ -146,6 +148,7 @@ def jacobian_exponent(scaling: str, depth: int, variance_ratio: float) -> float:
     float
     """
     scale = input_scale(scaling, 2 * depth) / input_scale(scaling, depth)
+    variance_ratio = check_real("variance_ratio", variance_ratio, 0.0, strict_minimum=True)
     return math.log2(scale) - 0.5 * math.log2(variance_ratio)
 
 
@@ -161,6 +164,9 @@ def lns_jacobian_ratio(block: int, pre_variance: float, lns_variance: float) -> 
     -------
     float
     """
+    pre_variance, lns_variance = (check_real(name, value, 0.0, strict_minimum=True)
+                                  for name, value in (("pre_variance", pre_variance),
+                                                      ("lns_variance", lns_variance)))
     return input_scale("LNS", block) * math.sqrt(pre_variance / lns_variance)
 
 
@@ -178,3 +184,24 @@ def confirm_growth_laws() -> bool:
     D = sp.exp(kappa * L)  # D_L/D_0 of the exponential rival
     exponential = sp.simplify((sp.exp(2 * kappa * L) - 1) / (D - 1) - (D + 1)) == 0
     return bool(linear and harmonic and gap and vanishing and exponential)
+
+
+def confirm_jacobian_law() -> bool:
+    """SymPy: (**)'s two steps. LayerNorm's Jacobian is homogeneous of degree −1
+    (J(t x) = J(x)/t for t > 0; checked on a symbolic 3-vector), so a block reading
+    s LN(x) departs from the identity by s/σ; and with D^pre = cℓ, D^LNS = cH the LNS ratio
+    s_ℓ √(D^pre/D^LNS) is H^(−½)."""
+    t = sp.Symbol("t", positive=True)
+    x = sp.Matrix(sp.symbols("x0:3", real=True))
+
+    def layer_norm(v: sp.Matrix) -> sp.Matrix:
+        centred = v - sp.ones(3, 1) * (sum(v) / 3)
+        return centred / sp.sqrt(sum(c**2 for c in centred) / 3)
+
+    jacobian = layer_norm(x).jacobian(x)
+    scaled = layer_norm(x).jacobian(x).subs({xi: t * xi for xi in x}, simultaneous=True)
+    homogeneous = sp.simplify(scaled - jacobian / t) == sp.zeros(3, 3)
+    c, ell, harmonic = sp.symbols("c ell H", positive=True)
+    ratio = sp.simplify(ell ** sp.Rational(-1, 2) * sp.sqrt(c * ell / (c * harmonic))
+                        - harmonic ** sp.Rational(-1, 2)) == 0
+    return bool(homogeneous and ratio)
