@@ -44,6 +44,7 @@ import math
 import sympy as sp
 
 from attndepth.errors import InvalidParameter
+from attndepth.theory.proof_cache import proof_cache
 from attndepth.validation import check_int, check_real
 
 #: The rival scalings of β_½ with n: name -> (law of n and d, source).
@@ -167,6 +168,7 @@ def rival_ratio(law: str, smallest: int, largest: int, width: int) -> float:
     raise InvalidParameter(f"law must be one of {', '.join(RIVAL_LAWS)}, got {law!r}")
 
 
+@proof_cache
 def confirm_half_point() -> bool:
     """SymPy: the root of ln(n − 1) − β(1 − ρ) + β²s²/2 tends to ln(n − 1)/(1 − ρ) as
     s → 0, lies above it for s > 0 (to second order: + s² ln²(n − 1)/(2(1 − ρ)³)), and

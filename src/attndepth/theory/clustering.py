@@ -41,6 +41,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from attndepth.theory.proof_cache import proof_cache
 from attndepth.validation import check_int
 
 gamma_symbol, beta_symbol, time_symbol = sp.symbols("gamma beta t", real=True)
@@ -74,6 +75,7 @@ def derive_orthogonal_start_rate(tokens: int) -> sp.Expr:
     return 2 * projected / partition
 
 
+@proof_cache
 def confirm_orthogonal_start_ode(tokens: int) -> bool:
     """The derived γ′ equals the reported one, identically in γ and β (SymPy)."""
     difference = derive_orthogonal_start_rate(tokens) - orthogonal_start_rate_expression(tokens)
@@ -86,6 +88,7 @@ def beta_zero_solution(tokens: int | sp.Symbol) -> sp.Expr:
     return (1 - decay) / (1 + (tokens - 1) * decay)
 
 
+@proof_cache
 def confirm_beta_zero_solution(tokens: int | None = None) -> bool:
     """The β = 0 solution satisfies γ′ = rate(γ) and γ(0) = 0 (symbolic n if ``tokens`` is None)."""
     n = sp.Symbol("n", positive=True) if tokens is None else check_int("tokens", tokens, minimum=2)
@@ -138,6 +141,7 @@ def wendel_probability(tokens: int, dimension: int) -> sp.Rational:
                        2 ** (tokens - 1))
 
 
+@proof_cache
 def confirm_wendel_identities(max_tokens: int = 12) -> bool:
     """Exact checks of :func:`wendel_probability`: 1 for n ≤ d, ½ for n = 2d (symmetry of
     the binomial sum), and the recursion P(n+1, d) = (P(n, d) + P(n, d−1))/2."""

@@ -48,6 +48,7 @@ import math
 import sympy as sp
 
 from attndepth.errors import InvalidParameter
+from attndepth.theory.proof_cache import proof_cache
 from attndepth.validation import check_real
 
 
@@ -65,6 +66,7 @@ def critical_beta_expression() -> sp.Expr:
     return next(root for root in roots if root.subs(p, 0) > 0)
 
 
+@proof_cache
 def confirm_critical_beta() -> bool:
     """SymPy: the freezing condition gives the reported β_c = √(2/(1 − p))."""
     p = sp.Symbol("p", positive=True)
@@ -101,6 +103,7 @@ def energy_scale(overlap: float, beta: float, tokens: int) -> float:
     return beta * math.sqrt((1.0 - _check_overlap(overlap)) * math.log(count))
 
 
+@proof_cache
 def confirm_inverse_square() -> bool:
     """SymPy: 1/Z² = ∫₀^∞ t e^{−tZ} dt for Z > 0 (the identity behind the finite-T integral)."""
     t, z = sp.symbols("t Z", positive=True)

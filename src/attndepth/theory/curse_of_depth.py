@@ -55,6 +55,7 @@ import math
 
 import sympy as sp
 
+from attndepth.theory.proof_cache import proof_cache
 from attndepth.validation import check_choice, check_int, check_real
 
 #: The two block inputs compared: pre-LN, N(x); LayerNorm scaling, N(x)/√ℓ.
@@ -170,6 +171,7 @@ def lns_jacobian_ratio(block: int, pre_variance: float, lns_variance: float) -> 
     return input_scale("LNS", block) * math.sqrt(pre_variance / lns_variance)
 
 
+@proof_cache
 def confirm_growth_laws() -> bool:
     """SymPy: Σ_{ℓ≤L} c = cL doubles with L, Σ_{ℓ≤L} c/ℓ = c H_L; H_{2L} − H_L → ln 2, so
     the LNS exponent log₂ H_{2L}/H_L → 0 (logarithmic growth); and the exponential rival
@@ -186,6 +188,7 @@ def confirm_growth_laws() -> bool:
     return bool(linear and harmonic and gap and vanishing and exponential)
 
 
+@proof_cache
 def confirm_jacobian_law() -> bool:
     """SymPy: (**)'s two steps. LayerNorm's Jacobian is homogeneous of degree −1
     (J(t x) = J(x)/t for t > 0; checked on a symbolic 3-vector), so a block reading

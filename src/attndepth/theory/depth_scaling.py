@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from attndepth.theory.proof_cache import proof_cache
 from attndepth.validation import check_choice, check_int
 
 #: The schemes of Dey et al. (Table 1) by α.
@@ -95,6 +96,7 @@ def coherent_exponent(alpha: float) -> float:
     return 2.0 - 2.0 * alpha
 
 
+@proof_cache
 def confirm_displacement_exponent() -> bool:
     """SymPy: L^(−2α) Σ_{ℓ=1}^{L} c doubled in L grows by 2^(1−2α), and the coherent sum
     (L^(−α) Σ c^½)² by 2^(2−2α), for every α and c > 0."""

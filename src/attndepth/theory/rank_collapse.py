@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from attndepth.theory.proof_cache import proof_cache
+
 residual_norm, gamma, beta, heads, head_dim, depth = sp.symbols(
     "e gamma beta H d_qk L", positive=True)
 
@@ -59,6 +61,7 @@ def depth_bound(layers: int | sp.Symbol = depth) -> sp.Expr:
     return one_layer_constant() ** ((three_to_l - 1) / 2) * residual_norm ** three_to_l
 
 
+@proof_cache
 def confirm_depth_bound(max_layers: int = 5) -> bool:
     """Iterate the one-layer bound symbolically and compare with :func:`depth_bound`."""
     e = residual_norm

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 
 from attndepth.errors import InvalidParameter
+from attndepth.theory.proof_cache import proof_cache
 from attndepth.theory.separation_rank import (
     output_degree,
     p_side_dimension,
@@ -23,6 +24,7 @@ from attndepth.theory.separation_rank import (
 from attndepth.validation import check_int
 
 
+@proof_cache
 def confirm_residual_top_part(width: int = 2, tokens: int = 3, depth: int = 2,
                               heads: int = 1, seed: int = 0) -> bool:
     """Verify that the top-degree part of the ρ = 1 network is the ρ = 0 network, exactly.

@@ -54,11 +54,11 @@ equal norm is (n t_sim − 1)/(n − 1) (:func:`cosine_from_log_odds`).
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import sympy as sp
 
 from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.theory.proof_cache import proof_cache
 from attndepth.validation import check_int
 
 #: The three scalings compared, as functions of the depth L.
@@ -127,7 +127,7 @@ def finite_width_growth(depth: int, scale: float, width: int,
     return growth - depth * term
 
 
-@lru_cache(maxsize=2)
+@proof_cache
 def confirm_finite_width_term(product_weights: bool = True) -> bool:
     """SymPy: Var Y/(2(1 + α²)²) from the Gaussian moments equals the term of (**) to O(1/d).
 
@@ -161,6 +161,7 @@ def cosine_from_log_odds(log_odds: float, tokens: int) -> float:
     return (tokens * similarity - 1.0) / (tokens - 1)
 
 
+@proof_cache
 def confirm_uniform_attention_recursion(tokens: int = 3, width: int = 2) -> bool:
     """SymPy: with A = Π, (I − Π)(X + αΠXW) = (I − Π)X and Π(X + αΠXW) = ΠX(I + αW)."""
     if tokens < 2 or width < 1:
@@ -176,6 +177,7 @@ def confirm_uniform_attention_recursion(tokens: int = 3, width: int = 2) -> bool
     return spread == sp.zeros(tokens, width) and mean == sp.zeros(tokens, width)
 
 
+@proof_cache
 def confirm_limits() -> bool:
     """SymPy: the three limits of L ln(1 + α²) are ∞, 1 and 0."""
     return (limit_of_growth("1") == sp.oo and limit_of_growth("1/sqrt(L)") == 1

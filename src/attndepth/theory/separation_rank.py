@@ -27,6 +27,7 @@ from sympy import ZZ
 from sympy.polys.matrices import DomainMatrix
 
 from attndepth.errors import InvalidParameter
+from attndepth.theory.proof_cache import proof_cache
 from attndepth.validation import check_int, check_positive
 
 
@@ -174,6 +175,7 @@ def structural_form(
     return G
 
 
+@proof_cache
 def confirm_structural_lemma(width: int = 2, tokens: int = 3, depth: int = 2,
                              heads: int = 1, residual: int = 0, seed: int = 0) -> bool:
     """Verify ``Y^L = X G_L(XᵀX)ᵀ`` (row i: y^{L,i} = G_L(M_0) x^i) exactly.

@@ -13,6 +13,7 @@ from functools import lru_cache
 import sympy as sp
 
 from attndepth.errors import InvalidParameter
+from attndepth.theory.proof_cache import proof_cache
 from attndepth.validation import check_int, check_positive, check_real
 
 
@@ -67,6 +68,7 @@ def invariant_eigenspace_form(P: sp.Matrix) -> sp.Matrix:
     return (Q.T * P * Q).applyfunc(sp.simplify)
 
 
+@proof_cache
 def confirm_invariant_eigenspace(tokens: int) -> bool:
     """Prove the lemma for generic row-stochastic P of size n, symbolically.
 
@@ -133,6 +135,7 @@ def multihead_contraction_bound(r: float, sigma2_heads: list[float], leakage_hea
     return numerator / denominator if denominator > 0 else float("inf")
 
 
+@proof_cache
 def confirm_contraction_identity(tokens: int = 3) -> bool:
     """Symbolic check of ΠP(I−Π) = (1/n)·1(Pᵀ1 − 1)ᵀ(I−Π) for generic row-stochastic P."""
     P = generic_row_stochastic(tokens)
@@ -424,6 +427,7 @@ def rate_arguments(config) -> dict:
             "residual_scale": block.residual_scale, "norm_kind": block.norm_kind}
 
 
+@proof_cache
 def confirm_rate_limit() -> bool:
     """The post-LN rate tends to ln 2 as d → ∞ and s → 0 (SymPy limit)."""
     rate = postln_rate_expression("post-ln")
@@ -436,6 +440,7 @@ def confirm_rate_limit() -> bool:
 # --------------------------------------------------------------------------
 
 
+@proof_cache
 def confirm_deescalation_algebra(tokens: int = 3) -> bool:
     """Π(I − τΠ) = (1 − τ)Π and (I−Π)(I − τΠ) = I − Π, symbolically in τ.
 
@@ -450,6 +455,7 @@ def confirm_deescalation_algebra(tokens: int = 3) -> bool:
     return first == sp.zeros(n, n) and second == sp.zeros(n, n)
 
 
+@proof_cache
 def confirm_centring_commutes(tokens: int = 3, width: int = 3) -> bool:
     """LN's centring acts on the right: Π(XC) = (ΠX)C for symbolic X (n × d)."""
     X = sp.Matrix(tokens, width, sp.symbols(f"x_0:{tokens * width}"))

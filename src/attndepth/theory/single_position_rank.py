@@ -16,6 +16,7 @@ import random
 import sympy as sp
 
 from attndepth.errors import CheckFailed, InvalidParameter
+from attndepth.theory.proof_cache import proof_cache
 from attndepth.theory.rank_closed_forms import gram_witness, single_position_bound
 from attndepth.theory.separation_rank import structural_degree
 
@@ -229,6 +230,7 @@ def _power_laplacian(form: sp.Expr, variables: tuple, times: int) -> sp.Expr:
     return form
 
 
+@proof_cache
 def confirm_single_position_proof(width: int = 3, depth: int = 2, seed: int = 0,
                                   max_degree: int = 4) -> dict[str, bool]:
     """Check each step of :func:`single_position_rank`'s proof that can be checked (SymPy).

@@ -52,6 +52,7 @@ import math
 import sympy as sp
 
 from attndepth.errors import InvalidParameter
+from attndepth.theory.proof_cache import proof_cache
 from attndepth.validation import check_int, check_positive
 
 #: The predicted slope of log s₂(A) against log T [paper].
@@ -100,6 +101,7 @@ def fix_difference(tokens: int) -> float:
     return 1.0 / math.sqrt(tokens)
 
 
+@proof_cache
 def confirm_markov_moments() -> bool:
     """SymPy: the log-normal mean and variance give κ² = e^{s²} − 1 exactly."""
     s, g = sp.symbols("s g", positive=True)
@@ -110,6 +112,7 @@ def confirm_markov_moments() -> bool:
     return sp.simplify(ratio - (sp.exp(s**2) - 1)) == 0
 
 
+@proof_cache
 def confirm_outlier_removal_identity(tokens: int = 3, width: int = 2) -> bool:
     """SymPy, for symbolic row-stochastic A (T × T) and X (T × d):
 
