@@ -49,9 +49,12 @@ def test_escalation_trace_in_chunks_equals_one_batch(monkeypatch):
     config = StackConfig(variant="post-ln", depth=5, tokens=4, width=8)
     whole = escalation.escalation_trace(config, 7, 3)
     monkeypatch.setattr(escalation, "TRACE_CHUNK", 3)  # chunks of 3, 3 and 1 stacks
+    escalation._remembered_trace.cache_clear()  # measure again, in chunks
     chunked = escalation.escalation_trace(config, 7, 3)
+    assert chunked is not whole
     for name in ("log_odds", "similarity", "contraction"):
         np.testing.assert_array_equal(getattr(chunked, name), getattr(whole, name))
+    escalation._remembered_trace.cache_clear()  # forget what was measured under the patch
 
 
 def test_the_chunk_shrinks_to_fit_the_size_limit(monkeypatch):
@@ -66,9 +69,21 @@ def test_the_chunk_shrinks_to_fit_the_size_limit(monkeypatch):
     monkeypatch.setattr(escalation, "_escalation_chunk",
                         lambda config, batch, seed, first: sizes.append(batch)
                         or chunk(config, batch, seed, first))
+    escalation._remembered_trace.cache_clear()  # measure again, in chunks
     chunked = escalation.escalation_trace(config, 5, 2)
     assert sizes == [2, 2, 1]
     np.testing.assert_array_equal(chunked.log_odds, whole.log_odds)
+    escalation._remembered_trace.cache_clear()  # forget what was measured under the patch
+
+
+def test_a_trace_asked_again_is_remembered_and_read_only():
+    from attndepth.simulations.measures import escalation
+
+    config = StackConfig(variant="post-ln", depth=4, tokens=4, width=8)
+    first = escalation.escalation_trace(config, 3, 11)
+    assert escalation.escalation_trace(config, 3, 11) is first
+    assert escalation.escalation_trace(config, 3, 12) is not first
+    assert not first.log_odds.flags.writeable and not first.contraction.flags.writeable
 
 
 def test_diversity_contraction_is_zero_for_uniform_attention_and_one_for_the_identity():

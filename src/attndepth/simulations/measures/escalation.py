@@ -7,10 +7,12 @@ per-layer quantities a claim compares with ``attndepth.theory.similarity`` /
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
+from attndepth.errors import InvalidType
 from attndepth.simulations.measures.similarity import (
     attention_spectra,
     dong_residual,
@@ -30,7 +32,7 @@ from attndepth.simulations.models.stacks import (
 )
 from attndepth.simulations.seeding import gaussian_tokens
 from attndepth.simulations.threads import single_threaded_blas
-from attndepth.validation import MAX_ELEMENTS, check_int
+from attndepth.validation import MAX_ELEMENTS, check_int, check_seed
 
 
 @dataclass(frozen=True)
@@ -112,13 +114,33 @@ def escalation_trace(config: StackConfig, batch: int, seed: int) -> EscalationTr
 
     Stacks run in chunks of :data:`TRACE_CHUNK`, fewer where one chunk's weights would
     pass the size limit (wide, deep stacks); the result is the same as one batch.
+    The last :data:`TRACES_KEPT` traces are remembered (read-only arrays): a claim's
+    rivals and every variant that asks for the same stacks again get them at once.
     """
-    batch = check_int("batch", batch, minimum=1)
+    if not isinstance(config, StackConfig):
+        raise InvalidType(f"config must be a StackConfig, got {type(config).__name__}")
+    batch, seed = check_int("batch", batch, minimum=1), check_seed("seed", seed)
+    try:
+        hash(config)
+    except TypeError:  # a user sublayer that cannot be hashed: measured, not kept
+        return _remembered_trace.__wrapped__(config, batch, seed)
+    return _remembered_trace(config, batch, seed)
+
+
+#: Escalation traces kept by :func:`escalation_trace` (each (depth + 1) × batch × 3 floats).
+TRACES_KEPT = 64
+
+
+@functools.lru_cache(maxsize=TRACES_KEPT)
+def _remembered_trace(config: StackConfig, batch: int, seed: int) -> EscalationTrace:
     chunk = max(1, min(TRACE_CHUNK, MAX_ELEMENTS // (config.depth * weights_per_layer(config))))
     chunks = [_escalation_chunk(config, min(chunk, batch - first), seed, first)
               for first in range(0, batch, chunk)]
-    return EscalationTrace(*(np.concatenate([getattr(c, name) for c in chunks], axis=1)
-                             for name in ("log_odds", "similarity", "contraction")))
+    arrays = [np.concatenate([getattr(c, name) for c in chunks], axis=1)
+              for name in ("log_odds", "similarity", "contraction")]
+    for array in arrays:
+        array.flags.writeable = False
+    return EscalationTrace(*arrays)
 
 
 def _escalation_chunk(config: StackConfig, batch: int, seed: int,

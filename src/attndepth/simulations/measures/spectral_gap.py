@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.linalg import svds
 
+from attndepth.simulations.measures.similarity import largest_squared_singular_value
 from attndepth.simulations.models.stacks import softmax_attention
 from attndepth.simulations.seeding import spawn_generators
 from attndepth.validation import check_choice, check_int, check_real, check_size
@@ -81,8 +82,9 @@ def top_singular_values(A: np.ndarray) -> tuple[float, float]:
 
 
 def stable_rank(M: np.ndarray) -> float:
-    """‖M‖_F² / ‖M‖₂² (between 1 and rank M)."""
-    return float(np.sum(M * M) / np.linalg.norm(M, 2) ** 2)
+    """‖M‖_F² / ‖M‖₂² (between 1 and rank M) of one matrix (‖M‖₂² from the Gram matrix:
+    :func:`~attndepth.simulations.measures.similarity.largest_squared_singular_value`)."""
+    return float(np.sum(M * M) / largest_squared_singular_value(M))
 
 
 @dataclass(frozen=True)

@@ -42,9 +42,9 @@ over stacks, the computation never does.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -325,6 +325,15 @@ class SoftmaxWeights:
                               {name: array.astype(dtype, copy=False)
                                for name, array in self.extra.items()})
 
+    def stacks(self, start: int, stop: int) -> SoftmaxWeights:
+        """Stacks ``start .. stop − 1`` of the batch (views, no copy)."""
+        def part(array: np.ndarray | None) -> np.ndarray | None:
+            return None if array is None else array[start:stop]
+
+        return SoftmaxWeights(self.projections[start:stop], self.output[start:stop],
+                              part(self.ffn_in), part(self.ffn_out),
+                              {name: array[start:stop] for name, array in self.extra.items()})
+
     def layer(self, index: int) -> dict[str, np.ndarray]:
         """Block ``index``'s weights by name, each (batch, ...), for
         :func:`~attndepth.simulations.models.blocks.block_forward`."""
@@ -348,7 +357,8 @@ class SoftmaxWeights:
         return self.projections[..., 2 * self.width:]
 
 
-#: Recent softmax weight draws, keyed by (depth, width, ffn, sublayer shapes, batch, seed).
+#: Recent softmax weight draws, keyed by (depth, width, ffn, sublayer shapes, seed, first,
+#: batch); a range of stacks inside a kept one is served from it.
 WEIGHTS = WeightCache()
 
 
@@ -365,9 +375,22 @@ def draw_softmax_weights(config: StackConfig, batch: int, seed: int,
     ``weight_cache.WEIGHT_CACHE_BYTES``) are returned again, read-only.
     """
     batch = check_int("batch", batch, minimum=1)
-    key = (config.depth, config.width, config.ffn, _sublayer_shapes(config), batch,
-           check_seed("seed", seed), first)
-    return WEIGHTS.get_or_draw(key, lambda: _draw_softmax_weights(config, batch, seed, first))
+    first = check_int("first", first, minimum=0)
+    draw = (config.depth, config.width, config.ffn, _sublayer_shapes(config),
+            check_seed("seed", seed))
+
+    def part_of(cached_key: Hashable, cached: SoftmaxWeights) -> SoftmaxWeights | None:
+        # stack k depends on (seed, k) alone: stacks first..first+batch−1 of any cached
+        # range that holds them are the numbers a new draw would give
+        *cached_draw, cached_first, cached_batch = cast(tuple, cached_key)
+        start = first - cached_first
+        if tuple(cached_draw) != draw or start < 0 or start + batch > cached_batch:
+            return None
+        return cached.stacks(start, start + batch)
+
+    return WEIGHTS.get_or_draw((*draw, first, batch),
+                               lambda: _draw_softmax_weights(config, batch, seed, first),
+                               part_of)
 
 
 def _sublayer_shapes(config: StackConfig) -> tuple[tuple[str, tuple[int, ...]], ...]:

@@ -52,12 +52,24 @@ class WeightCache:
         with self._lock:
             self._entries.clear()
 
-    def get_or_draw(self, key: Hashable, draw: Callable[[], Any]) -> Any:
-        """The cached weights for ``key``, or ``draw()`` (kept read-only if within budget)."""
+    def get_or_draw(self, key: Hashable, draw: Callable[[], Any],
+                    part_of: Callable[[Hashable, Any], Any] | None = None) -> Any:
+        """The cached weights for ``key``, or ``draw()`` (kept read-only if within budget).
+
+        ``part_of(cached_key, cached_weights)``: the weights for ``key`` taken from an
+        entry that holds them (a view), or None; tried on each entry, most recent first,
+        when ``key`` itself is not cached. A part is returned, not kept.
+        """
         with self._lock:
             if key in self._entries:
                 self._entries.move_to_end(key)
                 return self._entries[key]
+            if part_of is not None:
+                for cached_key in reversed(self._entries):
+                    part = part_of(cached_key, self._entries[cached_key])
+                    if part is not None:
+                        self._entries.move_to_end(cached_key)
+                        return part
         weights = draw()
         arrays = _arrays(weights)
         if sum(a.nbytes for a in arrays) <= self.budget:
