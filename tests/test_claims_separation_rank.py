@@ -36,10 +36,15 @@ def test_threshold_claim_can_hold():
 
 
 def test_knee_undecided_without_measurements_is_inconclusive(monkeypatch):
+    from attndepth.claims import separation_rank as threshold_claims
     from attndepth.rank import knee
 
     monkeypatch.setattr(knee, "required_lower", lambda upper, k: [2] * k)  # measure nothing
-    assert run_claim("levine.threshold", regimes=[[3, 1]]).verdict == "inconclusive"
+    threshold_claims._measured_knee.cache_clear()  # knees measured before the patch
+    try:
+        assert run_claim("levine.threshold", regimes=[[3, 1]]).verdict == "inconclusive"
+    finally:
+        threshold_claims._measured_knee.cache_clear()  # nor after it
 
 
 def test_proof_reason():

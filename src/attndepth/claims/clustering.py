@@ -3,6 +3,8 @@ self-attention as particles on the sphere."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.stats import binomtest
 
@@ -93,6 +95,21 @@ def verify_orthogonal_start(seed: int, theory: Theory, tokens: int, beta: float,
 CLUSTER_HORIZON = 1e4
 
 
+@functools.lru_cache(maxsize=64)
+def _cluster_measurements(tokens: int, dimension: int, beta: float, trials: int,
+                          seed: int, horizon: float) -> tuple[int, np.ndarray, np.ndarray]:
+    """Hemisphere hits of ``trials`` draws, and the flow's times and diameters (read-only).
+
+    Remembered: the rivals replace Wendel's formula only, so they are judged on these
+    same measurements instead of drawing and integrating them again."""
+    hits = hemisphere_fraction(tokens, dimension, trials, seed)
+    times = np.concatenate([[0.0], np.logspace(-1, np.log10(horizon), 81)])
+    diameter = cluster_diameter(integrate_tokens(hemisphere_tokens(tokens, dimension, seed),
+                                                 beta, times))
+    times.flags.writeable = diameter.flags.writeable = False
+    return hits, times, diameter
+
+
 @claim(
     "geshkovski.single-cluster",
     source="Geshkovski, Letrouit, Polyanskiy & Rigollet 2023, arXiv 2312.10794 (clustering "
@@ -126,12 +143,10 @@ def verify_single_cluster(seed: int, theory: Theory, tokens: int, dimension: int
     """Monte Carlo hemisphere fraction against Wendel; the flow from a hemisphere start."""
     identities = theory.confirm_wendel_identities(8)
     probability = theory.wendel_probability(tokens, dimension)
-    hits = hemisphere_fraction(tokens, dimension, trials, seed)
+    hits, times, diameter = _cluster_measurements(tokens, dimension, beta, trials, seed,
+                                                   CLUSTER_HORIZON)
     interval = binomtest(hits, trials).proportion_ci(confidence_level=WENDEL_LEVEL)
     inside = interval.low <= float(probability) <= interval.high
-    times = np.concatenate([[0.0], np.logspace(-1, np.log10(CLUSTER_HORIZON), 81)])
-    diameter = cluster_diameter(integrate_tokens(hemisphere_tokens(tokens, dimension, seed),
-                                                 beta, times))
     collapsed = np.flatnonzero(diameter <= CLUSTER_DIAMETER)
     collapse_time = float(times[collapsed[0]]) if collapsed.size else None
     holds = identities and inside and diameter[-1] <= CLUSTER_DIAMETER

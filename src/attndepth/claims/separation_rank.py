@@ -9,7 +9,9 @@ partition symmetry, the sizes determine the rank).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 from attndepth.claims import presets
 from attndepth.errors import InvalidParameter
@@ -268,6 +270,16 @@ def _knee_row(regime: RegimeKnee, theory: Theory) -> str:
             f"certified {measured or 'nothing needed'}")
 
 
+@lru_cache(maxsize=64)
+def _measured_knee(regime_bounds: Callable[[int, int], tuple[Any, Any]], width: int,
+                   q_size: int, seed: int, options: tuple[tuple[str, Any], ...]) -> RegimeKnee:
+    """:func:`measure_knee` of one regime with the theory's bounds, remembered: the rivals
+    replace the law the knee is compared with, not the bounds that steer its measurement,
+    so they are judged on the same certified ranks instead of measuring them again."""
+    upper, blocks = regime_bounds(width, q_size)
+    return measure_knee(width, q_size, upper, blocks, seed, **dict(options))
+
+
 @claim(
     "levine.threshold",
     source="Levine et al. 2020, §4 (L_th = log_3 d_x)",
@@ -319,11 +331,9 @@ def verify_threshold(seed: int, theory: Theory, regimes: list[list[int]]) -> Out
         if len(regime) > 3:
             keywords["torus_order"] = regime[3] or None
         options.append(keywords)
-    measured = []
-    for regime, keywords in zip(regimes, options, strict=True):
-        upper, blocks = theory.regime_bounds(regime[0], regime[1])
-        measured.append(measure_knee(regime[0], regime[1], upper, blocks, seed,
-                                     **keywords))  # type: ignore[arg-type]
+    measured = [_measured_knee(theory.regime_bounds, regime[0], regime[1], seed,
+                               tuple(sorted(keywords.items())))
+                for regime, keywords in zip(regimes, options, strict=True)]
     decided = [r for r in measured if r.decision.decided]
     bounded = [r for r in measured if not r.decision.decided
                and r.decision.earliest - theory.threshold_depth(r.width) > KNEE_TOLERANCE]

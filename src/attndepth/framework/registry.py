@@ -804,7 +804,10 @@ def _run_in_pool(tasks: list[tuple[str, str, int, bool]], jobs: int,
     results: dict[int, ClaimResult] = {}
     with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker,
                              initargs=(jobs, sources)) as pool:
-        futures = {pool.submit(_run_task, *task): k for k, task in enumerate(tasks)}
+        # the largest seed samples first, so that no long claim starts last and leaves
+        # the other workers idle at the end (the results keep registry order)
+        order = sorted(range(len(tasks)), key=lambda k: -_largest_sample(tasks[k][0]))
+        futures = {pool.submit(_run_task, *tasks[k]): k for k in order}
         try:
             for future in as_completed(futures):
                 results[futures[future]] = future.result()
@@ -815,6 +818,11 @@ def _run_in_pool(tasks: list[tuple[str, str, int, bool]], jobs: int,
                 future.cancel()
             raise
     return [results[k] for k in range(len(tasks))]
+
+
+def _largest_sample(claim_id: str) -> int:
+    """The most seeds a claim's sample may reach (1 for a claim without an estimate)."""
+    return max((estimate.seeds[1] for estimate in get_claim(claim_id).estimates), default=1)
 
 
 #: Environment variable: the time limit of one call of a user's verify function (one
