@@ -143,8 +143,9 @@ def results_page() -> str:
     markdown``, run when the site is built (never pasted)."""
     from attndepth.framework.registry import run_claims
     from attndepth.framework.report import render_markdown
+    from attndepth.simulations.threads import available_cores
 
-    results = run_claims()
+    results = run_claims(jobs=available_cores())  # as `attndepth verify` runs them
     return "\n".join(["# Results", "",
                       "Every claim `attndepth verify` runs, at the quick preset and base seed 0, "
                       "run when this page was built. Verdict words: see the "

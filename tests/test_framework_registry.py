@@ -101,10 +101,16 @@ def test_quick_preset_reaches_its_verdict(claim_id):
     assert result.in_family in (True, None)
 
 
+#: With base seed 0, the five base seeds every verdict must agree at.
+OTHER_BASE_SEEDS = (5, 6, 7, 8)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("claim_id", DEFAULT)
 def test_the_verdict_is_the_same_at_five_base_seeds(claim_id):
-    results = [run_claim(claim_id, "quick", seed=seed) for seed in range(5)]
+    # base seed 0 is test_quick_preset_reaches_its_verdict's: four more, not run before
+    # (the verdicts were first checked at base seeds 0–4)
+    results = [run_claim(claim_id, "quick", seed=seed) for seed in OTHER_BASE_SEEDS]
     assert {r.preset_verdict for r in results} == {_expected(claim_id)}, results
     assert {r.verdict for r in results} == {_expected_claim(claim_id)}
 
