@@ -54,23 +54,51 @@ def verify_quick() -> dict:
 
 def seed_samples() -> list[dict]:
     """What deciding over a sample of seeds costs: each stochastic claim's quick preset
-    decided on its sample, against one run of its verify function at seed 0."""
+    decided on its sample, against one run of its verify function at seed 0, each from
+    cold caches; and the part of the sample spent drawing stack weights (the random
+    numbers themselves: a floor no batching of the forward pass lowers)."""
     from attndepth.framework.evidence import sampler
     from attndepth.framework.registry import all_claims, run_claim
+    from attndepth.simulations.measures import escalation
+    from attndepth.simulations.models import stacks
+
+    drawing = [0.0]
+    draw = stacks._draw_softmax_weights
+
+    def timed_draw(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return draw(*args, **kwargs)
+        finally:
+            drawing[0] += time.perf_counter() - start
+
+    def cold() -> None:
+        stacks.WEIGHTS.clear()
+        escalation._remembered_trace.cache_clear()
+        drawing[0] = 0.0
 
     rows = []
-    for claim_id, found in all_claims().items():
-        if not found.estimates or not found.by_default:
-            continue
-        params = dict(found.presets["quick"])
-        start = time.perf_counter()
-        sampler(found.verify, params)((0,), found.theory)  # one seed, the claim's theory
-        one = time.perf_counter() - start
-        result = run_claim(claim_id)
-        seeds = len(result.evidence.seeds) if result.evidence else 1
-        rows.append({"claim": claim_id, "seeds": seeds, "one seed s": one,
-                     "sample and rivals s": result.seconds, "ratio": result.seconds / one,
-                     "verdict": result.verdict})
+    stacks._draw_softmax_weights = timed_draw
+    try:
+        for claim_id, found in all_claims().items():
+            if not found.estimates or not found.by_default:
+                continue
+            params = dict(found.presets["quick"])
+            cold()
+            start = time.perf_counter()
+            sampler(found.verify, params)((0,), found.theory)  # one seed, the claim's theory
+            one = time.perf_counter() - start
+            cold()
+            result = run_claim(claim_id)
+            seeds = len(result.evidence.seeds) if result.evidence else 1
+            rows.append({"claim": claim_id, "seeds": seeds, "one seed s": one,
+                         "sample and rivals s": result.seconds,
+                         "ratio": result.seconds / one,
+                         "ratio per seed": result.seconds / one / seeds,
+                         "drawing weights s": drawing[0],
+                         "verdict": result.verdict})
+    finally:
+        stacks._draw_softmax_weights = draw
     return rows
 
 
