@@ -3,7 +3,7 @@ import math
 
 import pytest
 import sympy as sp
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sympy.utilities.iterables import partitions
 
@@ -21,6 +21,7 @@ from attndepth.theory.separation_rank import (
     output_degree,
     p_side_dimension,
     q_matrix_dimension,
+    q_side_dimension,
     random_integer_weights,
     regime_bounds,
     regime_limits,
@@ -312,3 +313,23 @@ def test_the_work_estimate_counts_the_partitions_it_sums_over():
     width, depth, p_size, q_size = 4, 2, 2, 2  # K = 4
     partitions = sum(1 for a in range(5) for _ in bounded_partitions(a, 2))
     assert exact_bound_work(width, depth, p_size, q_size) == partitions * (2 + 4) * width
+
+
+@given(st.integers(0, 12), st.integers(1, 6), st.integers(1, 7))
+@settings(max_examples=60, deadline=None)
+def test_the_side_counts_equal_their_sums_of_schur_dimensions(degree, width, size):
+    """The counts' unchecked Weyl products against the checked public formula."""
+    from attndepth.theory.separation_rank import bounded_partitions, schur_module_dimension
+
+    rank_side = sum(schur_module_dimension(tuple(2 * p for p in parts), width)
+                    for parts in bounded_partitions(degree, size)) if size < width else None
+    if rank_side is not None and degree:
+        assert q_side_dimension(degree, width, size) == rank_side
+    rows = min(size, width)
+    p_side = 0
+    for half in bounded_partitions(degree, rows):
+        padded = half + (0,) * (rows - len(half))
+        p_side += sum(schur_module_dimension(tuple(2 * part + (k == r)
+                                                   for k, part in enumerate(padded)), width)
+                      for r in range(rows) if r == 0 or padded[r] < padded[r - 1])
+    assert p_side_dimension(degree, width, size) == p_side

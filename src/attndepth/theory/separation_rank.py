@@ -234,15 +234,28 @@ def schur_module_dimension(partition: tuple[int, ...], n: int) -> int:
     parts = [p for p in partition if p]
     if any(a < b for a, b in zip(parts, parts[1:], strict=False)):
         raise InvalidParameter(f"partition must be weakly decreasing, got {partition}")
-    if len(parts) > n:
+    return _weyl_dimension(parts, n)
+
+
+def _weyl_dimension(parts: list[int] | tuple[int, ...], n: int) -> int:
+    """:func:`schur_module_dimension` of checked input: ``parts`` weakly decreasing and
+    positive (the counts below call it millions of times with partitions they built)."""
+    length = len(parts)
+    if length > n:
         return 0
-    padded = parts + [0] * (n - len(parts))
-    numerator, denominator = 1, 1
-    for i in range(len(parts)):
+    padded = [*parts, *([0] * (n - length))]
+    numerator = 1
+    for i in range(length):
+        part = padded[i]
         for j in range(i + 1, n):
-            numerator *= padded[i] - padded[j] + j - i
-            denominator *= j - i
-    return numerator // denominator
+            numerator *= part - padded[j] + j - i
+    return numerator // _weyl_denominator(length, n)
+
+
+@functools.cache
+def _weyl_denominator(length: int, n: int) -> int:
+    """Π_{i < length, i < j < n} (j − i) = Π_{i < length} (n − 1 − i)!."""
+    return math.prod(math.factorial(n - 1 - i) for i in range(length))
 
 
 @functools.lru_cache(maxsize=None, typed=True)
@@ -268,7 +281,7 @@ def symmetric_rank_hilbert(degree: int, width: int, rank: int) -> int:
         return math.comb(width * (width + 1) // 2 + degree - 1, degree)
     if degree == 0:
         return 1
-    return sum(schur_module_dimension(tuple(2 * part for part in parts), width)
+    return sum(_weyl_dimension([2 * part for part in parts], width)
                for parts in bounded_partitions(degree, rank))
 
 
@@ -316,8 +329,8 @@ def p_side_dimension(degree: int, width: int, p_size: int) -> int:
         padded = half + (0,) * (rows - len(half))
         for r in range(rows):
             if r == 0 or padded[r] < padded[r - 1]:
-                odd = tuple(2 * part + (k == r) for k, part in enumerate(padded))
-                total += schur_module_dimension(odd, width)
+                odd = [2 * part + (k == r) for k, part in enumerate(padded)]
+                total += _weyl_dimension([part for part in odd if part], width)
     return total
 
 
