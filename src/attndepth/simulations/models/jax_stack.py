@@ -92,20 +92,23 @@ def attention_block(jnp, config: StackConfig, forbidden, X, layer, index):
 
 @lru_cache(maxsize=32)
 def _compiled(config: StackConfig):
-    """A jitted function (weights dict, X0) -> states (depth + 1, batch, n, d), one per config
-    (JAX compiles it again for new array shapes)."""
+    """A jitted function (weights dict of (batch, depth, ...) arrays, X0) -> states
+    (depth + 1, batch, n, d), one per config (JAX compiles it again for new array shapes)."""
     jax = load_jax()
     jnp = jax.numpy
     mask = attention_mask(config.tokens, config.causal, config.window)
     forbidden = None if mask is None else jnp.asarray(mask)
 
     def run(layers, X0):
-        def step(X, scanned):
-            layer, index = scanned
+        def step(X, index):
+            # block `index`'s weights, sliced on the device from the (batch, depth, ...)
+            # arrays as drawn: no host copy moves the layer axis first
+            layer = {name: jax.lax.dynamic_index_in_dim(array, index, axis=1, keepdims=False)
+                     for name, array in layers.items()}
             Y = attention_block(jnp, config, forbidden, X, layer, index)
             return Y, Y
 
-        _, states = jax.lax.scan(step, X0, (layers, jnp.arange(config.depth)))
+        _, states = jax.lax.scan(step, X0, jnp.arange(config.depth))
         return jnp.concatenate([X0[None], states], axis=0)
 
     return jax.jit(run)
@@ -139,10 +142,9 @@ def stack_states(config: StackConfig, weights, X0: np.ndarray, device_name: str 
     arrays = {"projections": weights.projections, "output": weights.output, **weights.extra}
     if config.ffn:
         arrays.update(ffn_in=weights.ffn_in, ffn_out=weights.ffn_out)
-    layers = {name: np.moveaxis(array[:, :config.depth], 1, 0) for name, array in arrays.items()}
-    # weights (depth, batch, ...) broadcast against X (batch, n, d) per layer
-    layers = {name: jax.device_put(np.ascontiguousarray(array, dtype=dtype), target)
-              for name, array in layers.items()}
+    # (batch, depth, ...) as drawn; each block's (batch, ...) slice meets X (batch, n, d)
+    layers = {name: jax.device_put(np.asarray(array[:, :config.depth], dtype=dtype), target)
+              for name, array in arrays.items()}
     states = _compiled(config)(layers, jax.device_put(X0, target))
     return np.asarray(states)
 
