@@ -22,7 +22,25 @@ settings.register_profile("reliability", max_examples=2500, deadline=None, deran
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+#: In an xdist worker: the BLAS thread limit, kept for the worker's life.
+_BLAS_SHARE = None
+
+
 def pytest_configure(config):
+    # pytest-xdist runs one worker per core, and each would start BLAS on every core: two
+    # workers on two cores ran four busy BLAS threads. Each worker takes its share, and
+    # the commands it starts inherit it through the environment.
+    global _BLAS_SHARE
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if workers and _BLAS_SHARE is None:
+        from threadpoolctl import threadpool_limits
+
+        from attndepth.simulations.threads import available_cores
+
+        share = max(1, available_cores() // int(workers))
+        for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(variable, str(share))
+        _BLAS_SHARE = threadpool_limits(limits=share, user_api="blas")
     config.addinivalue_line("markers", "jax: the test runs JAX (the train extra); run last")
     config.addinivalue_line(
         "markers", "slow: longer than about 5 s; left out of a plain `pytest` (the README's "
