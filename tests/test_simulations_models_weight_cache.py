@@ -1,6 +1,7 @@
 """Reuse of drawn weights: read-only, least recently used out first, within a byte budget."""
 
 import numpy as np
+import pytest
 
 from attndepth.simulations.models import stacks
 from attndepth.simulations.models.stacks import StackConfig, draw_softmax_weights
@@ -39,3 +40,10 @@ def test_a_range_inside_a_kept_draw_is_served_from_it_with_the_same_numbers(monk
     assert not np.shares_memory(beyond.output, whole.output)
     other_seed = draw_softmax_weights(config, 2, 8)
     assert not np.shares_memory(other_seed.output, whole.output)
+
+
+@pytest.mark.parametrize(("start", "stop"), [(-1, 2), (2, 2), (0, 7), ("0", 2), (0, None)])
+def test_a_range_outside_the_batch_is_refused_in_one_line(start, stop):
+    weights = draw_softmax_weights(StackConfig(depth=2, tokens=3, width=4), 6, 0)
+    with pytest.raises((ValueError, TypeError), match="start|stop"):
+        weights.stacks(start, stop)

@@ -202,7 +202,7 @@ def confirm_jacobian_law() -> bool:
         return centred / sp.sqrt(sum(c**2 for c in centred) / 3)
 
     jacobian = layer_norm(x).jacobian(x)
-    scaled = layer_norm(x).jacobian(x).subs({xi: t * xi for xi in x}, simultaneous=True)
+    scaled = jacobian.subs({xi: t * xi for xi in x}, simultaneous=True)
     homogeneous = sp.simplify(scaled - jacobian / t) == sp.zeros(3, 3)
     c, ell, harmonic = sp.symbols("c ell H", positive=True)
     ratio = sp.simplify(ell ** sp.Rational(-1, 2) * sp.sqrt(c * ell / (c * harmonic))

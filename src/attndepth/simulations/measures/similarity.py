@@ -147,14 +147,14 @@ def stable_rank(X: np.ndarray) -> np.ndarray:
     """Stable rank ‖X‖_F² / ‖X‖₂² of token matrices: 1 for a rank-one X (collapse), up to
     min(n, d). X : (..., n, d) -> (...); 0 for X = 0."""
     X = _tokens(X)
-    return np.sum(X * X, axis=(-2, -1)) / np.maximum(largest_squared_singular_value(X), TINY)
+    return np.sum(X * X, axis=(-2, -1)) / np.maximum(_largest_squared_singular_value(X), TINY)
 
 
-def largest_squared_singular_value(X: np.ndarray) -> np.ndarray:
-    """‖X‖₂² of matrices (..., m, k) as the largest eigenvalue of the Gram matrix on the
-    shorter side (min(m, k)² entries; a full SVD of the long side costs several times
-    more at m = 512, k = 64). Relative error a few ulps: the top of a Gram spectrum is
-    well conditioned. X : (..., m, k) -> (...)."""
+def _largest_squared_singular_value(X: np.ndarray) -> np.ndarray:
+    """‖X‖₂² of checked matrices (..., m, k) -> (...): the largest eigenvalue of the Gram
+    matrix on the shorter side (min(m, k)² entries; a full SVD of the long side costs four
+    times more at m = 512, k = 64). Relative error a few ulps: the top of a Gram spectrum
+    is well conditioned."""
     gram = np.swapaxes(X, -1, -2) @ X if X.shape[-2] >= X.shape[-1] \
         else X @ np.swapaxes(X, -1, -2)
     return np.linalg.eigvalsh(gram)[..., -1]

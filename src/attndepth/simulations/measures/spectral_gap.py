@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.linalg import svds
 
-from attndepth.simulations.measures.similarity import largest_squared_singular_value
+from attndepth.simulations.measures import similarity
 from attndepth.simulations.models.stacks import softmax_attention
 from attndepth.simulations.seeding import spawn_generators
 from attndepth.validation import check_choice, check_int, check_real, check_size
@@ -83,9 +83,9 @@ def top_singular_values(A: np.ndarray) -> tuple[float, float]:
 
 
 def stable_rank(M: np.ndarray) -> float:
-    """‖M‖_F² / ‖M‖₂² (between 1 and rank M) of one matrix (‖M‖₂² from the Gram matrix:
-    :func:`~attndepth.simulations.measures.similarity.largest_squared_singular_value`)."""
-    return float(np.sum(M * M) / largest_squared_singular_value(M))
+    """‖M‖_F² / ‖M‖₂² (between 1 and rank M) of one matrix, as a float
+    (:func:`attndepth.simulations.measures.similarity.stable_rank`)."""
+    return float(similarity.stable_rank(M))
 
 
 @dataclass(frozen=True)

@@ -326,7 +326,21 @@ class SoftmaxWeights:
                                for name, array in self.extra.items()})
 
     def stacks(self, start: int, stop: int) -> SoftmaxWeights:
-        """Stacks ``start .. stop − 1`` of the batch (views, no copy)."""
+        """Stacks ``start .. stop − 1`` of the batch (views, no copy).
+
+        Parameters
+        ----------
+        start, stop : int
+            0 ≤ start < stop ≤ ``batch``.
+
+        Returns
+        -------
+        SoftmaxWeights
+            Every array (stop − start, depth, ...), read-only where this one is.
+        """
+        start = check_int("start", start, minimum=0, maximum=self.batch - 1)
+        stop = check_int("stop", stop, minimum=start + 1, maximum=self.batch)
+
         def part(array: np.ndarray | None) -> np.ndarray | None:
             return None if array is None else array[start:stop]
 
