@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from attndepth.simulations.measures.collapse import collapse_sample
-from attndepth.simulations.models.stacks import StackConfig
+from attndepth.simulations.measures.collapse import collapse_sample, reach_depth
+from attndepth.simulations.models.stacks import StackConfig, attention_mask
 
 
 def test_rates_are_reproducible_and_epsilon_is_an_allowed_weight():
@@ -28,3 +30,33 @@ def test_bad_input_is_refused(kwargs, message):
     config = StackConfig(**(dict(variant="pure", depth=10, tokens=6, width=8) | kwargs))
     with pytest.raises(ValueError, match=message):
         collapse_sample(config, 2, seed=0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(tokens=st.integers(2, 9), window=st.one_of(st.none(), st.integers(1, 10)),
+       causal=st.booleans(), depth=st.integers(1, 10))
+def test_reach_depth_is_the_first_product_of_supports_with_a_full_column(tokens, window,
+                                                                          causal, depth):
+    # the supports alone decide it: every allowed weight positive, the rest 0
+    forbidden = attention_mask(tokens, causal, window)
+    allowed = np.ones((tokens, tokens), bool) if forbidden is None else ~forbidden
+    attention = np.broadcast_to(allowed / allowed.sum(1, keepdims=True),
+                                (depth, 2, 1, tokens, tokens))
+    reach = reach_depth(attention)
+    powers = [np.linalg.matrix_power(allowed.astype(int), t) for t in range(1, depth + 1)]
+    full = [t + 1 for t, power in enumerate(powers) if (power > 0).all(axis=0).any()]
+    assert reach == (full[0] if full else None)
+
+
+def test_reach_depth_of_a_stack_waits_for_its_slowest_member():
+    attention = np.zeros((3, 2, 1, 2, 2))
+    attention[:, 0] = 0.5                  # stack 0: everything reaches everything at once
+    attention[:, 1] = np.eye(2)            # stack 1: never
+    assert reach_depth(attention) is None
+    attention[2, 1] = 0.5
+    assert reach_depth(attention) == 3 and reach_depth(np.ones((1, 1, 1, 1, 1))) == 0
+
+
+def test_reach_depth_refuses_a_wrong_shape():
+    with pytest.raises(ValueError, match="depth, batch, heads, n, n"):
+        reach_depth(np.ones((2, 3, 3)))

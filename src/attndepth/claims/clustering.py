@@ -4,13 +4,14 @@ self-attention as particles on the sphere."""
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 from scipy.stats import binomtest
 
 from attndepth.claims import presets
 from attndepth.claims.presets import CLUSTER_DIAMETER, WENDEL_LEVEL
-from attndepth.framework.evidence import Rival
+from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
 from attndepth.framework.theories import Theory
@@ -45,8 +46,10 @@ SYMMETRY_TOLERANCE = 1e-9
            "reduced ODE [derived], equal to the reported one)",
     statement="Tokens that start pairwise orthogonal keep equal inner products γ(t), with "
               "γ′ = 2e^{βγ}(1−γ)((n−1)γ+1)/(e^β + (n−1)e^{βγ}).",
-    tolerance=(f"max |γ_tokens − γ_ODE| ≤ {GAMMA_TOLERANCE}; pairwise spread ≤ "
-               f"{SYMMETRY_TOLERANCE}; SymPy: derived ODE = reported ODE, β = 0 solution exact"),
+    tolerance=(f"99 % intervals over seeds (random orthonormal frames): max |γ_tokens − "
+               f"γ_ODE| within ±{GAMMA_TOLERANCE:g} and the pairwise spread within "
+               f"±{SYMMETRY_TOLERANCE:g}; SymPy: derived ODE = reported ODE, β = 0 solution "
+               f"exact"),
     presets=presets.GESHKOVSKI_ORTHOGONAL,
     theory=(orthogonal_start_rate, confirm_orthogonal_start_ode, confirm_beta_zero_solution),
     simulation=(orthonormal_tokens, integrate_tokens, off_diagonal_inner_products,
@@ -56,8 +59,14 @@ SYMMETRY_TOLERANCE = 1e-9
     wrong_theory={"orthogonal_start_rate":
                   lambda gamma, tokens, beta, right=orthogonal_start_rate:
                   0.5 * right(gamma, tokens, beta)},
+    # the frame is the seed's only effect (the flow is rotation invariant): a sample of
+    # seeds shows that the agreement does not depend on it
+    estimate=(Estimate("max_error", "zero", (-GAMMA_TOLERANCE, GAMMA_TOLERANCE),
+                       relative=False, seeds=(2, 4), label="max |γ_tokens − γ_ODE|"),
+              Estimate("spread", "zero", (-SYMMETRY_TOLERANCE, SYMMETRY_TOLERANCE),
+                       relative=False, seeds=(2, 4), label="pairwise spread")),
     rivals=(Rival("two-token ODE", "the n = 2 equation γ′ = 2e^{βγ}(1−γ)(γ+1)/(e^β + e^{βγ}) "
-                  "used for every n (equal to it at n = 2)",
+                  "used for every n (equal to it at n = 2)", against="max_error",
                   replace={"orthogonal_start_rate":
                            lambda gamma, tokens, beta, right=orthogonal_start_rate:
                            right(gamma, 2, beta)}),),
@@ -86,13 +95,19 @@ def verify_orthogonal_start(seed: int, theory: Theory, tokens: int, beta: float,
         note=(f"n={tokens}, β={beta}, d={tokens + extra_width}, t ∈ [0, {horizon}] (41 points); "
               f"SymPy: derived = reported ODE: {derived}; β=0 solution (1−e^(−2t))/(1+(n−1)"
               f"e^(−2t)) exact: {closed_form}; both integrations DOP853, rtol {RTOL}"),
-        values={"max_error": error, "spread": spread, "gamma_end": float(measured[-1]),
+        values={"max_error": error, "spread": spread, "zero": 0.0,
+                "gamma_end": float(measured[-1]),
                 "derived_equals_reported": derived, "beta_zero_exact": closed_form},
     )
 
 
 #: Longest time integrated: large β keeps tokens in metastable clusters for long times.
 CLUSTER_HORIZON = 1e4
+#: The hemisphere fraction's allowed error (absolute): the 99 % interval of 2,000 draws
+#: (4 seeds of 500) is about ±0.037 at p = ½, and the gap to the nearest rival (one
+#: more term of the sum, C(n−1, d)/2^(n−1)) is above 0.05 at every member of the family
+#: with n ≤ 8 but (8, 6) (0.055) and (5, 4) (0.0625): a wider band would let it pass.
+WENDEL_BAND = 0.05
 
 
 @functools.lru_cache(maxsize=64)
@@ -116,9 +131,10 @@ def _cluster_measurements(tokens: int, dimension: int, beta: float, trials: int,
            "from one hemisphere); Wendel 1962 (hemisphere probability)",
     statement="Tokens in one open hemisphere converge to a single point; n uniform tokens on "
               "S^{d−1} are in one hemisphere with probability 2^{−(n−1)} Σ_{k<d} C(n−1, k).",
-    tolerance=(f"Wendel's probability inside the {WENDEL_LEVEL:.2%} Clopper–Pearson interval "
-               f"of the Monte Carlo fraction; diameter ≤ {CLUSTER_DIAMETER:g} by t = "
-               f"{CLUSTER_HORIZON:g}; exact identities of the formula"),
+    tolerance=(f"99 % intervals over seeds: the hemisphere fraction (every draw one "
+               f"observation) within ±{WENDEL_BAND} of Wendel's probability, and the mean "
+               f"log10(diameter at t = {CLUSTER_HORIZON:g} / {CLUSTER_DIAMETER:g}) below 0 "
+               f"(one cluster); exact identities of the formula"),
     presets=presets.GESHKOVSKI_CLUSTER,
     theory=(wendel_probability, confirm_wendel_identities),
     simulation=(hemisphere_fraction, hemisphere_tokens, integrate_tokens, cluster_diameter),
@@ -127,16 +143,24 @@ def _cluster_measurements(tokens: int, dimension: int, beta: float, trials: int,
     # wrong: the binomial sum stopped one term early, i.e. the formula for d − 1
     wrong_theory={"wendel_probability": lambda tokens, dimension, right=wendel_probability:
                   right(tokens, dimension - 1) if dimension > 1 else 0},
+    # per seed: its draws (one observation each) and its flow's final diameter
+    estimate=(Estimate("in_hemisphere", "probability", (-WENDEL_BAND, WENDEL_BAND),
+                       relative=False, seeds=(4, 16), pool="stacks",
+                       label="hemisphere fraction − Wendel"),
+              Estimate("log_diameter", "zero", (-math.inf, 0.0), relative=False,
+                       seeds=(4, 16), label=f"log10(final diameter / {CLUSTER_DIAMETER:g})")),
     rivals=(Rival("circle formula n/2^{n−1}", "Wendel's probability for d = 2 at every d",
+                  against="in_hemisphere",
                   replace={"wendel_probability": lambda tokens, dimension,
                            right=wendel_probability: right(tokens, 2)}),
             Rival("one term more", "the binomial sum to k ≤ d (the formula for d + 1)",
+                  against="in_hemisphere",
                   replace={"wendel_probability": lambda tokens, dimension,
                            right=wendel_probability: right(tokens, dimension + 1)})),
     family=Family(parameters={"tokens": (2, 3, 4, 5, 6, 8), "dimension": (2, 3, 4),
                               "beta": (0.0, 1.0, 4.0)},
                   beyond={"tokens": (12, 16), "dimension": (6,), "beta": (8.0,)},
-                  fixed={"trials": 1000}),
+                  fixed={"trials": 500}),
 )
 def verify_single_cluster(seed: int, theory: Theory, tokens: int, dimension: int, beta: float,
                           trials: int) -> Outcome:
@@ -166,6 +190,9 @@ def verify_single_cluster(seed: int, theory: Theory, tokens: int, dimension: int
               + f"; exact identities of Wendel's formula (n ≤ d gives 1, n = 2d gives ½, "
                 f"recursion): {identities}"),
         values={"probability": float(probability), "hits": hits, "trials": trials,
+                "in_hemisphere": [1.0] * hits + [0.0] * (trials - hits), "zero": 0.0,
+                "log_diameter": math.log10(max(float(diameter[-1]), 1e-300)
+                                           / CLUSTER_DIAMETER),
                 "interval": [interval.low, interval.high], "final_diameter": float(diameter[-1]),
                 "collapse_time": collapse_time},
     )

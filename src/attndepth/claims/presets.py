@@ -110,8 +110,8 @@ GESHKOVSKI_ORTHOGONAL = _presets(dict(tokens=4, beta=1.0, extra_width=2, horizon
 
 #: Hemisphere fractions: geshkovski.single-cluster, ``geshkovski_cluster`` (which draws
 #: more n, d and β).
-GESHKOVSKI_CLUSTER = _presets(dict(tokens=6, dimension=3, beta=1.0, trials=1000),
-                              dict(tokens=10, dimension=4, beta=4.0, trials=10000))
+GESHKOVSKI_CLUSTER = _presets(dict(tokens=6, dimension=3, beta=1.0, trials=500),
+                              dict(tokens=10, dimension=4, beta=4.0, trials=2500))
 #: Two-sided level of the Clopper–Pearson interval of a Monte Carlo hemisphere fraction: a
 #: true Wendel probability falls outside it once in 10^4 runs (the claim and its figure).
 WENDEL_LEVEL = 1 - 1e-4

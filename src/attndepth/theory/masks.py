@@ -81,6 +81,40 @@ def mask_radius(tokens: int, window: int | None, causal: bool) -> int | None:
     return best
 
 
+def mask_diameter(tokens: int, window: int | None, causal: bool) -> int | None:
+    """The longest distance from a token to a token it reaches: the mask's diameter.
+
+    The rival reading of Wu et al.'s r (arXiv 2405.18781) as a distance between any two
+    tokens rather than to a centre. Band masks: ⌈(T − 1)/(w − 1)⌉, about twice the radius;
+    causal sliding windows: the same as the radius (every chain ends at token 0).
+
+    Parameters
+    ----------
+    tokens, window, causal : as :func:`mask_radius`.
+
+    Returns
+    -------
+    int or None
+        The diameter; 0 for one token; None when no token is reachable from all (as
+        :func:`mask_radius`, so that the two are defined on the same masks).
+    """
+    tokens, window = _check(tokens, window, causal)
+    if mask_radius(tokens, window, causal) is None:
+        return None
+    longest = 0
+    for start in range(tokens):
+        distance = {start: 0}
+        queue = deque([start])
+        while queue:
+            i = queue.popleft()
+            for j in range(tokens):
+                if j not in distance and _allowed(i, j, window, causal):
+                    distance[j] = distance[i] + 1
+                    queue.append(j)
+        longest = max(longest, *distance.values())
+    return longest
+
+
 def mask_radius_closed_form(tokens: int, window: int | None, causal: bool) -> int | None:
     """The radius by the closed forms of the module docstring [derived]."""
     tokens, window = _check(tokens, window, causal)
