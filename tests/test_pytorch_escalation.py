@@ -46,3 +46,22 @@ def test_bad_requests_are_refused_in_one_line():
         architecture_trace("encoder-pre", batch=0, seed=0, **SIZE)
     with pytest.raises(TypeError, match="contraction must be True or False"):
         architecture_trace("encoder-pre", batch=1, seed=0, contraction="yes", **SIZE)
+
+
+def test_the_device_comes_from_the_environment_and_a_bad_one_is_named(monkeypatch):
+    from attndepth.pytorch.escalation import DEVICE_VARIABLE, trace_device
+
+    monkeypatch.delenv(DEVICE_VARIABLE, raising=False)
+    assert trace_device() == "cpu"
+    monkeypatch.setenv(DEVICE_VARIABLE, "cpu")
+    found = architecture_trace("encoder-post", batch=1, seed=7, **SIZE)
+    monkeypatch.delenv(DEVICE_VARIABLE)
+    assert np.array_equal(found.similarity,
+                          architecture_trace("encoder-post", batch=1, seed=7, **SIZE).similarity)
+    monkeypatch.setenv(DEVICE_VARIABLE, "tpu")
+    with pytest.raises(ValueError, match=r"\$ATTNDEPTH_TORCH_DEVICE: device must be"):
+        architecture_trace("encoder-post", batch=1, seed=7, **SIZE)
+    if not torch.cuda.is_available():
+        monkeypatch.setenv(DEVICE_VARIABLE, "cuda")
+        with pytest.raises(ValueError, match="sees no GPU"):
+            trace_device()

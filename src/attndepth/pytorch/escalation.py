@@ -12,10 +12,13 @@ real architecture where it puts a stack.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-from attndepth.errors import InvalidType
+from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.pytorch.architectures import ARCHITECTURES, build, random_inputs
+from attndepth.pytorch.loading import check_device
 from attndepth.pytorch.observe import observe
 from attndepth.simulations.measures.escalation import EscalationTrace, diversity_contraction
 from attndepth.simulations.measures.similarity import log_odds, token_similarity
@@ -25,6 +28,25 @@ from attndepth.validation import check_choice, check_int, check_seed
 POST_NORM: tuple[str, ...] = ("bert", "encoder-post")
 #: Those whose blocks put it before the branch.
 PRE_NORM: tuple[str, ...] = ("gpt2", "llama", "encoder-pre")
+#: The environment variable naming the device the models run on (``cpu``, the default,
+#: or ``cuda``): the claims' members run on a GPU without a parameter of their own.
+DEVICE_VARIABLE = "ATTNDEPTH_TORCH_DEVICE"
+
+
+def trace_device() -> str:
+    """The device of :func:`architecture_trace`: ``$ATTNDEPTH_TORCH_DEVICE``, else ``cpu``.
+
+    Returns
+    -------
+    str
+        ``cpu`` or ``cuda`` (``cuda:N``); anything else, or ``cuda`` where torch sees no
+        GPU, raises :class:`~attndepth.errors.InvalidParameter` naming the variable.
+    """
+    asked = os.environ.get(DEVICE_VARIABLE, "cpu")
+    try:
+        return check_device(asked)
+    except InvalidParameter as error:
+        raise InvalidParameter(f"${DEVICE_VARIABLE}: {error}") from None
 
 
 def model_seed(seed: int, stack: int) -> int:
@@ -52,7 +74,9 @@ def architecture_trace(architecture: str, *, depth: int, tokens: int, width: int
     Each model is built at its authors' initialisation
     (:func:`~attndepth.pytorch.architectures.build`) from :func:`model_seed` and
     observed on one random sequence (token ids for the Hugging Face models, Gaussian
-    embeddings for the ``torch.nn`` stacks) in float64.
+    embeddings for the ``torch.nn`` stacks) in float64, on :func:`trace_device`: the
+    weights are drawn on the CPU whatever the device, so a GPU runs the same models and
+    differs only by the forward pass's rounding.
 
     Parameters
     ----------
@@ -80,6 +104,7 @@ def architecture_trace(architecture: str, *, depth: int, tokens: int, width: int
     seed = check_seed("seed", seed)
     if not isinstance(contraction, bool):
         raise InvalidType(f"contraction must be True or False, got {contraction!r}")
+    device = trace_device()
     states, contractions = [], []
     for stack in range(batch):
         stack_seed = model_seed(seed, stack)
@@ -87,7 +112,7 @@ def architecture_trace(architecture: str, *, depth: int, tokens: int, width: int
                       seed=stack_seed)
         inputs = random_inputs(architecture, batch=1, tokens=tokens, width=width,
                                seed=stack_seed)
-        seen = observe(model, inputs, attention=contraction)
+        seen = observe(model, inputs, attention=contraction, device=device)
         states.append(seen.states[:, 0])
         if contraction and seen.attention is not None:
             contractions.append([diversity_contraction(seen.states[layer], seen.attention[layer])
