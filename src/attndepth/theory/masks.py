@@ -46,6 +46,23 @@ def _allowed(i: int, j: int, window: int | None, causal: bool) -> bool:
     return (not causal or j <= i) and (window is None or abs(i - j) < window)
 
 
+def _distances(token: int, tokens: int, window: int | None, causal: bool,
+               towards: bool) -> dict[int, int]:
+    """Breadth-first distances along i → j edges (i may attend to j): to ``token`` from
+    every token that reaches it (``towards``), or from ``token`` to every token it reaches."""
+    distance = {token: 0}
+    queue = deque([token])
+    while queue:
+        here = queue.popleft()
+        for other in range(tokens):
+            edge = (_allowed(other, here, window, causal) if towards
+                    else _allowed(here, other, window, causal))
+            if other not in distance and edge:
+                distance[other] = distance[here] + 1
+                queue.append(other)
+    return distance
+
+
 def mask_radius(tokens: int, window: int | None, causal: bool) -> int | None:
     """Smallest r such that some token is reached from every token within r attention steps.
 
@@ -66,15 +83,7 @@ def mask_radius(tokens: int, window: int | None, causal: bool) -> int | None:
     tokens, window = _check(tokens, window, causal)
     best = None
     for centre in range(tokens):
-        # distances to the centre: search backwards along i -> j edges
-        distance = {centre: 0}
-        queue = deque([centre])
-        while queue:
-            j = queue.popleft()
-            for i in range(tokens):
-                if i not in distance and _allowed(i, j, window, causal):
-                    distance[i] = distance[j] + 1
-                    queue.append(i)
+        distance = _distances(centre, tokens, window, causal, towards=True)
         if len(distance) == tokens:
             farthest = max(distance.values())
             best = farthest if best is None else min(best, farthest)
@@ -101,18 +110,8 @@ def mask_diameter(tokens: int, window: int | None, causal: bool) -> int | None:
     tokens, window = _check(tokens, window, causal)
     if mask_radius(tokens, window, causal) is None:
         return None
-    longest = 0
-    for start in range(tokens):
-        distance = {start: 0}
-        queue = deque([start])
-        while queue:
-            i = queue.popleft()
-            for j in range(tokens):
-                if j not in distance and _allowed(i, j, window, causal):
-                    distance[j] = distance[i] + 1
-                    queue.append(j)
-        longest = max(longest, *distance.values())
-    return longest
+    return max(max(_distances(start, tokens, window, causal, towards=False).values())
+               for start in range(tokens))
 
 
 def mask_radius_closed_form(tokens: int, window: int | None, causal: bool) -> int | None:
