@@ -103,8 +103,8 @@ def _rival_radius_miss(radius: Callable[[int, int, bool], int | None]
                   "neighbours on each side, one more than the stacks' |i − j| < w): r "
                   "with steps of w instead of w − 1", against="radius_miss",
                   predicted=_rival_radius_miss(
-                      lambda tokens, window, causal: mask_radius(tokens, window + 1,
-                                                                 causal)))),
+                      lambda tokens, window, causal: mask_radius(
+                          tokens, None if window is None else window + 1, causal)))),
     family=Family(parameters={"tokens": (8, 16), "width": (16, 64), "causal": (False, True)},
                   beyond={"tokens": (32,), "width": (128,)},
                   # depth 24 left w = 2 undecided at d = 16 (0.020 ± 0.027); 64 decides it
