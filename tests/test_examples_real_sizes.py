@@ -12,6 +12,8 @@ pytest.importorskip("transformers", reason="the script needs the hf extra")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples" / "real_sizes"))
 import real_sizes  # noqa: E402
 
+pytestmark = pytest.mark.slow  # builds models: like the other examples' tests
+
 
 def test_the_script_writes_every_row_and_the_cpu_device_agreement(monkeypatch, tmp_path):
     monkeypatch.setattr(real_sizes, "CONFIGURATIONS", (("bert", 32, 3, 2), ("llama", 32, 3, 2)))

@@ -7,6 +7,7 @@ import pytest
 from attndepth.errors import InvalidParameter
 from attndepth.framework import registry as claims
 from attndepth.framework.domain import (
+    FOUND_BY,
     RECORD_VARIABLE,
     SHIPPED_RECORD,
     KnownFailure,
@@ -56,7 +57,7 @@ def test_every_shipped_failure_lies_in_its_claims_family_with_its_command(claim_
         assert found.family.includes(entry["member"]) is True, entry["member"]
         assert entry["verdict"] == failing_for(found.kind)
         assert entry["command"] == reproduce_command(claim_id, entry["member"], entry["seed"])
-        assert entry["found_by"] in ("search", "member") and entry["version"] and entry["date"]
+        assert entry["found_by"] in FOUND_BY and entry["version"] and entry["date"]
     assert len(known_domain(claim_id, found.family).failures) == len(entries)
 
 
@@ -208,3 +209,29 @@ def test_every_shipped_failure_still_fails(claim_id, member, seed):
         pytest.importorskip("transformers", reason="a real architecture needs the hf extra")
     result = run_claim(claim_id, "quick", seed, **found.family.kwargs(member))
     assert result.verdict == failing_for(found.kind), result.outcome
+
+
+def test_a_recorded_map_keeps_every_point_and_its_failing_members(below_three, tmp_path,
+                                                                   capsys):
+    from attndepth.cli.main import main
+
+    claim_id, record = below_three
+    assert main(["map", claim_id, "--grid", "n=0,1,3", "--value", "n", "--band=0,2",
+                 "--no-fit", "--quiet", "--out", str(tmp_path / "maps"), "--record",
+                 str(record)]) == 0
+    assert "1 failing member(s)" in capsys.readouterr().err
+    entry = read_record(record)[claim_id]
+    assert entry["map"]["verdicts"] == {"holds": 2, "fails": 1}
+    assert [p["verdict"] for p in entry["map"]["points"]] == ["holds", "holds", "fails"]
+    [failure] = entry["failures"]
+    assert failure["member"] == {"n": 3} and failure["found_by"] == "map"
+    assert failure["command"] == reproduce_command(claim_id, {"n": 3}, 0)
+    domain = known_domain(claim_id, get_claim(claim_id).family)
+    assert domain.mapped["grid"] == {"n": [0, 1, 3]} and len(domain.failures) == 1
+    assert main(["verify", "--claim", claim_id]) == 1  # the map's failure is the domain's
+    assert "n=3: fails" in capsys.readouterr().out
+    # a map without failures clears the earlier map's, not a member's
+    record_member(record, claim_id, {"n": 2}, _failure(claim_id, 2))
+    assert main(["map", claim_id, "--grid", "n=0,1", "--value", "n", "--no-fit", "--quiet",
+                 "--out", str(tmp_path / "maps"), "--record", str(record)]) == 0
+    assert [f["member"] for f in read_record(record)[claim_id]["failures"]] == [{"n": 2}]

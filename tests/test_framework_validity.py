@@ -132,3 +132,10 @@ def test_a_margin_gets_no_power_law():
     assert error_scaling(two_sided, "width").k == pytest.approx(1.0)
     margin = ValidityMap("c", "e", (0.0, math.inf), points, {"width": (8, 16, 32)}, "quick", 0)
     assert error_scaling(margin, "width") is None
+
+
+def test_a_growing_error_reads_as_a_positive_power():
+    from attndepth.framework.validity import Scaling
+
+    assert Scaling("scale", 0.0858, -1.8, 4).describe() == "|error| ≈ 0.0858·scale^1.80 (4 points)"
+    assert Scaling("width", 2.0, 0.5, 3).describe() == "|error| ≈ 2·width^(−0.50) (3 points)"

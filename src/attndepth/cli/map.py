@@ -54,6 +54,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--fit", action=argparse.BooleanOptionalAction, default=True,
                         help="fit and draw a power law c·x^(−k) to the error's size along "
                              "the first grid parameter")
+    parser.add_argument("--record", metavar="FILE",
+                        help="keep the map in the domain record FILE (created, or an earlier "
+                             "record updated): the verdict at every point, and each failing "
+                             "point that is a member of the claim's family as a known failure "
+                             "(attndepth verify then reports it)")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     parser.set_defaults(handler=run)
 
@@ -82,6 +87,10 @@ def run(args: argparse.Namespace) -> int:
     found = get_claim(args.claim)
     grid = parse_grid(args.grid)
     files = _map_files(found.id, Path(args.out))  # checked before the map is computed
+    if args.record is not None:
+        from attndepth.framework.domain import check_record_target
+
+        check_record_target(args.record)
     total = 1
     for values in grid.values():
         total *= len(values)
@@ -116,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
               f"error falling to 0)" if one_sided else
               f"no power-law fit along {first} (fewer than 3 points, or errors of both signs)")
     print(f"wrote {out / (found.id + '.png')}, .pdf, .csv", file=sys.stderr)
+    if args.record is not None:
+        recorded = _record(args, result)
+        print(f"attndepth: recorded the map of {found.id} ({len(result.points)} points, "
+              f"{recorded} failing member(s)) in {args.record}", file=sys.stderr)
     raised = [p for p in result.points if p.verdict == Verdict.ERROR]
     if raised and is_users(found):  # the user's code, not the grid: one line, exit 2
         print(f"attndepth: error: {raised[0].note} (at {raised[0].params}; "
@@ -123,6 +136,48 @@ def run(args: argparse.Namespace) -> int:
               f"map: fix the claim and rerun", file=sys.stderr)
         return 2
     return 0
+
+
+def _record(args: argparse.Namespace, result) -> int:
+    """Keep the map in the domain record: its summary, and every failing point that is a
+    family member run exactly as ``verify --member`` runs it (so that its command
+    reproduces it); a failing point run otherwise is counted in the summary only."""
+    from attndepth.framework.domain import KnownFailure, record_map
+    from attndepth.framework.registry import get_claim
+    from attndepth.framework.search import reproduce_command
+    from attndepth.framework.verdicts import COUNTEREXAMPLE
+
+    found = get_claim(result.claim)
+    family, preset = found.family, found.presets[result.preset]
+    failures, elsewhere = [], 0
+    for point in result.points:
+        if point.verdict not in COUNTEREXAMPLE:
+            continue
+        if family is None:
+            elsewhere += 1
+            continue
+        # as validity_map ran it: the preset's other parameters, or a member's keywords
+        ran = ({**preset, **point.params} if set(point.params) <= set(preset)
+               else family.kwargs(point.params))
+        member = ({name: ran[name] for name in family.parameters}
+                  if set(family.parameters) <= set(ran) else None)
+        if (member is None or point.in_family is not True
+                or family.kwargs(member) != ran):
+            elsewhere += 1
+            continue
+        failures.append(KnownFailure.now(
+            found.id, member, point.verdict,
+            f"{result.label} {point.mean:+.4g} [{point.low:+.4g}, {point.high:+.4g}]",
+            result.seed, reproduce_command(found.id, member, result.seed), "map"))
+    counts: dict[str, int] = {}
+    for point in result.points:
+        counts[str(point.verdict)] = counts.get(str(point.verdict), 0) + 1
+    summary = {"grid": {name: list(values) for name, values in result.grid.items()},
+               "preset": result.preset, "seed": result.seed, "label": result.label,
+               "verdicts": counts, "failing_not_members": elsewhere,
+               "points": [{**point.params, "verdict": str(point.verdict)}
+                          for point in result.points]}
+    return record_map(args.record, found.id, failures, summary)
 
 
 def _map_files(claim_id: str, out: Path) -> dict[str, OutputFile]:

@@ -287,7 +287,9 @@ class Scaling:
     points: int
 
     def describe(self) -> str:
-        return f"|error| ≈ {self.c:.3g}·{self.parameter}^(−{self.k:.2f}) ({self.points} points)"
+        # a growing error (k < 0) reads as a positive power, not "^(−-1.80)"
+        power = f"^(−{self.k:.2f})" if self.k >= 0 else f"^{-self.k:.2f}"
+        return f"|error| ≈ {self.c:.3g}·{self.parameter}{power} ({self.points} points)"
 
 
 def error_scaling(result: ValidityMap, parameter: str) -> Scaling | None:
