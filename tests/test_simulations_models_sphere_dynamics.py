@@ -65,3 +65,30 @@ def test_hemisphere_test_and_fraction():
     assert hemisphere_fraction(2, 2, 50, 0) == 50  # n ≤ d: always
     path = np.array([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 0.0]]])
     np.testing.assert_allclose(cluster_diameter(path), [2**0.5, 0.0])
+
+
+def _by_linear_program(X):
+    """The independent reference: maximise s with ⟨v, x_i⟩ ≥ s, −1 ≤ v ≤ 1 (HiGHS)."""
+    from scipy.optimize import linprog
+
+    n, d = X.shape
+    objective = np.zeros(d + 1)
+    objective[-1] = -1.0
+    result = linprog(objective, A_ub=np.hstack([-X, np.ones((n, 1))]), b_ub=np.zeros(n),
+                     bounds=[(-1, 1)] * d + [(None, 1)], method="highs")
+    assert result.status == 0
+    return -result.fun > 1e-9
+
+
+@pytest.mark.parametrize("tokens, dimension", [(3, 2), (4, 3), (6, 3), (8, 4), (12, 6),
+                                               (16, 2), (5, 4), (8, 6)])
+def test_the_hull_distance_test_agrees_with_a_linear_program(tokens, dimension):
+    from attndepth.simulations.models.sphere_dynamics import (
+        in_open_hemisphere,
+        uniform_sphere_points,
+    )
+
+    generator = np.random.default_rng(tokens * 100 + dimension)
+    draws = [uniform_sphere_points(tokens, dimension, generator) for _ in range(150)]
+    found = [in_open_hemisphere(X) for X in draws]
+    assert found == [_by_linear_program(X) for X in draws]
