@@ -32,7 +32,21 @@ def test_threshold_claim_can_hold():
     # ... and a constant knee of 2 (a rival) agrees with it too: not holds, indistinguishable
     result = run_claim("levine.threshold", regimes=[[2, 1], [3, 3]], theory=law)
     assert result.verdict == "indistinguishable"
-    assert [r.name for r in result.rivals if not r.rejected] == ["constant knee 2"]
+    assert [r.name for r in result.rivals if not r.rejected] == ["constant knee 2",
+                                                                "log_3 d + 1"]
+
+
+def test_one_q_position_beyond_d_9_is_decided_by_the_proved_closed_form():
+    # κ from C(K + d, d): 3 at d = 28 (log_3 d + 1 = 4.03 misses), 4 at d = 55 (a constant
+    # 2 misses by two layers), 7 at d = 4096 (log_3(2d + 1) = 8.20 misses); log_3 d holds
+    result = run_claim("levine.threshold", regimes=[[28, 1], [55, 1], [4096, 1]])
+    values = result.outcome.values
+    assert values["knees"] == {"28,1": 3, "55,1": 4, "4096,1": 7}
+    assert set(values["methods"]["4096,1"].values()) == {"closed form"}
+    assert values["bounds"]["4096,1"][-1] == pytest.approx(2198.7, abs=0.1)  # log10
+    assert values["paper_misses"] == [] and values["corrected_misses"] == [[4096, 1]]
+    assert result.verdict == "holds" and all(r.rejected for r in result.rivals)
+    assert "proved: levine.one-position-rank" in result.outcome.note
 
 
 def test_knee_undecided_without_measurements_is_inconclusive(monkeypatch):

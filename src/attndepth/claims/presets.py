@@ -53,13 +53,15 @@ HEADS = _presets(dict(width=4, depth=2, tokens=4, heads=[1, 2, 4]),
                  dict(width=6, depth=2, tokens=4, heads=[1, 2, 3, 6]))
 
 #: Regimes (d, |P| = |Q| = q) whose knee levine.threshold decides: one Q position up to
-#: d = 9, every q up to d = 3 (quick, about 10 s); full adds d = 4 (grids up to ~2,300) and
+#: d = 9 from certified ranks and at d = 28, 55, 4096 from the proved closed form (where
+#: log_3 d + 1, 2 and log_3(2d + 1) miss by more than a layer), every q up to d = 3
+#: (quick, about 10 s); full adds d = 4 (grids up to ~2,300) and
 #: d = 5 and 6 with |Q| = d (the torus split: about 3½ minutes each; d = 6 is bounded
 #: below, κ ≥ 3).
 THRESHOLD = _presets(
-    dict(regimes=[[d, 1] for d in range(2, 10)] + [[2, 2], [3, 2], [3, 3]]),
-    dict(regimes=[[d, 1] for d in range(2, 10)] + [[2, 2], [3, 2], [3, 3], [4, 2], [4, 3],
-                                                  [4, 4], [5, 5], [6, 6]]),
+    dict(regimes=[[d, 1] for d in (*range(2, 10), 28, 55, 4096)] + [[2, 2], [3, 2], [3, 3]]),
+    dict(regimes=[[d, 1] for d in (*range(2, 10), 10, 28, 55, 215, 717, 2219, 4096)]
+         + [[2, 2], [3, 2], [3, 3], [4, 2], [4, 3], [4, 4], [5, 5], [6, 6]]),
 )
 
 #: Residual branches scaled by α at high temperature: noci.residual-scaling,

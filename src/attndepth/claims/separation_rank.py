@@ -41,6 +41,7 @@ from attndepth.theory.separation_rank import (
     separation_rank_bounds,
     threshold_depth,
 )
+from attndepth.theory.single_position_rank import single_position_rank
 
 TESTS = "tests/test_claims_separation_rank.py"
 
@@ -254,11 +255,42 @@ def verify_heads(seed: int, theory: Theory, width: int, depth: int, tokens: int,
 KNEE_TOLERANCE = 1.0
 
 
+#: One Q position above this width is decided from the proved closed form, not measured:
+#: certified ranks reach d = 9 (the atlas and its knee certificates), the formula any d.
+CLOSED_FORM_ABOVE = 9
+#: Deepest depth the closed form is evaluated to (κ = 8 from d = 6,781).
+CLOSED_FORM_DEPTHS = 12
+
+
+def _closed_form_knee(theory: Theory, width: int) -> RegimeKnee:
+    """The knee of one Q position (|P| = |Q| = 1) from the proved rank C(K + d, d)
+    (:func:`~attndepth.theory.single_position_rank.single_position_rank`, the claim
+    ``levine.one-position-rank``): each depth's rank is both its lower and its upper
+    bound, so the decision is exact."""
+    ranks: list[int] = []
+    for depth in range(1, CLOSED_FORM_DEPTHS + 1):
+        ranks.append(theory.single_position_rank(width, depth))
+        if depth >= 2 and (decision := decide_knee(ranks, ranks)).decided:
+            return RegimeKnee(width, 1, tuple(ranks), tuple(ranks), {}, decision, 0.0,
+                              methods=dict.fromkeys(range(1, depth + 1), "closed form"))
+    raise InvalidParameter(f"the knee of d = {width}, one Q position, lies beyond depth "
+                           f"{CLOSED_FORM_DEPTHS}: d is too large")
+
+
+def _shown_rank(value: int) -> str:
+    """A rank as digits up to 10^12, else as a power of ten (closed forms reach 10^2000)."""
+    return str(value) if value < 10**12 else f"≈1e{math.log10(value):.1f}"
+
+
 def _knee_row(regime: RegimeKnee, theory: Theory) -> str:
     d, q = regime.width, regime.q_size
     decision = regime.decision
     knee = (f"κ={decision.knee}" if decision.decided else
             f"κ undecided in [{decision.earliest}, {decision.latest or '?'}]")
+    if regime.methods and set(regime.methods.values()) == {"closed form"}:
+        return (f"d={d}, |P|=|Q|=1: {knee}; log_3 d={theory.threshold_depth(d):.2f}, "
+                f"log_3(2D+1)={corrected_knee(d, q):.2f}; ranks C(K + d, d) = "
+                f"{[_shown_rank(r) for r in regime.upper]} (proved: levine.one-position-rank)")
     measured = ", ".join(
         f"L={L}: rank ≥ {regime.lower[L - 1]} ("
         + (f"torus split, {grid} points per class" if regime.methods.get(L) == "torus"
@@ -288,7 +320,8 @@ def _measured_knee(regime_bounds: Callable[[int, int], tuple[Any, Any]], width: 
     tolerance=(f"every decided knee within {KNEE_TOLERANCE:g} layer of log_3 d, in every "
                "regime |P| = |Q| = q"),
     presets=presets.THRESHOLD,
-    theory=(threshold_depth, corrected_knee, q_matrix_dimension, regime_bounds),
+    theory=(threshold_depth, corrected_knee, q_matrix_dimension, regime_bounds,
+            single_position_rank),
     simulation=(measure_knee, decide_knee),
     test=f"{TESTS}::test_threshold_claim_decides_knees_and_fails_for_long_sequences",
     figure="threshold_knee",
@@ -298,12 +331,18 @@ def _measured_knee(regime_bounds: Callable[[int, int], tuple[Any, Any]], width: 
               "taken as a law", replace={"threshold_depth": lambda width: 2.0}),
         Rival("log_3(2d + 1)", "this project's corrected law (theory document §1)",
               replace={"threshold_depth": lambda width: math.log(2 * width + 1, 3)}),
+        Rival("log_3 d + 1", "the paper's law one layer later: the long-sequence knees lie "
+              "1.4–2 layers beyond log_3 d (the neighbouring constant)",
+              replace={"threshold_depth": lambda width: math.log(width, 3) + 1}),
         Rival("D_crit = 16·(d/512)^0.44", "the Depth Delusion's critical depth (Fahim & "
               "Karim 2026, arXiv 2601.20994: one paper's fit to trained models' loss, a "
               "power of the width)", replace={"threshold_depth": delusion_critical_depth}),
     ),
-    family=Family(parameters={"width": (2, 3, 4, 5, 6, 7, 8, 9), "q_size": (1, 2, 3)},
-                  beyond={"width": (10, 12)},
+    # one Q position at any width (the proved closed form above d = 9); longer sequences
+    # where certified ranks reach
+    family=Family(parameters={"width": (2, 3, 4, 5, 6, 7, 8, 9, 10, 28, 55, 215, 4096),
+                              "q_size": (1, 2, 3)},
+                  beyond={"width": (12, 729, 2219)},
                   constraints=(("q ≤ d", lambda m: m["q_size"] <= m["width"]),
                                ("q = 1 or d ≤ 5 (cost)",
                                 lambda m: m["q_size"] == 1 or m["width"] <= 5)),
@@ -331,8 +370,10 @@ def verify_threshold(seed: int, theory: Theory, regimes: list[list[int]]) -> Out
         if len(regime) > 3:
             keywords["torus_order"] = regime[3] or None
         options.append(keywords)
-    measured = [_measured_knee(theory.regime_bounds, regime[0], regime[1], seed,
-                               tuple(sorted(keywords.items())))
+    measured = [_closed_form_knee(theory, regime[0])
+                if regime[1] == 1 and regime[0] > CLOSED_FORM_ABOVE and not keywords
+                else _measured_knee(theory.regime_bounds, regime[0], regime[1], seed,
+                                    tuple(sorted(keywords.items())))
                 for regime, keywords in zip(regimes, options, strict=True)]
     decided = [r for r in measured if r.decision.decided]
     bounded = [r for r in measured if not r.decision.decided
@@ -390,13 +431,19 @@ def verify_threshold(seed: int, theory: Theory, regimes: list[list[int]]) -> Out
                                    for r in measured if not r.decision.decided},
                 "corrected_misses": [list(m) for m in corrected_misses],
                 "regimes": regime_text,
-                "certified": {f"{r.width},{r.q_size}": list(r.lower) for r in measured},
+                # ranks of the closed form beyond 10^12 as their log10 (they reach 10^2000)
+                "certified": {f"{r.width},{r.q_size}": _json_ranks(r.lower) for r in measured},
                 "methods": {f"{r.width},{r.q_size}": {str(L): m for L, m in r.methods.items()}
                             for r in measured},
                 # depths read from the shipped knee certificates (attndepth atlas knees)
                 "shipped": {f"{r.width},{r.q_size}": list(r.shipped) for r in measured},
-                "bounds": {f"{r.width},{r.q_size}": list(r.upper) for r in measured}},
+                "bounds": {f"{r.width},{r.q_size}": _json_ranks(r.upper) for r in measured}},
     )
+
+
+def _json_ranks(ranks: tuple[int, ...]) -> list[int | float]:
+    """Ranks for the JSON: integers up to 10^12, log10 of the larger (closed forms)."""
+    return [r if r < 10**12 else round(math.log10(r), 3) for r in ranks]
 
 
 def _largest_bound(member: dict) -> int:

@@ -2,7 +2,8 @@
 
 Filled markers (one shape per regime, shifted slightly apart): knees decided
 from certified ranks and proved bounds (``attndepth.rank.knee.measure_knee``,
-the regimes of the claim levine.threshold).
+the regimes of the claim levine.threshold); one Q position above d = 9 from the
+proved rank C(K + d, d), as the claim decides it.
 Open markers: the knee bound (d) would have if it were the rank (conjectured
 rank = bound), for one Q position and for long sequences (|Q| ≥ d) up to
 d = 3^5. Solid step line: for one Q position bound (d) is C(K + d, d) in
@@ -31,6 +32,9 @@ DESCRIPTION = "knee of ln sep vs log_3 d: decided (certified) and bound-based, t
 #: Widths whose bound-based knee is drawn (one Q position and long sequences).
 BOUND_WIDTHS = {"quick": [2, 3, 4, 6, 9, 13, 27, 40, 81],
                 "full": [2, 3, 4, 6, 9, 13, 20, 27, 40, 60, 81, 121, 243]}
+#: One Q position beyond this width is decided from the proved closed form (the claim's
+#: CLOSED_FORM_ABOVE), not from certified ranks.
+CERTIFIED_UP_TO = 9
 #: Widths of the closed-form curve (one Q position): this many on a log grid.
 CLOSED_FORM_POINTS = 120
 #: Deepest depth searched for a bound-based knee.
@@ -57,14 +61,19 @@ def compute(preset: str, seed: int) -> dict[str, list]:
                              strict=True):
             columns[key].append(item)
 
-    for width, q in THRESHOLD[preset]["regimes"]:
+    regimes = THRESHOLD[preset]["regimes"]
+    for width, q in regimes:
+        if q == 1 and width > CERTIFIED_UP_TO:  # decided by the proved rank, as the claim does
+            add("decided", 1, width, single_position_knee(width))
+            continue
         regime = measure_knee(width, q, *regime_bounds(width, q), seed)
         if regime.decision.decided and regime.decision.knee is not None:
             add("decided", 0 if q >= width else q, width, regime.decision.knee)
     for width in BOUND_WIDTHS[preset]:
         add("bound", 1, width, _bound_knee(width, 1))
         add("bound", 0, width, _bound_knee(width, None))
-    grid = np.unique(np.geomspace(2, max(BOUND_WIDTHS[preset]), CLOSED_FORM_POINTS).round())
+    widest = max([*BOUND_WIDTHS[preset], *(width for width, q in regimes if q == 1)])
+    grid = np.unique(np.geomspace(2, widest, CLOSED_FORM_POINTS).round())
     for width in grid.astype(int):
         add("closed", 1, int(width), single_position_knee(int(width)))
     return columns
@@ -106,7 +115,8 @@ def draw(data: dict[str, list]):
             if bound.any() or decided.any():  # one entry per regime: its colour and marker
                 axis.plot([], [], marker, color=colour, markersize=4.5, label=label)
         # the styles, in grey: what filled, open and dotted mean in every regime
-        axis.plot([], [], "o", color="grey", markersize=4.5, label="decided (certified ranks)")
+        axis.plot([], [], "o", color="grey", markersize=4.5,
+                  label="decided (certified ranks; one Q position above d = 9: proved)")
         axis.plot([], [], "o", color="grey", markerfacecolor="none", markersize=3.5,
                   label="bound-based [conjecture]")
         axis.plot([], [], ":", color="grey", label=r"$\log_3(2D + 1)$ [conjecture]")
@@ -114,8 +124,9 @@ def draw(data: dict[str, list]):
         axis.set_ylabel(r"knee $\kappa$: first $L$ with sep$(L+1) <$ sep$(L)^2$")
         # two columns in the empty upper left (one column there covered the small-d knees),
         # with headroom above the highest knee and law
+        # (the |Q| ≥ d law is drawn over the bound widths only)
         top = max(float(np.max(knee)), float(grid.max()), float(np.nanmax(
-            [corrected_knee(int(w), int(w)) for w in np.unique(width)])))
+            [corrected_knee(int(w), int(w)) for w in np.unique(width[series == "bound"])])))
         axis.set_ylim(top=1.35 * top)
         axis.legend(loc="upper left", ncols=2)
     return figure
