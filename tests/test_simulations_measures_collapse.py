@@ -57,6 +57,9 @@ def test_reach_depth_of_a_stack_waits_for_its_slowest_member():
     assert reach_depth(attention) == 3 and reach_depth(np.ones((1, 1, 1, 1, 1))) == 0
 
 
-def test_reach_depth_refuses_a_wrong_shape():
+def test_reach_depth_refuses_a_wrong_shape_or_type():
     with pytest.raises(ValueError, match="depth, batch, heads, n, n"):
         reach_depth(np.ones((2, 3, 3)))
+    for bad in ([[1.0]], np.array([["a"]])):
+        with pytest.raises(TypeError, match="real NumPy array"):
+            reach_depth(bad)

@@ -52,6 +52,9 @@ DONG = _presets(dict(depth=10, tokens=32, width=64, batch=32, temperature=0.25),
 HEADS = _presets(dict(width=4, depth=2, tokens=4, heads=[1, 2, 4]),
                  dict(width=6, depth=2, tokens=4, heads=[1, 2, 3, 6]))
 
+#: One Q position above this width: levine.threshold (and ``threshold_knee``) decide the
+#: knee from the proved rank C(K + d, d), not from certified ranks (which reach d = 9).
+CLOSED_FORM_ABOVE = 9
 #: Regimes (d, |P| = |Q| = q) whose knee levine.threshold decides: one Q position up to
 #: d = 9 from certified ranks and at d = 28, 55, 4096 from the proved closed form (where
 #: log_3 d + 1, 2 and log_3(2d + 1) miss by more than a layer), every q up to d = 3

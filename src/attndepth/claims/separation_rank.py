@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from attndepth.claims import presets
+from attndepth.claims.presets import CLOSED_FORM_ABOVE
 from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
@@ -255,9 +256,6 @@ def verify_heads(seed: int, theory: Theory, width: int, depth: int, tokens: int,
 KNEE_TOLERANCE = 1.0
 
 
-#: One Q position above this width is decided from the proved closed form, not measured:
-#: certified ranks reach d = 9 (the atlas and its knee certificates), the formula any d.
-CLOSED_FORM_ABOVE = 9
 #: Deepest depth the closed form is evaluated to (κ = 8 from d = 6,781).
 CLOSED_FORM_DEPTHS = 12
 

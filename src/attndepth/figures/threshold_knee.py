@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from attndepth.claims.presets import THRESHOLD
+from attndepth.claims.presets import CLOSED_FORM_ABOVE, THRESHOLD
 from attndepth.errors import InvalidParameter
 from attndepth.figures.style import PALETTE, new_figure, styled
 from attndepth.rank.knee import KNEE_RATIO, measure_knee
@@ -32,9 +32,6 @@ DESCRIPTION = "knee of ln sep vs log_3 d: decided (certified) and bound-based, t
 #: Widths whose bound-based knee is drawn (one Q position and long sequences).
 BOUND_WIDTHS = {"quick": [2, 3, 4, 6, 9, 13, 27, 40, 81],
                 "full": [2, 3, 4, 6, 9, 13, 20, 27, 40, 60, 81, 121, 243]}
-#: One Q position beyond this width is decided from the proved closed form (the claim's
-#: CLOSED_FORM_ABOVE), not from certified ranks.
-CERTIFIED_UP_TO = 9
 #: Widths of the closed-form curve (one Q position): this many on a log grid.
 CLOSED_FORM_POINTS = 120
 #: Deepest depth searched for a bound-based knee.
@@ -63,7 +60,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
 
     regimes = THRESHOLD[preset]["regimes"]
     for width, q in regimes:
-        if q == 1 and width > CERTIFIED_UP_TO:  # decided by the proved rank, as the claim does
+        if q == 1 and width > CLOSED_FORM_ABOVE:  # decided by the proved rank, as the claim does
             add("decided", 1, width, single_position_knee(width))
             continue
         regime = measure_knee(width, q, *regime_bounds(width, q), seed)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.simulations.measures.fitting import escalation_rates, standard_error
 from attndepth.simulations.measures.similarity import log_odds
 from attndepth.simulations.models.stacks import StackConfig, attention_mask, run_stack
@@ -66,9 +66,9 @@ def reach_depth(attention: np.ndarray) -> int | None:
     P_t ⋯ P_1 is positive, P_l the union over heads of block l's attention support
     (pure attention: X_l = P_l X_(l−1) W_l). The smallest t at which that product has a
     positive column is the number of attention steps in which every token reaches one
-    centre: the radius r in Wu et al.'s μ(X_t) ≤ C(1 − ε^r)^{t/r} (arXiv 2405.18781,
-    Theorem 1), measured on the stacks' own attention (weights that underflow to 0 count
-    as absent).
+    centre: the radius r in Wu et al.'s bound μ(X_t) ≤ C(1 − ε^r)^{t/r} (arXiv
+    2405.18781), measured on the stacks' own attention (weights that underflow to 0
+    count as absent).
 
     Parameters
     ----------
@@ -81,6 +81,9 @@ def reach_depth(attention: np.ndarray) -> int | None:
         The largest such t over the batch (0 for one token); None when some stack has no
         such column within ``depth`` blocks.
     """
+    if not isinstance(attention, np.ndarray) or attention.dtype.kind not in "iuf":
+        raise InvalidType(f"attention must be a real NumPy array, got "
+                          f"{type(attention).__name__}")
     if attention.ndim != 5 or attention.shape[-1] != attention.shape[-2]:
         raise InvalidParameter(f"attention must be (depth, batch, heads, n, n), got shape "
                                f"{attention.shape}")
