@@ -57,10 +57,6 @@ KNOWN_VERDICTS = {
     "levine.softmax-epsilon-rank": ("inconclusive", "pure softmax at d = 2: the growth of "
                                     "ln r_ε per layer slows by about 0.2 after the first "
                                     "layer, at the band's edge (±0.25) over 16 seeds"),
-    "noci.residual-scaling": ("indistinguishable", "at d = 64 the finite-width growth (**) "
-                              "holds within 1 %, rejects the infinite-width L ln(1 + α²) "
-                              "(2.3 % off), but not the (1 − 1/d) and single-matrix variants of "
-                              "its term (1.1 % and 0.6 % off)"),
 }
 #: What a consistency check says when the software is right.
 CONSISTENT = "consistent"

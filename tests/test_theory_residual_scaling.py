@@ -11,6 +11,7 @@ from attndepth.theory.residual_scaling import (
     confirm_uniform_attention_recursion,
     cosine_from_log_odds,
     finite_width_growth,
+    finite_width_term,
     limit_of_growth,
     log_odds_growth,
     residual_scale,
@@ -49,6 +50,17 @@ def test_finite_width_growth_and_its_limit():
     assert finite_width_growth(4, 0.5, 10**9) == pytest.approx(log_odds_growth(4, 0.5))
 
 
+@pytest.mark.parametrize("product_weights, coefficient", [(True, 1.0), (False, 0.75)])
+def test_the_growth_is_the_mean_ratio_less_the_jensen_term(product_weights, coefficient):
+    # (**) = L [ln E Y − term]: the term's coefficient of 1/d at α = 1 is the number
+    # noci.residual-scaling measures as d × the Jensen gap of the blocks' odds ratios
+    assert 64 * finite_width_term(1.0, 64, product_weights) == pytest.approx(coefficient)
+    for depth, scale, width in [(1, 0.3, 2), (32, 1.0, 64), (7, 2.5, 9)]:
+        assert finite_width_growth(depth, scale, width, product_weights) == pytest.approx(
+            log_odds_growth(depth, scale)
+            - depth * finite_width_term(scale, width, product_weights))
+
+
 def test_cosine_of_equal_norm_tokens():
     assert cosine_from_log_odds(-800.0, 5) == pytest.approx(-0.25)  # t_sim = 0: centred tokens
     assert cosine_from_log_odds(50.0, 5) == pytest.approx(1.0)
@@ -60,6 +72,7 @@ def test_cosine_of_equal_norm_tokens():
     (lambda: log_odds_growth(4, 0.0), "scale"), (lambda: log_odds_growth(4, float("nan")), "scale"),
     (lambda: cosine_from_log_odds(0.0, 1), "tokens"),
     (lambda: finite_width_growth(4, 1.0, 0), "width"),
+    (lambda: finite_width_term(0.0, 8), "scale"), (lambda: finite_width_term(1.0, 0), "width"),
 ])
 def test_bad_input_is_refused(call, message):
     with pytest.raises(ValueError, match=message):
@@ -69,3 +82,5 @@ def test_bad_input_is_refused(call, message):
 def test_a_weight_structure_that_is_not_a_bool_is_a_type_error():
     with pytest.raises(TypeError, match="product_weights"):
         finite_width_growth(4, 1.0, 8, product_weights="yes")
+    with pytest.raises(TypeError, match="product_weights"):
+        finite_width_term(1.0, 8, product_weights=1)

@@ -119,12 +119,36 @@ def finite_width_growth(depth: int, scale: float, width: int,
     float
     """
     growth = log_odds_growth(depth, scale)
+    return growth - depth * finite_width_term(scale, width, product_weights)
+
+
+def finite_width_term(scale: float, width: int, product_weights: bool = True) -> float:
+    """The Jensen term of (**): ln E Y − E ln Y per block, to first order in 1/d [derived].
+
+    2α²/(d(1 + α²)) for value weights W = W_V W_O; α²(2 + α²)/(d(1 + α²)²) for
+    a single Gaussian W (``product_weights=False``). Under uniform attention
+    E Y = 1 + α² exactly, so (**) is L [ln E Y − this term]; the remainder is
+    O(1/d²) per block (module docstring).
+
+    Parameters
+    ----------
+    scale : float
+        α > 0.
+    width : int
+        d ≥ 1.
+    product_weights : bool
+        Whether the branch's value map is the product of two Gaussian matrices.
+
+    Returns
+    -------
+    float
+    """
+    log_odds_growth(1, scale)  # the same check of α
     width = check_int("width", width, minimum=1)
     if not isinstance(product_weights, bool):
         raise InvalidType(f"product_weights must be True or False, got {product_weights!r}")
     a2 = scale * scale
-    term = (2 * a2 / (1 + a2) if product_weights else a2 * (2 + a2) / (1 + a2) ** 2) / width
-    return growth - depth * term
+    return (2 * a2 / (1 + a2) if product_weights else a2 * (2 + a2) / (1 + a2) ** 2) / width
 
 
 @proof_cache
