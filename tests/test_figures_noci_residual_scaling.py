@@ -20,6 +20,12 @@ def test_drawn_growth_follows_the_prediction(quick_data):
     assert measured[profile][-1] > 0.99
     profile = (panel == "cosine") & (scaling == "1/sqrt(L)")
     assert measured[profile][-1] < 0.3
+    # the Jensen-gap panel: d × gap at every width drawn, within 4 standard errors of (**)'s
+    # coefficient 1 and far from the single matrix's 3/4
+    term = panel == "jensen"
+    assert list(np.array(data["x"])[term]) == list(noci_residual_scaling.JENSEN_WIDTHS["quick"])
+    assert (np.abs(measured[term] - predicted[term]) < 4 * error[term]).all()
+    assert (measured[term] - 0.75 > 4 * error[term]).all()
 
 
 def test_the_figure_draws_the_claims_sizes_and_depths():

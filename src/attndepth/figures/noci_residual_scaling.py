@@ -5,8 +5,12 @@ token log-odds over a whole stack of depth L, for α = 1, 1/√L and 1/L
 (markers: residual stacks at temperature 10, i.e. near-uniform attention;
 lines: the finite-width growth L[ln(1 + α²) − 2α²/(d(1 + α²))]); the α = 1
 points at the default temperature 1 are drawn as crosses; bars: the 99 % interval
-of the mean growth (the verdicts' level). Right: the mean
+of the mean growth (the verdicts' level). Middle: the mean
 pairwise cosine layer by layer in stacks of depth 64 for the three scalings.
+Right: the finite-width term measured on its own — d times the Jensen gap
+ln E r − E ln r of the per-block odds ratios (α = 1, the claim's depth) against
+the width, with the coefficients of (**) (1), of a single value matrix (3/4) and
+of a recursion without the gap (0).
 """
 
 from __future__ import annotations
@@ -25,18 +29,29 @@ from attndepth.figures.style import (
 from attndepth.simulations.measures.alignment import alignment_sample
 from attndepth.simulations.measures.similarity import mean_pairwise_cosine
 from attndepth.simulations.models.stacks import StackConfig, run_stack
-from attndepth.theory.residual_scaling import SCALINGS, finite_width_growth, residual_scale
+from attndepth.theory.residual_scaling import (
+    SCALINGS,
+    finite_width_growth,
+    finite_width_term,
+    residual_scale,
+)
 
 NAME = "noci_residual_scaling"
-DESCRIPTION = "log-odds growth and cosine vs depth for residual scales 1, 1/sqrt(L), 1/L"
+DESCRIPTION = ("log-odds growth and cosine vs depth for residual scales 1, 1/sqrt(L), 1/L; the "
+               "finite-width term (Jensen gap) vs width")
 #: The depths drawn; every other size is the claim's (``presets.NOCI``).
 DEPTHS = {"quick": (2, 4, 8, 16, 32, 64), "full": (2, 4, 8, 16, 32, 64, 128)}
 PROFILE_DEPTH = 64
+#: Widths of the Jensen-gap panel, and its stacks per width (one stack's d × gap scatters by
+#: about 0.28: 64 stacks resolve ±0.1 at 99 %, under half the gap from 1 to 3/4).
+JENSEN_WIDTHS = {"quick": (16, 32, 64), "full": (16, 32, 64, 128)}
+JENSEN_STACKS = 64
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
-    """Columns: panel, scaling, temperature, x (depth or layer), measured, error (standard
-    error of the mean growth; NaN for the cosine), predicted, stacks (the sample's size)."""
+    """Columns: panel, scaling, temperature, x (depth, layer or width), measured, error
+    (standard error of the mean; NaN for the cosine), predicted, stacks (the sample's
+    size)."""
     size = dict(NOCI[preset], depths=DEPTHS[preset])
     hot = size["temperature"]
     columns: dict[str, list] = {k: [] for k in ("panel", "scaling", "temperature", "x",
@@ -63,11 +78,19 @@ def compute(preset: str, seed: int) -> dict[str, list]:
         for layer, value in enumerate(cosine):
             add("cosine", name, hot, layer, float(value), float("nan"), float("nan"),
                 size["batch"])
+    for width in JENSEN_WIDTHS[preset]:
+        config = StackConfig(depth=NOCI[preset]["depths"][-1], temperature=hot,
+                             **dict(shape, width=width))
+        gap = width * alignment_sample(config, JENSEN_STACKS, seed).jensen_gap
+        add("jensen", "1", hot, width, float(gap.mean()),
+            float(gap.std(ddof=1) / np.sqrt(gap.size)), width * finite_width_term(1.0, width),
+            JENSEN_STACKS)
     return columns
 
 
 def draw(data: dict[str, list]):
-    figure, (left, right) = new_figure(columns=2, aspect=0.4, ncols=2)
+    figure, (left, right, term) = new_figure(columns=2, aspect=0.42, ncols=3)
+    left.get_gridspec().set_width_ratios([1.5, 1, 1])  # room for the growth's legend
     panel, scaling = np.array(data["panel"]), np.array(data["scaling"])
     temperature = np.array(data["temperature"], dtype=float)
     x, measured = np.array(data["x"], dtype=float), np.array(data["measured"], dtype=float)
@@ -99,7 +122,7 @@ def draw(data: dict[str, list]):
         left.set_ylabel(r"log-odds growth $\ell_L-\ell_0$")
         legend_with_keys(left, [
             style_key(r"$L[\ln(1+\alpha^2) - 2\alpha^2/(d(1+\alpha^2))]$", color="0.3"),
-            style_key(rf"measured, temperature {hot:g} (99 % interval)", color="0.3",
+            style_key(rf"measured, temperature {hot:g} (99 %)", color="0.3",
                       marker="o", linestyle="none", markerfacecolor="none")])
         right.set_xlabel("depth $l$")
         right.set_ylabel("mean pairwise cosine")
@@ -107,4 +130,20 @@ def draw(data: dict[str, list]):
         right.set_title(f"stacks of depth {PROFILE_DEPTH}, temperature {hot:g}",
                         fontsize=6.5)
         right.legend()
+        rows = panel == "jensen"
+        widths = x[rows]
+        for level, text, style in ((1.0, "(**): 1", "-"), (0.75, "one value matrix: 3/4", "--"),
+                                   (0.0, "no Jensen gap: 0", ":")):
+            term.axhline(level, color="0.3", linestyle=style, linewidth=0.8, label=text)
+        term.errorbar(widths, measured[rows], yerr=error[rows], fmt="o", color=PALETTE[0],
+                      markerfacecolor="none", markersize=3.5, elinewidth=0.6, capsize=1.5,
+                      label="measured (99 %)")
+        term.set_xscale("log", base=2)
+        term.set_xticks(widths, [f"{w:g}" for w in widths])
+        term.minorticks_off()
+        term.set_ylim(-0.1, 1.25)
+        term.set_xlabel("width $d$")
+        term.set_ylabel(r"$d\times$ Jensen gap per block")
+        term.set_title(rf"$\alpha=1$, {int(stacks[rows][0])} stacks a width", fontsize=6.5)
+        term.legend(loc="center", bbox_to_anchor=(0.5, 0.36))
     return figure
