@@ -1,5 +1,7 @@
 """noci.residual-scaling and giorlandino.correlation-map at small sizes."""
 
+import pytest
+
 from attndepth.framework.registry import run_claim
 
 
@@ -48,11 +50,29 @@ def test_correlation_map_at_the_critical_point_is_inconclusive():
 
 
 def test_the_design_beta_refuses_what_the_theory_refuses():
-    import pytest
-
     from attndepth.claims.propagation import design_beta
 
     assert design_beta(0.5, 2.0) == pytest.approx(4.0)
     for overlap, ratio in ((1.0, 2.0), ("a", 2.0), (0.5, 0.0), (0.5, float("nan"))):
         with pytest.raises(ValueError, match="overlap|ratio"):
             design_beta(overlap, ratio)
+
+
+@pytest.mark.slow  # 9 s: a sample of up to 32 seeds
+def test_a_theory_with_the_single_matrix_term_fails_on_the_jensen_gap():
+    # (**)'s growth with the single-matrix term sits 0.6 % from it at d = 64, inside the growth's
+    # band; the term measured on its own (d × gap 1 against 3/4) is where such a theory fails
+    from functools import partial
+
+    from attndepth.framework.registry import get_claim
+    from attndepth.theory.residual_scaling import finite_width_term
+
+    found = get_claim("noci.residual-scaling")
+    wrong = found.theory.replaced(
+        {"finite_width_term": partial(finite_width_term, product_weights=False)})
+    result = run_claim("noci.residual-scaling", theory=wrong, tokens=8, width=32, depths=(16,),
+                       batch=16)
+    # the growth's prediction is (**)'s own (finite_width_growth is not replaced): only the
+    # term's number changed, so the sample's verdict fails on it
+    assert set(result.outcome.values["predicted_jensen_alpha_one"]) == {0.75}
+    assert result.verdict == "fails", result.outcome

@@ -178,10 +178,14 @@ def verify_residual_scaling(seed: int, theory: Theory,
             per_stack.setdefault(f"depth_{key}", []).extend([depth] * batch)
             per_stack.setdefault("cosine", []).extend(map(float, sample.final_cosine))
             if name == "1":
-                per_stack.setdefault("jensen_alpha_one", []).extend(
-                    map(float, width * sample.jensen_gap))
-                per_stack.setdefault("predicted_jensen_alpha_one", []).extend(
-                    [width * theory.finite_width_term(alpha, width)] * batch)
+                gap = width * sample.jensen_gap
+                term = width * theory.finite_width_term(alpha, width)
+                allowed = JENSEN_BAND + GROWTH_ERRORS * standard_error(gap)
+                if abs(float(gap.mean()) - term) > allowed:
+                    misses.append(f"d × Jensen gap, L={depth}: {float(gap.mean()):.3f} vs "
+                                  f"{term:.3f}")
+                per_stack.setdefault("jensen_alpha_one", []).extend(map(float, gap))
+                per_stack.setdefault("predicted_jensen_alpha_one", []).extend([term] * batch)
             per_stack.setdefault("implied_cosine", []).extend(
                 theory.cosine_from_log_odds(float(odds), tokens)
                 for odds in sample.initial_log_odds + sample.growth)

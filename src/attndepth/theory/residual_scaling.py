@@ -88,10 +88,16 @@ def log_odds_growth(depth: int, scale: float) -> float:
     scale : float
         α > 0.
     """
+    scale = _checked_scale(scale)
+    return check_int("depth", depth, minimum=1) * math.log1p(scale * scale)
+
+
+def _checked_scale(scale: float) -> float:
+    """α, or InvalidParameter unless it is a finite real number > 0."""
     if not (isinstance(scale, int | float) and not isinstance(scale, bool)
             and math.isfinite(scale) and scale > 0):
         raise InvalidParameter(f"scale must be a finite number > 0, got {scale!r}")
-    return check_int("depth", depth, minimum=1) * math.log1p(scale * scale)
+    return float(scale)
 
 
 def finite_width_growth(depth: int, scale: float, width: int,
@@ -143,7 +149,7 @@ def finite_width_term(scale: float, width: int, product_weights: bool = True) ->
     -------
     float
     """
-    log_odds_growth(1, scale)  # the same check of α
+    scale = _checked_scale(scale)
     width = check_int("width", width, minimum=1)
     if not isinstance(product_weights, bool):
         raise InvalidType(f"product_weights must be True or False, got {product_weights!r}")
