@@ -122,9 +122,12 @@ def _check(argv: list[str], echoes_path: bool) -> str | None:
 def test_every_option_with_extreme_values_ends_cleanly(tmp_path, monkeypatch, command):
     monkeypatch.chdir(tmp_path)  # a value taken as a relative path lands here, nowhere else
     problems = []
+    # a path whose parent cannot be a directory, even for root (who can create /nonexistent)
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
     for action in _subcommands()[command]:
         option = action.option_strings[0]
-        values = VALUES + (["/dev/null", str(tmp_path), "/nonexistent/dir/file"]
+        values = VALUES + (["/dev/null", str(tmp_path), str(blocker / "file")]
                            if option in PATHS else [])
         for value in values:
             argv = [*_base(command, tmp_path), option, value]

@@ -56,7 +56,8 @@ class AlignmentSample:
         the first-order bias E ln r̄ ≈ ln E r − Var r/(2L (E r)²) of the sample mean,
         so the estimate is unbiased to O(1/L²) when the blocks' ratios are
         independent and identically distributed (uniform attention). Computed in
-        log space: no overflow at saturated log-odds.
+        log space: no overflow at saturated log-odds. Used by noci.residual-scaling to
+        measure the finite-width term of its growth on its own (docs/theory.md §5).
 
         Raises
         ------
