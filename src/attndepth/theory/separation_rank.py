@@ -166,12 +166,14 @@ def structural_form(
     width = M.shape[0]
     identity = DomainMatrix.eye(width, ring)
     G = identity
-    for A_layer, B_layer in zip(bilinear, value_output, strict=True):
+    layers = list(zip(bilinear, value_output, strict=True))
+    for layer, (A_layer, B_layer) in enumerate(layers):
         T = identity * ring(residual)
         for A, B in zip(A_layer, B_layer, strict=True):
             T = T + _to_domain(B, ring) * M * _to_domain(A, ring).transpose()
         G = T * G
-        M = T * M * T.transpose()
+        if layer < len(layers) - 1:  # the last layer's M_L is never used
+            M = T * M * T.transpose()
     return G
 
 
