@@ -94,7 +94,8 @@ def verify_orthogonal_start(seed: int, theory: Theory, tokens: int, beta: float,
         verdict=verdict_from(holds),
         note=(f"n={tokens}, β={beta}, d={tokens + extra_width}, t ∈ [0, {horizon}] (41 points); "
               f"SymPy: derived = reported ODE: {derived}; β=0 solution (1−e^(−2t))/(1+(n−1)"
-              f"e^(−2t)) exact: {closed_form}; both integrations DOP853, rtol {RTOL}"),
+              f"e^(−2t)) exact: {closed_form}; tokens by LSODA, the reduced ODE by DOP853, rtol "
+              f"{RTOL}"),
         values={"max_error": error, "spread": spread, "zero": 0.0,
                 "gamma_end": float(measured[-1]),
                 "derived_equals_reported": derived, "beta_zero_exact": closed_form},
@@ -184,8 +185,9 @@ def verify_single_cluster(seed: int, theory: Theory, tokens: int, dimension: int
                   f"no single cluster by t = {CLUSTER_HORIZON:g}"),
         verdict=verdict_from(holds),
         note=(f"n={tokens}, d={dimension}, β={beta}; {trials} uniform draws, hemisphere test "
-              f"by linear programming; the flow from uniform points of the hemisphere "
-              f"⟨x, e_1⟩ > 0, DOP853 rtol {RTOL}; diameter at t = 1, 10, 100: "
+              f"by the distance from 0 to their convex hull (NNLS); the flow from uniform "
+              f"points of the hemisphere ⟨x, e_1⟩ > 0, LSODA rtol {RTOL}; diameter at t = 1, "
+              f"10, 100: "
               + ", ".join(f"{diameter[np.searchsorted(times, t)]:.1e}" for t in (1, 10, 100))
               + f"; exact identities of Wendel's formula (n ≤ d gives 1, n = 2d gives ½, "
                 f"recursion): {identities}"),

@@ -2,7 +2,9 @@
 
 The flow of Geshkovski et al. 2023, §2 (Q = K = V = I, softmax-normalised):
 ẋ_i = (I − x_i x_iᵀ) Σ_j softmax_j(β⟨x_i, x_j⟩) x_j, integrated with SciPy's
-``solve_ivp`` (DOP853) at stated tolerances. Nothing here knows a prediction.
+``solve_ivp`` at stated tolerances: the tokens by LSODA (it turns to BDF once the tokens have
+clustered and the flow is stiff), the one-dimensional reduced ODE by DOP853. Nothing here
+knows a prediction.
 """
 
 from __future__ import annotations
@@ -43,7 +45,13 @@ def attention_velocity(X: np.ndarray, beta: float) -> np.ndarray:
 
 
 def integrate_tokens(X0: np.ndarray, beta: float, times: np.ndarray) -> np.ndarray:
-    """Token positions at ``times``.
+    """Token positions at ``times``, by SciPy's LSODA at relative tolerance ``RTOL``.
+
+    Once the tokens have clustered the flow contracts at a fixed rate while it barely
+    moves: an explicit method is held to steps at its stability limit (DOP853 made 38,303
+    evaluations to t = 10⁴ for six tokens in R³, and left the diameter at its error level,
+    about 4e-10, where the flow keeps shrinking it); LSODA switches to BDF there (616
+    evaluations, the same positions within 2e-10 and a diameter at round-off).
 
     Parameters
     ----------
@@ -72,7 +80,7 @@ def integrate_tokens(X0: np.ndarray, beta: float, times: np.ndarray) -> np.ndarr
     def velocity(_, flat):
         return attention_velocity(flat.reshape(n, d), beta).ravel()
 
-    solution = solve_ivp(velocity, (0.0, float(times[-1])), X0.ravel(), method="DOP853",
+    solution = solve_ivp(velocity, (0.0, float(times[-1])), X0.ravel(), method="LSODA",
                          t_eval=times, rtol=RTOL, atol=ATOL)
     if not solution.success:
         raise InvalidParameter(f"the integration failed: {solution.message}")
