@@ -10,7 +10,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from attndepth.claims import presets
-from attndepth.claims.presets import CLUSTER_DIAMETER, WENDEL_LEVEL
+from attndepth.claims.presets import CLUSTER_DIAMETER, DIAMETER_RESOLUTION, WENDEL_LEVEL
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.registry import Outcome, claim, verdict_from
@@ -135,7 +135,8 @@ def _cluster_measurements(tokens: int, dimension: int, beta: float, trials: int,
     tolerance=(f"99 % intervals over seeds: the hemisphere fraction (every draw one "
                f"observation) within ±{WENDEL_BAND} of Wendel's probability, and the mean "
                f"log10(diameter at t = {CLUSTER_HORIZON:g} / {CLUSTER_DIAMETER:g}) below 0 "
-               f"(one cluster); exact identities of the formula"),
+               f"(one cluster; a diameter below the integration's resolution "
+               f"{DIAMETER_RESOLUTION:g} counts as it); exact identities of the formula"),
     presets=presets.GESHKOVSKI_CLUSTER,
     theory=(wendel_probability, confirm_wendel_identities),
     simulation=(hemisphere_fraction, hemisphere_tokens, integrate_tokens, cluster_diameter),
@@ -193,7 +194,9 @@ def verify_single_cluster(seed: int, theory: Theory, tokens: int, dimension: int
                 f"recursion): {identities}"),
         values={"probability": float(probability), "hits": hits, "trials": trials,
                 "in_hemisphere": [1.0] * hits + [0.0] * (trials - hits), "zero": 0.0,
-                "log_diameter": math.log10(max(float(diameter[-1]), 1e-300)
+                # below the integration's resolution a diameter is its error, not the
+                # flow's (0 or 1e-17 by chance): it counts as the resolution
+                "log_diameter": math.log10(max(float(diameter[-1]), DIAMETER_RESOLUTION)
                                            / CLUSTER_DIAMETER),
                 "interval": [interval.low, interval.high], "final_diameter": float(diameter[-1]),
                 "collapse_time": collapse_time},

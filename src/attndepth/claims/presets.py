@@ -122,3 +122,6 @@ GESHKOVSKI_CLUSTER = _presets(dict(tokens=6, dimension=3, beta=1.0, trials=500),
 WENDEL_LEVEL = 1 - 1e-4
 #: "One cluster": every pairwise distance below this (the claim and its figure).
 CLUSTER_DIAMETER = 1e-6
+#: Below this a diameter is the integration's error (relative tolerance 1e-11), not the
+#: flow: the claim counts a smaller diameter as this one and the figure shades below it.
+DIAMETER_RESOLUTION = 1e-9

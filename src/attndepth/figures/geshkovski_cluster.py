@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-from attndepth.claims.presets import CLUSTER_DIAMETER, WENDEL_LEVEL
+from attndepth.claims.presets import CLUSTER_DIAMETER, DIAMETER_RESOLUTION, WENDEL_LEVEL
 from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
 from attndepth.simulations.models.sphere_dynamics import (
     cluster_diameter,
@@ -37,8 +37,6 @@ SIZES: dict[str, dict[str, Any]] = {"quick": dict(trials=400, max_tokens=10, dim
                        betas=(0.0, 1.0, 4.0, 9.0), flow_tokens=8, flow_dimension=4),
          "full": dict(trials=4000, max_tokens=16, dimensions=(2, 3, 4, 6),
                       betas=(0.0, 1.0, 4.0, 9.0), flow_tokens=8, flow_dimension=4)}
-#: Below this the drawn diameter is the integrator's error, not the flow (rtol 1e-11).
-RESOLUTION = 1e-9
 #: Line styles of the β curves, in order.
 BETA_STYLES = ("-", "--", "-.", ":")
 #: Their palette entries: pink, orange, sky blue, black (none used for d on the left).
@@ -99,11 +97,11 @@ def draw(data: dict[str, list]):
         for colour, style, name in zip(beta_colours, BETA_STYLES, names, strict=False):
             rows = (panel == "diameter") & (series == name)
             # below the resolution only "collapsed" is known: clip there
-            right.loglog(x[rows], np.maximum(value[rows], RESOLUTION), color=colour,
+            right.loglog(x[rows], np.maximum(value[rows], DIAMETER_RESOLUTION), color=colour,
                          linestyle=style, label=name)
         right.axhline(CLUSTER_DIAMETER, color="0.4", linewidth=0.6, linestyle=":",
                       label=f"one cluster, {CLUSTER_DIAMETER:g}")
-        right.axhspan(1e-12, RESOLUTION, color="0.92", linewidth=0)
+        right.axhspan(1e-12, DIAMETER_RESOLUTION, color="0.92", linewidth=0)
         right.text(2e2, 2e-11, "integration error", fontsize=6, color="0.4")
         right.set_ylim(1e-12, 1e5)  # room for the key above the curves
         right.set_xlabel("time $t$")
