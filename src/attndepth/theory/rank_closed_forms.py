@@ -19,6 +19,7 @@ the bound block by block), so the one-position knee of
 
 from __future__ import annotations
 
+import functools
 import math
 
 import sympy as sp
@@ -175,7 +176,13 @@ def gram_witness(width: int, depth: int) -> tuple[sp.Poly, tuple, tuple]:
     -------
     (poly, x, y) : the polynomial and the symbols of the two positions.
     """
-    width, depth = _positive("width", width), _positive("depth", depth)
+    return _gram_witness(_positive("width", width), _positive("depth", depth))
+
+
+@functools.lru_cache(maxsize=16)
+def _gram_witness(width: int, depth: int) -> tuple[sp.Poly, tuple, tuple]:
+    """:func:`gram_witness` of checked sizes (remembered: the proof's first and last steps
+    both read it, and SymPy objects are immutable)."""
     x, y = sp.symbols(f"x0:{width}"), sp.symbols(f"y0:{width}")
     inner = sum(a * b for a, b in zip(x, y, strict=True))
     gram = sp.Matrix([[sum(a * a for a in x), inner], [inner, sum(b * b for b in y)]])
