@@ -29,6 +29,7 @@ increase with the radius (narrower windows collapse no faster).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import deque
 
@@ -81,6 +82,13 @@ def mask_radius(tokens: int, window: int | None, causal: bool) -> int | None:
         The radius; 0 for one token; None when no token is reachable from all.
     """
     tokens, window = _check(tokens, window, causal)
+    return _radius(tokens, window, bool(causal))
+
+
+@functools.lru_cache(maxsize=256)
+def _radius(tokens: int, window: int | None, causal: bool) -> int | None:
+    """:func:`mask_radius` of checked arguments (remembered: a claim asks for the same
+    masks at every seed)."""
     best = None
     for centre in range(tokens):
         distance = _distances(centre, tokens, window, causal, towards=True)
@@ -108,7 +116,13 @@ def mask_diameter(tokens: int, window: int | None, causal: bool) -> int | None:
         :func:`mask_radius`, so that the two are defined on the same masks).
     """
     tokens, window = _check(tokens, window, causal)
-    if mask_radius(tokens, window, causal) is None:
+    return _diameter(tokens, window, bool(causal))
+
+
+@functools.lru_cache(maxsize=256)
+def _diameter(tokens: int, window: int | None, causal: bool) -> int | None:
+    """:func:`mask_diameter` of checked arguments (remembered)."""
+    if _radius(tokens, window, causal) is None:
         return None
     return max(max(_distances(start, tokens, window, causal, towards=False).values())
                for start in range(tokens))
