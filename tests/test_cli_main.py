@@ -105,3 +105,31 @@ def test_mistyped_ids_and_options_get_a_did_you_mean(capsys):
                  "--width", "4", "--skipscale", "2"]) == 2
     err = capsys.readouterr().err
     assert "did you mean --skip-scale?" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_option_of_another_command_is_never_suggested(capsys):
+    """The did-you-mean draws on the options of the command that ran: `verify --json`
+    once answered 'did you mean --json?' (an option of five other commands)."""
+    import argparse
+    import re
+
+    parser = _subparsers()[0]
+    paths = []
+    for name, sub in _subparsers()[1].items():  # every command and store/atlas action
+        nested = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
+        paths += ([(name, None)] if not nested
+                  else [(name, action) for action in nested[0].choices])
+    everything = {o for p in parser._parsers() for a in p._actions for o in a.option_strings}
+    for name, action in paths:
+        parser._parsed = argparse.Namespace(command=name, action=action)
+        own = {o for p in parser._chosen() for a in p._actions for o in a.option_strings}
+        assert len(parser._chosen()) == (2 if action is None else 3)
+        for option in sorted(everything - own):
+            text = parser._suggestion(f"unrecognized arguments: {option}")
+            for guess in re.findall(r"did you mean (\S+)", text):
+                assert guess.rstrip("?") in own, (name, action, option, text)
+    assert main(["verify", "--json", "out.json"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean --format json?" in err and len(err.strip().splitlines()) == 1
+    assert main(["verify", "--full"]) == 2
+    assert "did you mean --preset full?" in capsys.readouterr().err

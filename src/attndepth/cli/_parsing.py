@@ -41,28 +41,65 @@ class Parser(argparse.ArgumentParser):
             kwargs["description"] = textwrap.fill(kwargs["description"], 79)
         super().__init__(*args, **kwargs)
 
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        parsed, extras = super().parse_known_args(args, namespace)
+        self._parsed = parsed  # which subcommand ran: its options are the ones to suggest
+        return parsed, extras
+
     def error(self, message: str):  # type: ignore[override]
         raise BadInput(f"{self.prog}: {message}{self._suggestion(message)}")
 
     def _suggestion(self, message: str) -> str:
-        """``; did you mean --x?`` for a mistyped option (difflib over this parser's options)."""
+        """``; did you mean --x?`` for a mistyped option (difflib over the options of the
+        subcommand that ran), or where an option of another subcommand belongs."""
         if not message.startswith("unrecognized arguments:"):
             return ""
-        known = [option for parser in self._parsers() for action in parser._actions
+        own = self._chosen()
+        known = [option for parser in own for action in parser._actions
                  for option in action.option_strings]
-        guesses = []
+        guesses, elsewhere = [], []
         for word in message.split(":", 1)[1].split():
             option = word.split("=", 1)[0]
-            if option.startswith("-"):
+            if not option.startswith("-"):
+                continue
+            owners = [parser.prog for parser in self._parsers() if parser not in own
+                      and any(option in action.option_strings for action in parser._actions)]
+            as_choice = [f"{action.option_strings[-1]} {option.lstrip('-')}"
+                         for parser in own for action in parser._actions
+                         if action.option_strings and action.choices is not None
+                         and option.lstrip("-") in action.choices]
+            if as_choice:  # --json where the subcommand has --format json
+                guesses += as_choice[:1]
+            elif owners:  # an option of another subcommand, not a typo of this one's
+                elsewhere.append(f"{option} is an option of {', '.join(owners)}")
+            else:
                 guesses += difflib.get_close_matches(option, known, n=1, cutoff=0.6)
-        return f"; did you mean {' '.join(guesses)}?" if guesses else ""
+        text = f"; did you mean {' '.join(guesses)}?" if guesses else ""
+        return text + "".join(f"; {line}" for line in elsewhere)
+
+    def _chosen(self) -> list[argparse.ArgumentParser]:
+        """This parser and the subcommands the last parse chose (all of them when unknown)."""
+        parsed = getattr(self, "_parsed", None)
+        if parsed is None:
+            return self._parsers()
+        chosen: list[argparse.ArgumentParser] = [self]
+        while True:
+            actions = [action for action in chosen[-1]._actions
+                       if isinstance(action, argparse._SubParsersAction)]
+            name = getattr(parsed, actions[0].dest, None) if actions else None
+            if name not in (actions[0].choices if actions else {}):
+                return chosen
+            chosen.append(actions[0].choices[name])
 
     def _parsers(self) -> list[argparse.ArgumentParser]:
-        """This parser and its subcommands' (argparse reports their leftovers here)."""
-        nested = [parser for action in self._actions
-                  if isinstance(action, argparse._SubParsersAction)
-                  for parser in action.choices.values()]
-        return [self, *nested]
+        """This parser and its subcommands', at every depth (argparse reports their
+        leftovers here)."""
+        found: list[argparse.ArgumentParser] = [self]
+        for parser in found:
+            found += [nested for action in parser._actions
+                      if isinstance(action, argparse._SubParsersAction)
+                      for nested in action.choices.values() if nested not in found]
+        return found
 
 
 def examples(*lines: str) -> str:
