@@ -14,6 +14,7 @@ from attndepth.simulations.measures.similarity import (
     token_similarity,
 )
 from attndepth.simulations.models.stacks import (
+    SoftmaxWeights,
     StackConfig,
     _draw_softmax_weights,
     draw_softmax_weights,
@@ -67,6 +68,35 @@ def stack_vs_matmul(tokens: int, width: int, depth: int, batch: int,
             "stack GFLOP/s": rate / 1e9, "a @ w GFLOP/s": gemm / fresh / 1e9,
             "ratio": rate * fresh / gemm, "GEMM-only GFLOP/s": gemm / preallocated / 1e9,
             "ratio to GEMM only": rate * preallocated / gemm}
+
+
+def seeds_in_one_batch(tokens: int, width: int, depth: int, stacks: int, seeds: int,
+                       variant: str = "residual", temperature: float = 10.0) -> dict:
+    """A seed sample's forward passes seed by seed (``stacks`` each, as the claims run
+    them) against one pass over all ``seeds · stacks`` stacks (each seed's weights drawn
+    from its own streams, then concatenated): the batched pass issue #41 proposed.
+    Weights and inputs are drawn beforehand; ``identical``: the batched states equal the
+    per-seed states bit for bit."""
+    config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
+                         temperature=temperature)
+    drawn = [draw_stack(config, stacks, seed) for seed in range(seeds)]
+    weights = SoftmaxWeights(
+        **{name: np.concatenate([getattr(w, name) for w, _ in drawn])
+           for name in ("projections", "output")}, ffn_in=None, ffn_out=None)
+    inputs = np.concatenate([X for _, X in drawn])
+
+    def last(w: SoftmaxWeights, X: np.ndarray) -> np.ndarray:
+        *_, final = iterate_stack(config, w, X)
+        return final.outputs
+
+    def seed_by_seed() -> np.ndarray:
+        return np.concatenate([last(w, X) for w, X in drawn])
+
+    separate, together = interleaved(seed_by_seed, lambda: last(weights, inputs))
+    return {"stack": f"{variant}, n={tokens}, d={width}, L={depth}, T={temperature:g}",
+            "seeds × stacks": f"{seeds} × {stacks}", "seed by seed s": separate,
+            "one batch s": together, "batched / seed by seed": together / separate,
+            "identical": bool(np.array_equal(seed_by_seed(), last(weights, inputs)))}
 
 
 def stack_before_after(tokens: int, width: int, depth: int, batch: int) -> dict:
