@@ -134,10 +134,12 @@ class LayerMap:
 
 
 def _overlaps(X: np.ndarray) -> tuple[float, float]:
+    """Mean of x_iᵀx_i/d and of x_iᵀx_j/d over i ≠ j, without the T × T Gram matrix:
+    its trace is Σ‖x_i‖² and the sum of all its entries ‖Σ_i x_i‖²."""
     T, d = X.shape
-    gram = X @ X.T / d
-    diagonal = float(np.trace(gram)) / T
-    return diagonal, (float(gram.sum()) - diagonal * T) / (T * (T - 1))
+    diagonal = float(np.einsum("ij,ij->", X, X)) / (T * d)
+    column = X.sum(axis=0)
+    return diagonal, (float(column @ column) / d - diagonal * T) / (T * (T - 1))
 
 
 def wide_layer_map(tokens: int, width: int, overlap: float, beta: float, seed: int,
