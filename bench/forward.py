@@ -179,8 +179,9 @@ def stack_vs_torch(tokens: int, width: int, depth: int, batch: int) -> dict:
 def stack_vs_jax(tokens: int, width: int, depth: int, batch: int) -> dict:
     """The post-LN stack on the JAX backend (compiled once, untimed) against NumPy, float64.
 
-    Both compute the same states (``attndepth.simulations.models.jax_stack``); without the train
-    extra the row says so.
+    Both compute and return every state, (depth + 1, batch, n, d), from the same drawn
+    weights (``attndepth.simulations.models.jax_stack``); without the train extra the row
+    says so.
     """
     from attndepth.simulations.models import jax_stack
 
@@ -191,7 +192,10 @@ def stack_vs_jax(tokens: int, width: int, depth: int, batch: int) -> dict:
     jax_states = jax_stack.stack_states(config, weights, X0)  # compiles
     reference = run_stack(config, batch, 0).states
     error = float(np.max(np.abs(jax_states - reference)) / np.max(np.abs(reference)))
-    ours, theirs = interleaved(_forward(config, batch),
+    def numpy_states() -> np.ndarray:  # what jax_stack.stack_states returns: every state
+        return np.stack([X0, *(record.outputs for record in iterate_stack(config, weights, X0))])
+
+    ours, theirs = interleaved(numpy_states,
                                lambda: jax_stack.stack_states(config, weights, X0))
     return {"shape": _label(tokens, width, depth, batch), "numpy s": ours, "jax s": theirs,
             "numpy / jax": ours / theirs, "max rel. difference": error}
