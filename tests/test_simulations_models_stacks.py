@@ -258,3 +258,16 @@ def test_a_notebook_shows_a_config_and_a_trajectory_as_tables():
     assert "LayerNorm scaling" in shown  # each field with its meaning
     trajectory = run_stack(config, 2, 0)._repr_html_()
     assert "(3, 2, 3, 4) float64" in trajectory and "not kept" in trajectory
+
+
+@given(configs, st.integers(1, 3), st.integers(0, 2**32))
+def test_drawn_weights_start_on_a_64_byte_boundary(config, batch, seed):
+    """So that JAX's CPU client takes them without a copy (jax_stack.stack_states)."""
+    from attndepth.simulations.models.stacks import _draw_softmax_weights
+
+    weights = _draw_softmax_weights(config, batch, seed)
+    arrays = [weights.projections, weights.output, weights.ffn_in, weights.ffn_out,
+              *weights.extra.values()]
+    for array in (a for a in arrays if a is not None and a.size):  # depth 0: nothing to hand
+        assert array.ctypes.data % 64 == 0 and array.flags.c_contiguous
+        assert array.dtype == np.float64
