@@ -333,3 +333,14 @@ def test_the_side_counts_equal_their_sums_of_schur_dimensions(degree, width, siz
                                                    for k, part in enumerate(padded)), width)
                       for r in range(rows) if r == 0 or padded[r] < padded[r - 1])
     assert p_side_dimension(degree, width, size) == p_side
+
+
+def test_a_wrong_structural_form_fails_the_lemma(monkeypatch):
+    """The lemma's identity can fail: G built from 2M in place of M does not give Y^L."""
+    import attndepth.theory.separation_rank as module
+
+    right = module.structural_form
+    monkeypatch.setattr(module, "structural_form", lambda bilinear, value_output, M, residual=0:
+                        right(bilinear, value_output, M * M.domain(2), residual))
+    for residual in (0, 1):
+        assert not module.confirm_structural_lemma.__wrapped__(2, 3, 2, 1, residual, 0)
