@@ -4,7 +4,8 @@
 (Giorlandino & Goldt 2025): tokens x_i = √p z + √(1 − p) ξ_i (z, ξ_i standard
 Gaussian in ℝ^d), logits β √(ln T) x_iᵀ G x_j / d with G standard Gaussian,
 values the tokens; it reports the squared norms and overlaps (per coordinate)
-before and after, and the participation ratio Σ_j A_ij² of the rows.
+before and after, and the participation ratio Σ_j A_ij² of the rows. For T < d the
+logits X G Xᵀ are drawn in law through a T × T factor of X Xᵀ, without G itself.
 
 ``rem_participation`` evaluates E Y₂ of a random energy model with T i.i.d.
 N(0, λ²) energies by quadrature of the identity derived in
@@ -142,6 +143,27 @@ def _overlaps(X: np.ndarray) -> tuple[float, float]:
     return diagonal, (float(column @ column) / d - diagonal * T) / (T * (T - 1))
 
 
+def gram_factor(X: np.ndarray) -> np.ndarray:
+    """A factor R with R Rᵀ = X Xᵀ and at most min(T, d) columns.
+
+    Parameters
+    ----------
+    X : (T, d)
+
+    Returns
+    -------
+    R : (T, d) when T ≥ d (X itself); else (T, T), the Cholesky factor of X Xᵀ (or X
+    itself where round-off leaves X Xᵀ without one: tokens nearly parallel).
+    """
+    T, d = X.shape
+    if T >= d:
+        return X
+    try:
+        return np.linalg.cholesky(X @ X.T)
+    except np.linalg.LinAlgError:
+        return X
+
+
 def wide_layer_map(tokens: int, width: int, overlap: float, beta: float, seed: int,
                    samples: int = 1) -> LayerMap:
     """Pass correlated Gaussian tokens through ``samples`` random softmax layers.
@@ -160,6 +182,19 @@ def wide_layer_map(tokens: int, width: int, overlap: float, beta: float, seed: i
         Sample k uses stream k of ``seed``.
     samples : int
         Independent (tokens, G) draws.
+
+    Returns
+    -------
+    LayerMap
+        Overlaps before and after, and the participation, one entry per sample.
+
+    Notes
+    -----
+    G enters only through X G Xᵀ, whose law given X is Gaussian with covariance
+    S ⊗ S, S = X Xᵀ. For any R with R Rᵀ = S (:func:`gram_factor`) and H standard
+    Gaussian, R H Rᵀ has covariance (R Rᵀ) ⊗ (R Rᵀ) = S ⊗ S: the same law. With
+    T < d the factor is T × T, so each sample draws T² numbers instead of d² and
+    costs O(T²d) instead of O(Td²); with T ≥ d, R = X and H is G itself.
     """
     T = check_int("tokens", tokens, minimum=2)
     d = check_int("width", width, minimum=1)
@@ -173,8 +208,9 @@ def wide_layer_map(tokens: int, width: int, overlap: float, beta: float, seed: i
     for rng in spawn_generators(seed, samples, LAYER_STREAM):
         common = rng.standard_normal(d)
         X = math.sqrt(p) * common + math.sqrt(1 - p) * rng.standard_normal((T, d))
-        G = rng.standard_normal((d, d))
-        logits = (X @ G) @ X.T * (beta * math.sqrt(math.log(T)) / d)
+        R = gram_factor(X)
+        H = rng.standard_normal((R.shape[1], R.shape[1]))
+        logits = (R @ H) @ R.T * (beta * math.sqrt(math.log(T)) / d)
         logits -= logits.max(axis=1, keepdims=True)
         np.exp(logits, out=logits)
         logits /= logits.sum(axis=1, keepdims=True)
