@@ -62,3 +62,29 @@ def test_verify_says_each_finished_claim_on_stderr_when_not_a_terminal(capsys):
     assert len(lines) == 2 and all(line.startswith("indistinguishable ") for line in lines)
     assert {line.split()[1] for line in lines} == {"levine.1t-width", "levine.gpt3-too-deep"}
     assert sorted(line.split()[-1] for line in lines) == ["[1/2]", "[2/2]"]
+
+
+def test_verify_refuses_a_user_claim_naming_an_unregistered_figure(tmp_path, capsys):
+    source = tmp_path / "pictured.py"
+    source.write_text(
+        "from attndepth import Outcome, claim, verdict_from\n\n\n"
+        "@claim('mine.pictured', source='-', statement='s', tolerance='exact',\n"
+        "       presets={'quick': {}, 'full': {}}, figure='nowhere')\n"
+        "def verify_pictured(seed):\n"
+        "    return Outcome('1', '1', verdict_from(True))\n")
+    assert main(["verify", "--claims", str(source)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nowhere" in err[0]
+
+
+def test_verify_without_figures_does_not_import_matplotlib():
+    # the figure registry imports pyplot (a third of a second); a plain run never draws
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom attndepth.cli.main import main\n"
+              "assert main(['verify', '--claim', 'levine.degree']) == 0\n"
+              "assert 'matplotlib' not in sys.modules, 'matplotlib imported'\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -175,13 +175,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def check_figures(claim_ids: list[str]) -> None:
-    """Every figure a user's claim names is registered (one clear error otherwise)."""
-    from attndepth.figures.registry import check_figure_name
+    """Every figure a user's claim names is registered (one clear error otherwise).
+
+    The figure registry (and with it matplotlib) is imported only when a claim names a
+    figure: a run without such claims does not pay for it.
+    """
     from attndepth.framework.registry import get_claim
 
     for claim_id in claim_ids:
         found = get_claim(claim_id)
         if found.figure:
+            from attndepth.figures.registry import check_figure_name
+
             check_figure_name(found.figure, claim_id)
 
 
