@@ -1,4 +1,7 @@
 import os
+import signal
+import subprocess
+import sys
 
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
@@ -44,6 +47,21 @@ def test_share_cores_splits_the_machine_between_workers(monkeypatch):
         assert all(threads <= 2 for threads in _blas_threads())
     finally:  # the limit share_cores sets lasts for the process: put BLAS back
         threadpool_limits(limits=max(before) if before else None, user_api="blas")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+@pytest.mark.parametrize("parent, survives", [("os.getppid()", True), ("1", False)])
+def test_a_worker_whose_driver_died_before_it_started_dies_too(parent, survives):
+    # a driver killed between the fork and the worker's prctl: the worker finds itself
+    # re-parented (here: told a parent it does not have) and kills itself
+    script = (f"import os\nfrom attndepth.simulations.threads import share_cores\n"
+              f"share_cores(1, {parent})\nprint('alive')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    if survives:
+        assert done.returncode == 0 and done.stdout == "alive\n", done.stderr
+    else:
+        assert done.returncode == -signal.SIGKILL and done.stdout == ""
 
 
 @pytest.mark.parametrize("setting", ["9" * 5000, "0", "65", "٣", "-1", "", "1e1", "08 "])

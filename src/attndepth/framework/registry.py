@@ -786,10 +786,10 @@ def _workers_can_run(ids: list[str]) -> bool:
     return all(not is_users(get_claim(i)) or claim_source(i) is not None for i in ids)
 
 
-def _start_worker(jobs: int, sources: tuple[str, ...]) -> None:
+def _start_worker(jobs: int, sources: tuple[str, ...], parent: int | None = None) -> None:
     from attndepth.simulations.threads import share_cores
 
-    share_cores(jobs)
+    share_cores(jobs, parent)
     for source in sources:  # a spawned worker: the user's claims, as the caller loaded them
         if not any(claim_source(i) == source for i in _REGISTRY):
             load_claims(source)
@@ -803,7 +803,7 @@ def _run_in_pool(tasks: list[tuple[str, str, int, bool]], jobs: int,
                                   if (source := claim_source(task[0])) is not None))
     results: dict[int, ClaimResult] = {}
     with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker,
-                             initargs=(jobs, sources)) as pool:
+                             initargs=(jobs, sources, os.getpid())) as pool:
         # the largest seed samples first, so that no long claim starts last and leaves
         # the other workers idle at the end (the results keep registry order)
         order = sorted(range(len(tasks)), key=lambda k: -_largest_sample(tasks[k][0]))

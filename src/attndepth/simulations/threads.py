@@ -38,16 +38,18 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def share_cores(workers: int) -> None:
+def share_cores(workers: int, parent: int | None = None) -> None:
     """In one of ``workers`` worker processes on this machine: use a 1/workers share of
     the cores for attndepth's threads and for BLAS, for the rest of the process, and (unless
     ``ATTNDEPTH_CLAIM_MEMORY`` is set) a 1/workers share of the memory a user's function
     may allocate (:func:`attndepth.errors.user_memory`).
 
     On Linux the worker also asks to be killed when its parent (the sweep's
-    driver) dies, so a killed driver leaves no orphaned workers.
+    driver) dies, so a killed driver leaves no orphaned workers. ``parent``, the
+    driver's pid as the driver saw it: a worker whose driver died before that request
+    (between the fork and this call) kills itself at once.
     """
-    _die_with_parent()
+    _die_with_parent(parent)
     share = max(1, available_cores() // max(1, workers))
     os.environ[THREADS_VARIABLE] = str(share)
     if MEMORY_VARIABLE not in os.environ:  # a user's code: a share of the memory too
@@ -55,8 +57,13 @@ def share_cores(workers: int) -> None:
     _controller().limit(limits=share, user_api="blas")
 
 
-def _die_with_parent() -> None:
-    """prctl(PR_SET_PDEATHSIG, SIGKILL) where the C library has it (Linux); else nothing."""
+def _die_with_parent(parent: int | None = None) -> None:
+    """prctl(PR_SET_PDEATHSIG, SIGKILL) where the C library has it (Linux); else nothing.
+
+    The request covers only a parent that dies after it: if ``parent`` is given and is
+    no longer this process's parent (it died first, and the process was re-parented),
+    the process sends itself the signal the request would have brought.
+    """
     import ctypes
     import ctypes.util
     import signal
@@ -65,7 +72,9 @@ def _die_with_parent() -> None:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
     except (OSError, AttributeError):
-        pass
+        return
+    if parent is not None and os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 @cache

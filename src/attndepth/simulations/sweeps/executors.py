@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import os
 import time
 import traceback
 from collections.abc import Iterable
@@ -55,7 +56,7 @@ def local_results(points: list[SweepPoint], workers: int) -> Iterable[PointResul
         yield from (run_point(point) for point in points)
         return
     with ProcessPoolExecutor(max_workers=workers, initializer=share_cores,
-                             initargs=(workers,)) as pool:
+                             initargs=(workers, os.getpid())) as pool:
         futures = [pool.submit(run_point, point) for point in points]
         for future in as_completed(futures):
             yield future.result()

@@ -21,6 +21,7 @@ number of workers.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -92,7 +93,8 @@ def train_groups(groups: list[TrainingGroup], workers: int | None = None
     order = sorted(range(len(groups)), key=lambda k: -groups[k].cost)
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                             initializer=share_cores, initargs=(workers,)) as pool:
+                             initializer=share_cores,
+                             initargs=(workers, os.getpid())) as pool:
         futures = {k: pool.submit(train_group, groups[k]) for k in order}
         return [futures[k].result() for k in range(len(groups))]
 
