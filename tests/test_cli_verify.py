@@ -64,7 +64,11 @@ def test_verify_says_each_finished_claim_on_stderr_when_not_a_terminal(capsys):
     assert sorted(line.split()[-1] for line in lines) == ["[1/2]", "[2/2]"]
 
 
-def test_verify_refuses_a_user_claim_naming_an_unregistered_figure(tmp_path, capsys):
+def test_verify_refuses_a_user_claim_naming_an_unregistered_figure(tmp_path, capsys,
+                                                                   monkeypatch):
+    from attndepth.framework import registry as claims
+
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims.all_claims()))  # the claim leaves
     source = tmp_path / "pictured.py"
     source.write_text(
         "from attndepth import Outcome, claim, verdict_from\n\n\n"
