@@ -121,6 +121,39 @@ def test_a_batched_verify_function_gives_the_per_seed_numbers_in_one_call():
     assert len(batches) == 1 and len(batches[0]) == len(outcomes_many)
 
 
+def test_only_the_shown_seed_is_told_it_is_shown():
+    # over several looks and a rival's rerun, exactly the sample's first seed is shown:
+    # the outcome the report prints; the others give their verdict and values only
+    per_seed = noisy(0.05)  # on the band's edge: the sample doubles to its maximum
+    calls = []
+
+    def verify(seed: int, theory: Theory, shown: bool) -> Outcome:
+        calls.append((seed, theory.PREDICTION, shown))
+        return per_seed(seed=seed)
+
+    rival = Rival("1.5", "a rival constant", replace={"PREDICTION": 1.5})
+    evidence, outcomes = decide(sampler(verify, {}), {}, 2, ESTIMATE, (rival,),
+                                Theory(PREDICTION=1.0))
+    assert len(outcomes) > ESTIMATE.seeds[0]  # more than one look
+    assert [(seed, p) for seed, p, shown in calls if shown] == [(evidence.seeds[0], 1.0)]
+    assert sampler(verify, {}, verify_form(verify))((5, 6), Theory(PREDICTION=1.0),
+                                                    shown=False) is not None
+    assert not any(shown for seed, _, shown in calls[-2:])
+
+
+def test_a_batched_verify_function_is_told_whether_its_first_seed_is_shown():
+    per_seed = noisy(0.05)
+    told = []
+
+    def batched(seed_sample: tuple[int, ...], shown: bool) -> list[Outcome]:
+        told.append(shown)
+        return [per_seed(seed=seed) for seed in seed_sample]
+
+    assert verify_form(batched) == (True, False, True)
+    decide(sampler(batched, {}), {}, 2, ESTIMATE)
+    assert told[0] is True and not any(told[1:]) and len(told) > 1
+
+
 def test_a_batched_verify_function_must_return_one_outcome_per_seed():
     def short(seed_sample: tuple[int, ...]) -> list[Outcome]:
         return []

@@ -2,6 +2,7 @@
 
 import pytest
 
+from attndepth.framework.evidence import FRAMEWORK_ARGUMENTS
 from attndepth.framework.families import Family
 from attndepth.framework.registry import all_claims
 
@@ -43,7 +44,7 @@ def test_every_claim_declares_a_family_whose_members_fit_its_verify_function(cla
     found = all_claims()[claim_id]
     assert found.family is not None, f"{claim_id} declares no family"
     first = next(found.family.exhaustive())
-    accepted = set(inspect.signature(found.verify).parameters) - {"seed", "seed_sample", "theory"}
+    accepted = set(inspect.signature(found.verify).parameters) - FRAMEWORK_ARGUMENTS
     assert set(found.family.kwargs(first)) == accepted
 
 

@@ -6,13 +6,16 @@ cannot fail), and every place its record names exists.
 """
 
 import ast
+import dataclasses
 import importlib
+import inspect
 from pathlib import Path
 
 import pytest
 
 from attndepth.figures.registry import all_figures
 from attndepth.framework.domain import known_domain
+from attndepth.framework.families import Family
 from attndepth.framework.registry import (
     CLAIM_MODULES,
     PRESETS,
@@ -257,6 +260,37 @@ def test_register_refuses_malformed_rivals_and_kinds():
         register(Claim(**base, rivals=(Rival("r", "s", predicted=lambda v, p: 1.0),)))
     with pytest.raises(ValueError, match="kind must be"):
         register(Claim(**base, kind="vibes"))
+
+
+@pytest.mark.parametrize("name", ["seed", "seed_sample", "theory", "shown"])
+def test_register_refuses_a_parameter_the_framework_passes_itself(name):
+    def verify(seed, **params):
+        return Outcome("", "", "holds")
+
+    base = dict(id="mine.clash", source="s", statement="s", tolerance="t", verify=verify)
+    with pytest.raises(ValueError, match=f"set \\['{name}'\\], which attndepth passes"):
+        register(Claim(**base, presets={"quick": {name: 1}, "full": {}}))
+    with pytest.raises(ValueError, match="which attndepth passes"):
+        register(Claim(**base, presets={"quick": {}, "full": {}},
+                       family=Family(parameters={"width": (1,)}, fixed={name: 1})))
+
+
+def test_a_claim_decided_by_one_run_shows_it_and_not_its_rivals_runs(monkeypatch):
+    from attndepth.framework import registry as claims
+    from attndepth.framework.evidence import Rival
+
+    calls = []
+
+    def verify(seed, theory, shown):
+        calls.append((theory.LIMIT, shown))
+        return Outcome("", "", verdict_from(theory.LIMIT == 1))
+
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims._REGISTRY))
+    register(Claim(id="mine.shown", source="s", statement="s", tolerance="t", verify=verify,
+                   presets={"quick": {}, "full": {}}, theory=Theory(LIMIT=1),
+                   rivals=(Rival("2", "s", replace={"LIMIT": 2}),)))
+    assert run_claim("mine.shown").verdict == "holds"
+    assert calls == [(1, True), (2, False)]
 
 
 def test_register_refuses_malformed_claims():
@@ -536,3 +570,27 @@ def verify(seed, x):
             "run_claim('test.session-claim', seed=0")
     finally:
         registry._REGISTRY.pop("test.session-claim", None)
+
+
+SHOWN_AWARE = [claim_id for claim_id, found in CLAIMS.items()
+               if "shown" in inspect.signature(found.verify).parameters]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim_id", SHOWN_AWARE)
+def test_what_a_claim_skips_where_it_is_not_shown_changes_nothing_reported(claim_id,
+                                                                          monkeypatch):
+    # the same report when every seed does everything: what `shown` skips only the note used
+    found = get_claim(claim_id)
+    skipping = run_claim(claim_id)
+    original = found.verify
+
+    def every_seed_shown(**kwargs):
+        return original(**{**kwargs, "shown": True})
+    every_seed_shown.__wrapped__ = original  # type: ignore[attr-defined]
+    from attndepth.framework import registry as claims
+
+    monkeypatch.setitem(claims._REGISTRY, claim_id,
+                        dataclasses.replace(found, verify=every_seed_shown))
+    full = run_claim(claim_id)
+    assert skipping.outcome == full.outcome and skipping.rivals == full.rivals

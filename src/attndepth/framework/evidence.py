@@ -40,7 +40,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 from scipy.stats import t as student_t
@@ -337,23 +337,45 @@ def errors_of(estimate: Estimate, measured: Any, predicted: Any) -> np.ndarray:
 
 
 #: A claim's measurement of seeds: ``run(seeds, theory) -> [Outcome, ...]``, one outcome
-#: per seed, in the order of ``seeds``.
-Sample = Callable[[tuple[int, ...], Theory], list[Any]]
+#: per seed, in the order of ``seeds``; ``shown`` (default True): the first seed's outcome
+#: is the one a report shows (:func:`verify_form`).
+class Sample(Protocol):
+    def __call__(self, seeds: tuple[int, ...], theory: Theory,
+                 shown: bool = True) -> list[Any]: ...
 
 
-def verify_form(verify: Callable[..., Any]) -> tuple[bool, bool]:
-    """How a verify function takes its seeds and its theory.
+#: The arguments the framework itself passes to a verify function: never a parameter
+#: of a preset or a family.
+FRAMEWORK_ARGUMENTS = frozenset({"seed", "seed_sample", "theory", "shown"})
+
+
+class VerifyForm(NamedTuple):
+    """How a verify function takes its seeds, its theory and ``shown``."""
+
+    batched: bool
+    takes_theory: bool
+    takes_shown: bool = False
+
+
+def verify_form(verify: Callable[..., Any]) -> VerifyForm:
+    """How a verify function takes its seeds, its theory and ``shown``.
 
     Parameters
     ----------
     verify : callable
-        ``verify(seed, [theory,] **params) -> Outcome`` (one seed a call), or
-        ``verify(seed_sample, [theory,] **params) -> [Outcome, ...]`` (a whole
-        sample a call, as a tuple of seeds: one outcome per seed, in order).
+        ``verify(seed, [theory,] [shown,] **params) -> Outcome`` (one seed a call), or
+        ``verify(seed_sample, [theory,] [shown,] **params) -> [Outcome, ...]`` (a
+        whole sample a call, as a tuple of seeds: one outcome per seed, in order).
+        ``shown`` (a bool) is True when the outcome of the call's (first) seed is the
+        one the report shows — its note, measured text and values — and False for
+        every other seed of a sample and for the reruns of rivals, of which only the
+        verdict and the values that estimates and rivals read are used: a verify
+        function may skip there what only its note reports.
 
     Returns
     -------
-    (batched, takes_theory) : (bool, bool)
+    VerifyForm
+        (batched, takes_theory, takes_shown).
 
     Raises
     ------
@@ -372,11 +394,12 @@ def verify_form(verify: Callable[..., Any]) -> tuple[bool, bool]:
     if "seed" not in parameters and "seed_sample" not in parameters and not any_keyword:
         raise InvalidType("a verify function must take seed (one seed a call) or "
                           "seed_sample (a sample of seeds a call)")
-    return "seed_sample" in parameters, "theory" in parameters
+    return VerifyForm("seed_sample" in parameters, "theory" in parameters,
+                      "shown" in parameters)
 
 
 def sampler(verify: Callable[..., Any], params: Mapping[str, Any],
-            form: tuple[bool, bool] | None = None) -> Sample:
+            form: VerifyForm | None = None) -> Sample:
     """The :data:`Sample` of a verify function at one parameter set.
 
     Parameters
@@ -386,23 +409,27 @@ def sampler(verify: Callable[..., Any], params: Mapping[str, Any],
         takes it.
     params : mapping
         Keyword arguments of every call.
-    form : (batched, takes_theory), optional
+    form : VerifyForm, optional
         The form of ``verify`` when its signature does not show it (a wrapper);
         default: :func:`verify_form` of ``verify``.
 
     Returns
     -------
     Sample
-        ``run(seeds, theory)``: a batched verify function is called once for the
-        seeds, a per-seed one once for each.
+        ``run(seeds, theory, shown=True)``: a batched verify function is called once
+        for the seeds, a per-seed one once for each; with ``shown`` the first seed's
+        outcome is the one shown (a verify function that takes ``shown`` learns it).
     """
-    batched, takes_theory = verify_form(verify) if form is None else form
+    batched, takes_theory, takes_shown = verify_form(verify) if form is None else form
 
-    def run(seeds: tuple[int, ...], theory: Theory) -> list[Any]:
+    def run(seeds: tuple[int, ...], theory: Theory, shown: bool = True) -> list[Any]:
         kwargs = {**params, **({"theory": theory} if takes_theory else {})}
         if not batched:
-            return [verify(seed=seed, **kwargs) for seed in seeds]
-        outcomes = verify(seed_sample=tuple(seeds), **kwargs)
+            return [verify(seed=seed, **kwargs,
+                           **({"shown": shown and k == 0} if takes_shown else {}))
+                    for k, seed in enumerate(seeds)]
+        outcomes = verify(seed_sample=tuple(seeds), **kwargs,
+                          **({"shown": shown} if takes_shown else {}))
         if isinstance(outcomes, (str, bytes)) or not hasattr(outcomes, "__len__") \
                 or len(outcomes) != len(seeds):
             raise InvalidType(f"a verify function that takes seed_sample must return one outcome "
@@ -455,7 +482,9 @@ def decide(run: Sample, params: Mapping[str, Any], base_seed: int,
     reruns: list[list[Any]] = [[] for _ in rivals]  # each replacing rival's own outcomes
     count = first
     while True:
-        outcomes += run(tuple(seed_sample(base_seed, count)[len(outcomes):]), theory)
+        # the report shows the first seed's outcome: only the first call has it
+        outcomes += run(tuple(seed_sample(base_seed, count)[len(outcomes):]), theory,
+                        shown=not outcomes)
         usable = [o for o in outcomes if o.verdict in DECIDED]
         intervals = [_pooled(e, usable, _value_of(e.predicted), level) for e in estimates]
         measures = [_measures(e, usable) for e in estimates]
@@ -560,7 +589,7 @@ def _rival_sample(estimate: Estimate, rival: Rival, usable: list[Any],
         return (_pooled(estimate, usable, prediction, level),
                 _mean_prediction(usable, prediction))
     rerun += run(tuple(seed_sample(base_seed, count)[len(rerun):]),
-                 theory.replaced(rival.replace))
+                 theory.replaced(rival.replace), shown=False)
     decided = [o for o in rerun if o.verdict in DECIDED]
 
     def claimed(o: Any) -> Any:

@@ -51,6 +51,7 @@ from attndepth.errors import (
 from attndepth.framework.deciding import ToDecide, to_decide
 from attndepth.framework.domain import Domain, known_domain
 from attndepth.framework.evidence import (
+    FRAMEWORK_ARGUMENTS,
     MAX_BASE_SEED,
     Estimate,
     Evidence,
@@ -141,9 +142,10 @@ class Claim:
     tolerance : str
         The comparison, in words, with its numbers.
     verify : callable
-        ``verify(seed, [theory,] **params) -> Outcome``, or
-        ``verify(seed_sample, [theory,] **params) -> [Outcome, ...]`` measuring a
-        whole sample of seeds in one call
+        ``verify(seed, [theory,] [shown,] **params) -> Outcome``, or
+        ``verify(seed_sample, [theory,] [shown,] **params) -> [Outcome, ...]``
+        measuring a whole sample of seeds in one call; ``shown`` is False where only
+        the verdict and the estimates' values of the outcome are used
         (:func:`attndepth.framework.evidence.verify_form`).
     presets : mapping
         Parameters for each preset name.
@@ -328,11 +330,18 @@ def register(claim: Claim) -> Claim:
     missing = set(PRESETS) - set(claim.presets)
     if missing:
         raise InvalidParameter(f"claim {claim.id!r} lacks presets {sorted(missing)}")
+    named = {name for preset in claim.presets.values() for name in preset}
+    if claim.family is not None:
+        named |= {*claim.family.parameters, *claim.family.beyond, *claim.family.fixed}
+    if named & FRAMEWORK_ARGUMENTS:
+        raise InvalidParameter(f"claim {claim.id!r}: its presets or family set "
+                               f"{sorted(named & FRAMEWORK_ARGUMENTS)}, which attndepth passes "
+                               f"to the verify function itself: rename the parameter")
     if not isinstance(claim.theory, Theory):
         raise InvalidType(f"claim {claim.id!r}: theory must be a Theory (Theory.of makes one), "
                           f"got {type(claim.theory).__name__}")
     try:
-        _, takes_theory = verify_form(claim.verify)
+        takes_theory = verify_form(claim.verify).takes_theory
     except InvalidType as error:
         raise InvalidType(f"claim {claim.id!r}: {error}") from None
     replaced = [*claim.wrong_theory, *(name for rival in claim.rivals for name in rival.replace)]
@@ -642,7 +651,7 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
         [outcome] = run((seed,), theory)
 
         def run_with(rival: Rival) -> Callable[[], str]:
-            return lambda: run((seed,), theory.replaced(rival.replace))[0].verdict
+            return lambda: run((seed,), theory.replaced(rival.replace), False)[0].verdict
         rivals = tuple(rival_by_verdict(rival, run_with(rival)) for rival in found.rivals)
         # a consistency check reports its rivals; they cannot make a proof "indistinguishable"
         if outcome.verdict == Verdict.HOLDS and found.kind != "consistency" \
@@ -884,8 +893,8 @@ def _sample(found: Claim, params: Mapping[str, Any]) -> Sample:
 
     measured = sampler(call, params, verify_form(found.verify))
 
-    def run(seeds: tuple[int, ...], theory: Theory) -> list[Outcome]:
-        outcomes = measured(seeds, theory)
+    def run(seeds: tuple[int, ...], theory: Theory, shown: bool = True) -> list[Outcome]:
+        outcomes = measured(seeds, theory, shown)
         for outcome in outcomes:
             _check_outcome(found, outcome)
         return outcomes
