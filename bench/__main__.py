@@ -66,7 +66,15 @@ def main() -> None:
                           "the JAX time includes handing the weights to the device (on the "
                           "CPU without a copy: the drawn weights are 64-byte aligned). Both "
                           "sides return every state, (L + 1, batch, n, d); the same states "
-                          "within float64 round-off (last column)."))
+                          "within float64 round-off (last column). The first ratio alternates "
+                          "the two in one process; the 'alone' ratio times each in a fresh "
+                          "process of its own (best of 30 calls), where no other runtime's "
+                          "worker threads share the cores. On the 2-core virtual machine "
+                          "this was written on, both ratios moved by ±20 % from run to run: "
+                          "alternated 0.72–1.34 at 8 seeds and 0.75–1.11 at 64; alone "
+                          "0.74–1.08 at 8 seeds and 0.92–1.70 at 64. The compiled scan does "
+                          "the same GEMMs; what it saves is NumPy's per-call cost, which "
+                          "only a large batch leaves worth saving."))
     sections.append(table("Optimisation: forward pass before/after (same run, alternated)",
                           [forward.stack_before_after(*s) for s in shapes],
                           "Before: separate Q, K, V products through 4-D head views, mean-based "

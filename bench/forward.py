@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 from threadpoolctl import threadpool_info
 
@@ -197,8 +202,43 @@ def stack_vs_jax(tokens: int, width: int, depth: int, batch: int) -> dict:
 
     ours, theirs = interleaved(numpy_states,
                                lambda: jax_stack.stack_states(config, weights, X0))
+    ours_alone, theirs_alone = (_alone(side, tokens, width, depth, batch)
+                                for side in ("numpy", "jax"))
     return {"shape": _label(tokens, width, depth, batch), "numpy s": ours, "jax s": theirs,
-            "numpy / jax": ours / theirs, "max rel. difference": error}
+            "numpy / jax": ours / theirs, "numpy alone s": ours_alone,
+            "jax alone s": theirs_alone, "numpy / jax alone": ours_alone / theirs_alone,
+            "max rel. difference": error}
+
+
+def _alone(side: str, tokens: int, width: int, depth: int, batch: int) -> float:
+    """Best of 30 calls of one side of :func:`stack_vs_jax` in a fresh process, where no
+    other runtime's worker threads share the cores."""
+    code = (f"from bench.forward import time_side; "
+            f"print(time_side({side!r}, {tokens}, {width}, {depth}, {batch}))")
+    root = Path(__file__).resolve().parents[1]
+    environment = {**os.environ,
+                   "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=root, env=environment)
+    return float(done.stdout.split()[-1])
+
+
+def time_side(side: str, tokens: int, width: int, depth: int, batch: int) -> float:
+    """Best of 30 calls (after one untimed: JAX compiles) of the NumPy or the JAX stack,
+    each returning every state; run by :func:`_alone` in a process of its own."""
+    config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
+    weights, X0 = draw_stack(config, batch, 0)
+    if side == "jax":
+        from attndepth.simulations.models import jax_stack
+
+        def run() -> object:
+            return jax_stack.stack_states(config, weights, X0)
+    else:
+        def run() -> object:
+            return np.stack([X0, *(record.outputs
+                                   for record in iterate_stack(config, weights, X0))])
+    run()
+    return best_of(run, 30)
 
 
 def float32_speed(tokens: int, width: int, depth: int, batch: int) -> dict:

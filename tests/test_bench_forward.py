@@ -1,4 +1,4 @@
-"""The bench's batched seed sample: the same numbers as seed by seed."""
+"""The bench's forward-pass helpers: the batched seed sample, a side timed alone."""
 
 from bench.forward import seeds_in_one_batch
 
@@ -7,3 +7,10 @@ def test_a_seed_sample_in_one_batch_gives_each_seeds_states_bit_for_bit():
     row = seeds_in_one_batch(tokens=4, width=8, depth=3, stacks=2, seeds=3)
     assert row["identical"] is True and row["seeds × stacks"] == "3 × 2"
     assert row["seed by seed s"] > 0 and row["one batch s"] > 0
+
+
+def test_a_side_timed_alone_runs_in_a_process_of_its_own():
+    # the NumPy side (JAX needs the train extra): a fresh interpreter, a positive time
+    from bench.forward import _alone
+
+    assert 0 < _alone("numpy", 4, 8, 2, 2) < 10
