@@ -70,9 +70,9 @@ def main() -> None:
                           "the two in one process; the 'alone' ratio times each in a fresh "
                           "process of its own (best of 30 calls), where no other runtime's "
                           "worker threads share the cores. On the 2-core virtual machine "
-                          "this was written on, both ratios moved by ±20 % from run to run: "
+                          "this was written on, both ratios moved by 20–50 % from run to run: "
                           "alternated 0.72–1.34 at 8 seeds and 0.75–1.11 at 64; alone "
-                          "0.74–1.08 at 8 seeds and 0.92–1.70 at 64. The compiled scan does "
+                          "0.74–1.08 at 8 seeds and 0.92–2.27 at 64. The compiled scan does "
                           "the same GEMMs; what it saves is NumPy's per-call cost, which "
                           "only a large batch leaves worth saving."))
     sections.append(table("Optimisation: forward pass before/after (same run, alternated)",
