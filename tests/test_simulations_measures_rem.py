@@ -53,6 +53,12 @@ def test_gram_factor_reproduces_the_gram_matrix(tokens, width, overlap, seed):
     assert np.allclose(R @ R.T, X @ X.T, rtol=1e-10, atol=1e-10 * np.abs(X @ X.T).max())
 
 
+def test_parallel_tokens_keep_themselves_as_their_factor():
+    # X Xᵀ of rank 1 has no Cholesky factor: X itself is one (and H is then d × d)
+    X = np.tile(np.arange(1.0, 9.0), (4, 1))
+    assert gram_factor(X) is X
+
+
 def test_logits_through_the_factor_have_the_law_of_x_g_xt():
     # vec(X G Xᵀ) has covariance S ⊗ S, S = X Xᵀ: so must vec(R H Rᵀ), entry by entry
     rng = np.random.default_rng(3)

@@ -336,10 +336,11 @@ def errors_of(estimate: Estimate, measured: Any, predicted: Any) -> np.ndarray:
     return (m - p) / np.abs(p)
 
 
-#: A claim's measurement of seeds: ``run(seeds, theory) -> [Outcome, ...]``, one outcome
-#: per seed, in the order of ``seeds``; ``shown`` (default True): the first seed's outcome
-#: is the one a report shows (:func:`verify_form`).
 class Sample(Protocol):
+    """A claim's measurement of seeds: ``run(seeds, theory, shown=True) -> [Outcome, ...]``,
+    one outcome per seed, in the order of ``seeds``; with ``shown`` the first seed's
+    outcome is the one a report shows (:func:`verify_form`), without it none is."""
+
     def __call__(self, seeds: tuple[int, ...], theory: Theory,
                  shown: bool = True) -> list[Any]: ...
 
