@@ -59,6 +59,12 @@ def test_parallel_tokens_keep_themselves_as_their_factor():
     assert gram_factor(X) is X
 
 
+@pytest.mark.parametrize("X", [np.ones(4), np.full((2, 3), np.nan), [["a", "b"]]])
+def test_a_bad_token_matrix_is_refused(X):
+    with pytest.raises(ValueError, match="X must"):
+        gram_factor(X)
+
+
 def test_logits_through_the_factor_have_the_law_of_x_g_xt():
     # vec(X G Xᵀ) has covariance S ⊗ S, S = X Xᵀ: so must vec(R H Rᵀ), entry by entry
     rng = np.random.default_rng(3)

@@ -24,7 +24,7 @@ from scipy.special import log_ndtr, logsumexp
 
 from attndepth.errors import InvalidParameter
 from attndepth.simulations.seeding import spawn_generators
-from attndepth.validation import check_int, check_real, check_size
+from attndepth.validation import check_finite_array, check_int, check_real, check_size
 
 #: Quadrature grid in x = u + λg: [X_LOW, X_HIGH] with step X_STEP; outside it f and
 #: 1 − exp(−e^x) are replaced by their tails (relative error below e^{−30}).
@@ -154,7 +154,13 @@ def gram_factor(X: np.ndarray) -> np.ndarray:
     -------
     R : (T, d) when T ≥ d (X itself); else (T, T), the Cholesky factor of X Xᵀ (or X
     itself where round-off leaves X Xᵀ without one: tokens nearly parallel).
+
+    Raises
+    ------
+    ValueError
+        X is not a 2-D array of finite numbers.
     """
+    X = check_finite_array("X", X, ndim=2)
     T, d = X.shape
     if T >= d:
         return X
