@@ -49,6 +49,14 @@ def test_share_cores_splits_the_machine_between_workers(monkeypatch):
         threadpool_limits(limits=max(before) if before else None, user_api="blas")
 
 
+@pytest.mark.parametrize("kwargs", [dict(workers=0), dict(workers=2.5),
+                                    dict(workers=1, parent="1"), dict(workers=1, parent=0)])
+def test_share_cores_refuses_bad_input_before_changing_anything(kwargs):
+    # a parent that is not a pid would otherwise read as "my driver died": a SIGKILL
+    with pytest.raises(ValueError, match="workers|parent"):
+        share_cores(**kwargs)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
 @pytest.mark.parametrize("parent, survives", [("os.getppid()", True), ("1", False)])
 def test_a_worker_whose_driver_died_before_it_started_dies_too(parent, survives):

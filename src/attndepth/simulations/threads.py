@@ -9,6 +9,7 @@ from functools import cache
 from threadpoolctl import ThreadpoolController
 
 from attndepth.errors import MEMORY_VARIABLE, InvalidParameter, user_memory
+from attndepth.validation import check_int, check_optional_int
 
 #: Environment variable that caps the threads attndepth starts (exact evaluation,
 #: FLINT); sweep workers set it to their share of the cores.
@@ -48,12 +49,18 @@ def share_cores(workers: int, parent: int | None = None) -> None:
     driver) dies, so a killed driver leaves no orphaned workers. ``parent``, the
     driver's pid as the driver saw it: a worker whose driver died before that request
     (between the fork and this call) kills itself at once.
+
+    Raises
+    ------
+    ValueError
+        ``workers`` is not an integer >= 1, or ``parent`` neither None nor one.
     """
-    _die_with_parent(parent)
-    share = max(1, available_cores() // max(1, workers))
+    workers = check_int("workers", workers, minimum=1)
+    _die_with_parent(check_optional_int("parent", parent, minimum=1))
+    share = max(1, available_cores() // workers)
     os.environ[THREADS_VARIABLE] = str(share)
     if MEMORY_VARIABLE not in os.environ:  # a user's code: a share of the memory too
-        os.environ[MEMORY_VARIABLE] = f"{user_memory() / max(1, workers) / 2**30:.6g}"
+        os.environ[MEMORY_VARIABLE] = f"{user_memory() / workers / 2**30:.6g}"
     _controller().limit(limits=share, user_api="blas")
 
 
