@@ -26,6 +26,18 @@ def test_similarity_float32_close_to_float64(capsys):
         assert abs(exact["t_sim"]["median"] - single["t_sim"]["median"]) < 1e-5
 
 
+def test_similarity_in_law_escalates_at_the_rate_of_drawn_weights(capsys):
+    argv = ["similarity", "--variant", "post-ln", "--depth", "40", "--tokens", "8",
+            "--width", "32", "--json", "--seeds", "16"]
+    slopes = []
+    for sampling in ("weights", "law"):
+        assert main(argv + ["--sampling", sampling]) == 0
+        document = json.loads(capsys.readouterr().out)
+        slopes.append(document["fit"]["slope"])
+    assert document["config"]["sampling"] == "law"
+    assert abs(slopes[1] - slopes[0]) < 0.03
+
+
 def test_similarity_table(capsys):
     assert main(["similarity", "--variant", "pure", "--depth", "2", "--tokens", "4",
                  "--width", "4"]) == 0
@@ -35,6 +47,7 @@ def test_similarity_table(capsys):
 @pytest.mark.parametrize("extra", [
     ["--variant", "deep"], ["--tau", "1.5"], ["--temperature", "0"], ["--heads", "3"],
     ["--seeds", "0"], ["--seed", "-1"], ["--tokens", "0"], ["--dtype", "float16"],
+    ["--sampling", "exact"],
 ])
 def test_similarity_bad_input(extra, capsys):
     argv = ["similarity", "--variant", "pure", "--depth", "2", "--tokens", "4", "--width", "4"]
@@ -59,6 +72,7 @@ def test_similarity_on_the_jax_backend_gives_the_numpy_numbers(capsys):
 @pytest.mark.parametrize("extra, message", [
     (["--device", "gpu"], "--device gpu needs --backend jax"),
     (["--backend", "jax", "--spectra"], "only the numpy backend"),
+    (["--backend", "jax", "--sampling", "law"], "sampling='law' runs on NumPy only"),
 ])
 def test_similarity_backend_misuse_is_one_line(extra, message, capsys):
     argv = ["similarity", "--variant", "pure", "--depth", "2", "--tokens", "4", "--width", "4"]

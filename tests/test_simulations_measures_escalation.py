@@ -63,7 +63,7 @@ def test_the_chunk_shrinks_to_fit_the_size_limit(monkeypatch):
     config = StackConfig(variant="post-ln", depth=5, tokens=4, width=8)
     whole = escalation.escalation_trace(config, 5, 2)
     # a limit that fits the weights of two stacks only: chunks of 2, 2 and 1, same numbers
-    per_stack = config.depth * escalation.weights_per_layer(config)
+    per_stack = config.depth * escalation.draws_per_layer(config)
     monkeypatch.setattr(escalation, "MAX_ELEMENTS", 2 * per_stack + 1)
     sizes, chunk = [], escalation._escalation_chunk
     monkeypatch.setattr(escalation, "_escalation_chunk",

@@ -1,8 +1,9 @@
 """Seeds: one base seed, independent streams per stack and per purpose.
 
 Stack ``k`` of a batch drawn from base seed ``S`` uses
-``SeedSequence(S).spawn(batch)[k]``; its weights, its input tokens and its
-evaluation grids are that sequence's children 0, 1 and 2. This is written
+``SeedSequence(S).spawn(batch)[k]``; its weights, its input tokens, its
+evaluation grids, its Jacobian probes and its weights drawn in law are that
+sequence's children 0, 1, 2, 3 and 4. This is written
 statelessly as ``SeedSequence(S, spawn_key=(k, stream))`` (the same numbers as
 the spawn calls), so stack k of a batch of 8 equals stack k of a batch of 16,
 and any result is reproduced from (S, k) alone.
@@ -21,6 +22,8 @@ TOKENS_STREAM = 1
 GRID_STREAM = 2
 #: Random directions probing a block's Jacobian (measures.block_jacobian).
 PROBE_STREAM = 3
+#: The noise of weight matrices drawn in law (models.law).
+LAW_STREAM = 4
 
 
 def spawn_generators(seed: int, batch: int, stream: int,

@@ -128,6 +128,7 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
                   deescalations: tuple[str | None, ...] = (None, *DEESCALATIONS),
                   qk_norm: bool | None = None,
                   norm_scaling: bool | None = None,
+                  samplings: tuple[str, ...] = ("weights",),
                   ) -> st.SearchStrategy[StackConfig]:
     """Small valid :class:`~attndepth.simulations.models.stacks.StackConfig` values.
 
@@ -164,6 +165,9 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
     norm_scaling : bool or None
         Pin LayerNorm scaling on pre-LN blocks (None: drawn where the placement is
         ``pre``; other placements never take it).
+    samplings : tuple of str
+        How the weights are drawn (``StackConfig.sampling``): matrices only by default,
+        since a law-sampled stack has no weights for a test to read.
     """
     depth_values = st.sampled_from(depths) if depths else st.integers(0, max_depth)
     token_values = st.sampled_from(tokens) if tokens else st.integers(1, max_tokens)
@@ -191,7 +195,7 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
             tau=draw(st.floats(*taus)), temperature=draw(st.floats(*temperatures)),
             causal=draw(st.booleans()) if causal is None else causal,
             ffn=draw(st.booleans()) if ffn is None else ffn,
-            dtype=draw(st.sampled_from(dtypes)))
+            dtype=draw(st.sampled_from(dtypes)), sampling=draw(st.sampled_from(samplings)))
 
     return build()
 

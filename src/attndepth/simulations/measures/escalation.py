@@ -25,10 +25,11 @@ from attndepth.simulations.models.blocks import NUMPY, branch_input
 from attndepth.simulations.models.stacks import (
     StackConfig,
     attention_output,
+    draw_run,
     draw_stack,
+    draws_per_layer,
     iterate_stack,
     run_stack,
-    weights_per_layer,
 )
 from attndepth.simulations.seeding import gaussian_tokens
 from attndepth.simulations.threads import single_threaded_blas
@@ -133,7 +134,8 @@ TRACES_KEPT = 64
 
 @functools.lru_cache(maxsize=TRACES_KEPT)
 def _remembered_trace(config: StackConfig, batch: int, seed: int) -> EscalationTrace:
-    chunk = max(1, min(TRACE_CHUNK, MAX_ELEMENTS // (config.depth * weights_per_layer(config))))
+    per_stack = max(1, config.depth * draws_per_layer(config))
+    chunk = max(1, min(TRACE_CHUNK, MAX_ELEMENTS // per_stack))
     chunks = [_escalation_chunk(config, min(chunk, batch - first), seed, first)
               for first in range(0, batch, chunk)]
     arrays = [np.concatenate([getattr(c, name) for c in chunks], axis=1)
@@ -145,7 +147,7 @@ def _remembered_trace(config: StackConfig, batch: int, seed: int) -> EscalationT
 
 def _escalation_chunk(config: StackConfig, batch: int, seed: int,
                       first: int) -> EscalationTrace:
-    weights, X0 = draw_stack(config, batch, seed, first)
+    weights, X0 = draw_run(config, batch, seed, first)
     odds, similarity, contraction = [log_odds(X0)], [token_similarity(X0)], []
     for record in iterate_stack(config, weights, X0):
         contraction.append(diversity_contraction(record.inputs, record.attention))

@@ -22,10 +22,12 @@ import numpy as np
 
 from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.simulations.measures.similarity import log_odds
-from attndepth.simulations.models.blocks import NORM_EPS
+from attndepth.simulations.models.blocks import NORM_EPS, mix_heads
+from attndepth.simulations.models.law import LawWeights
 from attndepth.simulations.models.stacks import (
+    SoftmaxWeights,
     StackConfig,
-    attention_output,
+    draw_run,
     draw_stack,
     iterate_stack,
 )
@@ -66,11 +68,14 @@ def postln_rate_terms(config: StackConfig, batch: int, seed: int,
     ----------
     config : StackConfig
         The plain post-LN block (variant ``"post-ln"``, LayerNorm, skip and branch
-        scales 1, no FFN, no sublayer): the block the parts are written for.
+        scales 1, no FFN, no sublayer): the block the parts are written for. With
+        ``sampling="law"`` Y is the block's own sum again: each matrix is applied to
+        the states it met in the block, which gives the same product.
     batch, seed : int
-        Stacks drawn as by :func:`~attndepth.simulations.models.stacks.draw_stack`.
+        Stacks drawn as by :func:`~attndepth.simulations.models.stacks.draw_run`.
     single_value_matrix : bool
-        Replace every output matrix W_O by the identity (an ablation: W = W_V).
+        Replace every output matrix W_O by the identity (an ablation: W = W_V; drawn
+        weights only).
 
     Returns
     -------
@@ -85,17 +90,21 @@ def postln_rate_terms(config: StackConfig, batch: int, seed: int,
             and not config.ffn and config.sublayer is None):
         raise InvalidParameter("postln_rate_terms measures the plain post-LN block "
                                "(StackConfig(variant='post-ln') without FFN or other options)")
-    weights, X0 = draw_stack(config, batch, seed)
+    weights: SoftmaxWeights | LawWeights
     if single_value_matrix:
+        weights, X0 = draw_stack(config, batch, seed)  # refuses sampling="law"
         identity = np.broadcast_to(np.eye(config.width), weights.output.shape)
         weights = replace(weights, output=np.array(identity, dtype=weights.output.dtype))
+    else:
+        weights, X0 = draw_run(config, batch, seed)
+    d = config.width
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("mean", "diversity", "scaling",
                                                           "total")}
     odds = [log_odds(X0)]
     for record in iterate_stack(config, weights, X0):
-        X = record.inputs
-        Y = X + attention_output(X, record.attention, weights.value[:, record.layer],
-                                 weights.output[:, record.layer])
+        X, layer = record.inputs, weights.layer(record.layer)
+        values = (X @ layer["projections"])[..., 2 * d:]  # the block's own V
+        Y = X + mix_heads(record.attention, values, layer["output"])
         centred = Y - Y.mean(axis=-1, keepdims=True)
         scaled = centred / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + NORM_EPS)
         before_mean, before_diversity = _squared_parts(X)

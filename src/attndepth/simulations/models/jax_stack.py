@@ -157,6 +157,9 @@ def run_stack(config: StackConfig, batch: int, seed: int, device_name: str = "cp
     (``Trajectory.attention`` is None).
     """
     batch = check_int("batch", batch, minimum=1)
+    if config.sampling == "law":
+        raise InvalidParameter("the JAX backend runs drawn weights; sampling='law' runs on "
+                               "NumPy only (backend numpy)")
     check_size("the trajectory", (config.depth + 1) * batch * config.tokens * config.width)
     weights, X0 = draw_stack(config, batch, seed)
     states = stack_states(config, weights, X0, device_name)

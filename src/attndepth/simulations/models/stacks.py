@@ -37,7 +37,10 @@ Weights are Gaussian with variance ``1/fan_in`` so a layer neither inflates nor
 shrinks a typical token (the scale the post-LN rate in
 ``attndepth.theory.similarity`` assumes). Weights for stack ``k`` come from the
 ``SeedSequence(seed)`` child ``k`` (see ``attndepth.simulations.seeding``); the draws loop
-over stacks, the computation never does.
+over stacks, the computation never does. ``StackConfig(sampling="law")`` draws each
+matrix only as its product with the states (the same law of states and attention, far
+fewer numbers where the tokens are fewer than the width:
+:mod:`~attndepth.simulations.models.law`).
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from attndepth.simulations.models.blocks import (
     block_forward,
     mix_heads,
 )
+from attndepth.simulations.models.law import LawWeights, draw_law_weights, law_draws_per_layer
 from attndepth.simulations.models.weight_cache import WeightCache
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
 from attndepth.simulations.settings import setting
@@ -89,6 +93,9 @@ LAYER_NORM_EPS = NORM_EPS
 FFN_EXPANSION = 4
 #: Floating-point types a softmax stack can run in.
 DTYPES: tuple[str, ...] = ("float64", "float32")
+#: How the Gaussian weights are drawn: as matrices, or in law as their products with the
+#: tokens (:mod:`~attndepth.simulations.models.law`).
+SAMPLINGS: tuple[str, ...] = ("weights", "law")
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,12 @@ class StackConfig:
     qk_norm : normalise each head's queries and keys before the logits.
     norm_scaling : LayerNorm scaling (Sun et al. 2025, arXiv 2502.05795): block ℓ of a
         pre-LN stack reads LN(X)/√ℓ (ℓ = 1, …, L). Pre-LN placement only.
+    sampling : ``weights`` (default: every Gaussian matrix is drawn) or ``law``: each
+        matrix is drawn only as its product with the states that reach it
+        (:mod:`~attndepth.simulations.models.law`): the states and attention
+        matrices have the same joint law, each matrix costs T × fan-out numbers
+        instead of fan-in × fan-out, and there are no weights to read (a
+        measurement that reads them refuses such a stack). Not with a ``sublayer``.
     sublayer : None or a :class:`~attndepth.simulations.models.blocks.Sublayer`,
         a user branch run after the attention (and feed-forward) sublayer.
 
@@ -178,6 +191,11 @@ class StackConfig:
                                                "logits")
     norm_scaling: bool = setting(False, description="LayerNorm scaling: block l of a pre-LN stack "
                                                     "reads LN(X)/sqrt(l) (Sun et al. 2025)")
+    sampling: str = setting(
+        "weights", description="weights: draw every Gaussian matrix; law: draw only its product "
+                               "with the tokens (the same law of states and attention, "
+                               "T*fan-out numbers a matrix instead of fan-in*fan-out; no "
+                               "weights to read)", choices=SAMPLINGS)
     sublayer: Sublayer | None = None
     block: BlockSpec = field(init=False, repr=False, compare=False)
 
@@ -221,6 +239,7 @@ class StackConfig:
     def __post_init__(self) -> None:
         check_choice("variant", self.variant, VARIANTS)
         check_choice("dtype", self.dtype, DTYPES)
+        check_choice("sampling", self.sampling, SAMPLINGS)
         object.__setattr__(self, "depth", check_int("depth", self.depth, minimum=0))
         object.__setattr__(self, "tokens", check_int("tokens", self.tokens, minimum=1))
         object.__setattr__(self, "width", check_int("width", self.width, minimum=1))
@@ -241,6 +260,9 @@ class StackConfig:
             check_choice("deescalation", self.deescalation, DEESCALATIONS)
         if self.sublayer is not None and not isinstance(self.sublayer, Sublayer):
             raise InvalidType(f"sublayer must be a Sublayer, got {type(self.sublayer).__name__}")
+        if self.sublayer is not None and self.sampling == "law":
+            raise InvalidParameter("sampling='law' draws the stack's own matrices in law; a "
+                                   "sublayer's weights are its own: use sampling='weights'")
         preset = PRESETS[self.variant]
         if not preset.skip:
             for name in ("residual_scale", "skip_scale"):
@@ -277,9 +299,11 @@ class StackConfig:
         return record
 
 
-#: The fields added with the block specification (omitted from records at their defaults).
+#: The fields added after the named variants (omitted from records at their defaults, so
+#: records of the named variants read as before).
 BLOCK_FIELDS: frozenset[str] = frozenset(
-    {"skip_scale", "norm", "norm_kind", "deescalation", "qk_norm", "norm_scaling", "sublayer"})
+    {"skip_scale", "norm", "norm_kind", "deescalation", "qk_norm", "norm_scaling", "sublayer",
+     "sampling"})
 
 
 @dataclass(frozen=True)
@@ -309,6 +333,10 @@ class SoftmaxWeights:
     @property
     def batch(self) -> int:
         return self.output.shape[0]
+
+    @property
+    def depth(self) -> int:
+        return self.output.shape[1]
 
     @property
     def width(self) -> int:
@@ -387,7 +415,15 @@ def draw_softmax_weights(config: StackConfig, batch: int, seed: int,
     width, ffn, the sublayer's shapes, batch, seed) only, not on the block
     specification, heads or temperature: recent draws (up to
     ``weight_cache.WEIGHT_CACHE_BYTES``) are returned again, read-only.
+
+    Raises
+    ------
+    ValueError
+        ``config.sampling`` is ``law``: such a stack has no weight matrices.
     """
+    if config.sampling == "law":
+        raise InvalidParameter("this reads the stack's weight matrices, which "
+                               "sampling='law' never draws: use sampling='weights'")
     batch = check_int("batch", batch, minimum=1)
     first = check_int("first", first, minimum=0)
     draw = (config.depth, config.width, config.ffn, _sublayer_shapes(config),
@@ -418,6 +454,15 @@ def weights_per_layer(config: StackConfig) -> int:
     d = config.width
     own = sum(int(np.prod(shape)) for _, shape in _sublayer_shapes(config))
     return (4 + (2 * FFN_EXPANSION if config.ffn else 0)) * d * d + own
+
+
+def draws_per_layer(config: StackConfig) -> int:
+    """Gaussian numbers one block of one stack draws: its weights
+    (:func:`weights_per_layer`), or with ``sampling="law"`` their noise
+    (:func:`~attndepth.simulations.models.law.law_draws_per_layer`)."""
+    if config.sampling == "law":
+        return law_draws_per_layer(config.tokens, config.width, config.ffn)
+    return weights_per_layer(config)
 
 
 #: Byte alignment of drawn weights: XLA's CPU client takes a NumPy buffer aligned to 64
@@ -576,22 +621,27 @@ class LayerRecord:
 
 
 def iterate_stack(
-    config: StackConfig, weights: SoftmaxWeights, X0: np.ndarray
+    config: StackConfig, weights: SoftmaxWeights | LawWeights, X0: np.ndarray
 ) -> Iterator[LayerRecord]:
     """Run a softmax stack block by block, yielding each block's record.
 
     Nothing is recomputed: a metric at depth l uses the yielded arrays.
 
+    weights : as :func:`draw_run` draws them for ``config`` (drawn in law where
+    ``config.sampling`` is ``law``).
     X0 : (batch, tokens, width), the input tokens. Inputs and weights are
     rounded to ``config.dtype`` once, before the first block.
     """
+    if isinstance(weights, LawWeights) != (config.sampling == "law"):
+        raise InvalidParameter(f"weights of type {type(weights).__name__} do not fit "
+                               f"sampling={config.sampling!r}: draw them with draw_run")
     X0 = check_finite_array("X0", X0, ndim=3).astype(config.dtype, copy=False)
     weights = weights.astype(config.dtype)
     expected = (weights.batch, config.tokens, config.width)
     if X0.shape != expected:
         raise InvalidParameter(f"X0 must have shape {expected}, got {X0.shape}")
-    if weights.output.shape[1] < config.depth:
-        raise InvalidParameter(f"weights have depth {weights.query.shape[1]} < config.depth")
+    if weights.depth < config.depth:
+        raise InvalidParameter(f"weights have depth {weights.depth} < config.depth")
     forbidden = attention_mask(config.tokens, config.causal, config.window)
     X = X0
     for layer in range(config.depth):
@@ -681,6 +731,48 @@ def draw_stack(config: StackConfig, batch: int, seed: int,
     return weights, X0.astype(config.dtype, copy=False)
 
 
+def draw_run(config: StackConfig, batch: int, seed: int,
+             first: int = 0) -> tuple[SoftmaxWeights | LawWeights, np.ndarray]:
+    """What :func:`iterate_stack` runs: :func:`draw_stack`'s weights and inputs, or with
+    ``sampling="law"`` the weights drawn in law
+    (:func:`~attndepth.simulations.models.law.draw_law_weights`; kept for reuse as
+    weights are) and the same inputs.
+
+    Parameters
+    ----------
+    config : StackConfig
+    batch, seed, first : int
+        Stacks ``first .. first + batch − 1`` of base seed ``seed``.
+
+    Returns
+    -------
+    (weights, X0) : SoftmaxWeights or LawWeights, and X0 (batch, tokens, width), in
+    ``config.dtype``.
+    """
+    from attndepth.simulations.seeding import gaussian_tokens
+
+    if config.sampling != "law":
+        return draw_stack(config, batch, seed, first)
+    batch, first = check_int("batch", batch, minimum=1), check_int("first", first, minimum=0)
+    draw = ("law", config.tokens, config.width, config.ffn, check_seed("seed", seed))
+
+    def part_of(cached_key: Hashable, cached: Any) -> LawWeights | None:
+        # a deeper draw holds a shallower one's blocks first, and any range of its stacks
+        *cached_draw, cached_depth, cached_first, cached_batch = cast(tuple, cached_key)
+        start = first - cached_first
+        if (tuple(cached_draw) != draw or cached_depth < config.depth or start < 0
+                or start + batch > cached_batch):
+            return None
+        return cast(LawWeights, cached).stacks(start, start + batch).blocks(config.depth)
+
+    weights = WEIGHTS.get_or_draw(
+        (*draw, config.depth, first, batch),
+        lambda: draw_law_weights(config.depth, config.tokens, config.width, config.ffn,
+                                 batch, seed, first), part_of)
+    X0 = gaussian_tokens(seed, batch, config.tokens, config.width, first)
+    return weights.astype(config.dtype), X0.astype(config.dtype, copy=False)
+
+
 def run_stack(
     config: StackConfig,
     batch: int,
@@ -688,7 +780,10 @@ def run_stack(
     X0: np.ndarray | None = None,
     keep_attention: bool = False,
 ) -> Trajectory:
-    """Draw weights (and Gaussian inputs unless ``X0`` is given) and run the stack."""
+    """Draw weights (and Gaussian inputs unless ``X0`` is given) and run the stack.
+
+    With ``config.sampling == "law"`` the weights are drawn in law (:func:`draw_run`).
+    """
     if not isinstance(config, StackConfig):
         raise InvalidType(f"config must be a StackConfig, got {type(config).__name__}")
     batch = check_int("batch", batch, minimum=1)
@@ -696,7 +791,7 @@ def run_stack(
     check_size("the trajectory", (config.depth + 1) * batch * n * max(d, config.heads * n))
     if keep_attention:
         check_size("the attention matrices", config.depth * batch * config.heads * n * n)
-    weights, drawn = draw_stack(config, batch, seed)
+    weights, drawn = draw_run(config, batch, seed)
     if X0 is None:
         X0 = drawn
     elif not (isinstance(X0, np.ndarray | list | tuple)
