@@ -9,9 +9,10 @@ from attndepth.simulations.measures.escalation import escalation_trace
 from attndepth.simulations.models.stacks import StackConfig
 
 
-def test_the_own_architecture_is_the_stack_every_claim_measured_before():
+def test_the_own_architecture_is_the_stack_drawn_in_law():
     found = trace(OWN, "post-ln", depth=4, tokens=6, width=8, heads=2, batch=3, seed=5)
-    config = StackConfig(variant="post-ln", depth=4, tokens=6, width=8, heads=2)
+    config = StackConfig(variant="post-ln", depth=4, tokens=6, width=8, heads=2,
+                         sampling="law")
     before = escalation_trace(config, 3, 5)
     for name in ("log_odds", "similarity", "contraction"):
         np.testing.assert_array_equal(getattr(found, name), getattr(before, name))

@@ -54,7 +54,7 @@ def trace(architecture: str, variant: str, *, depth: int, tokens: int, width: in
     architecture = check_choice("architecture", architecture, (OWN, *placed))
     if architecture == OWN:
         config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
-                             heads=heads)
+                             heads=heads, sampling="law")
         return escalation_trace(config, batch, seed)
     return architecture_trace(architecture, depth=depth, tokens=tokens, width=width,
                               heads=heads, batch=batch, seed=seed)

@@ -81,10 +81,12 @@ def verify_depth_scaled_residuals(seed: int, theory: Theory, depth: int, tokens:
     measured: dict[str, float] = {}
     means: dict[str, list[float]] = {}
     for name in (*SCHEMES, "GPT-2"):
-        means[name] = [float(stream_displacement(StackConfig(
+        # 2L first: the L-block stacks are its first blocks (drawn in law, one draw serves)
+        by_depth = {L: float(stream_displacement(StackConfig(
             variant="pre-ln", depth=L, tokens=tokens, width=width, ffn=ffn,
-            residual_scale=branch_scale(name, L)), batch, seed).mean())
-            for L in (depth, 2 * depth)]
+            residual_scale=branch_scale(name, L), sampling="law"), batch, seed).mean())
+            for L in (2 * depth, depth)}
+        means[name] = [by_depth[depth], by_depth[2 * depth]]
         measured[name] = math.log2(means[name][1] / means[name][0])
     values: dict[str, object] = {"symbolic": symbolic, "displacements": means,
                                  "exponents": measured}

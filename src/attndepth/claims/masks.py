@@ -122,7 +122,7 @@ def verify_masks(seed: int, theory: Theory,
     rows = []
     for window in windows:
         config = StackConfig(variant="pure", depth=depth, tokens=tokens, width=width,
-                             causal=causal, window=window)
+                             causal=causal, window=window, sampling="law")
         sample = collapse_sample(config, batch, seed)
         radius = theory.mask_radius(tokens, window, causal)
         rows.append(dict(window=window, radius=radius, reach=sample.reach,

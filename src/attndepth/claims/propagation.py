@@ -159,7 +159,7 @@ def verify_residual_scaling(seed: int, theory: Theory,
         for name in SCALINGS:
             alpha = theory.residual_scale(name, depth)
             config = StackConfig(variant="residual", depth=depth, tokens=tokens, width=width,
-                                 temperature=temperature, residual_scale=alpha)
+                                 temperature=temperature, residual_scale=alpha, sampling="law")
             sample = alignment_sample(config, batch, seed)
             predicted = theory.finite_width_growth(depth, alpha, width)
             relative = GROWTH_RELATIVE if name == "1" else ROOT_GROWTH_RELATIVE
@@ -197,7 +197,8 @@ def verify_residual_scaling(seed: int, theory: Theory,
     default_ratio = math.nan  # only the note reads it
     if shown:
         default = alignment_sample(StackConfig(variant="residual", depth=depths[-1],
-                                               tokens=tokens, width=width, temperature=1.0),
+                                               tokens=tokens, width=width, temperature=1.0,
+                                               sampling="law"),
                                    batch, seed)
         default_ratio = default.mean_growth / theory.finite_width_growth(depths[-1], 1.0, width)
     holds = symbolic and not misses

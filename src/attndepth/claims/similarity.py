@@ -417,7 +417,8 @@ def verify_linear_rate_postln(seed: int, theory: Theory, depth: int, tokens: int
     holds = relative <= POSTLN_RATE_TOLERANCE
     if architecture == OWN:
         # the first stacks again, block by block: the per-token scaling part of each increment
-        config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width)
+        config = StackConfig(variant="post-ln", depth=depth, tokens=tokens, width=width,
+                             sampling="law")
         terms = postln_rate_terms(config, min(TERM_STACKS, batch), seed)
         scaling_terms = terms.scaling[layers[:-1]].mean(axis=0)
         scaling_ratios = [float(v) / scaling_predicted for v in scaling_terms]
@@ -618,7 +619,7 @@ def verify_deescalation(seed: int, theory: Theory, depth: int, tokens: int, widt
     for placement, variant in (("deesc-a", "post-ln-deesc-a"), ("deesc-b", "post-ln-deesc-b")):
         for tau in taus:
             config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
-                                 tau=tau)
+                                 tau=tau, sampling="law")
             trace = escalation_trace(config, batch, seed)
             similarity = np.median(trace.similarity, axis=1)
             predicted = _median_rate(theory, trace, width, placement=placement, tau=tau)
