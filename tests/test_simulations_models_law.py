@@ -110,6 +110,17 @@ def test_an_action_is_the_factor_times_its_noise_and_the_weight_itself_when_tall
     np.testing.assert_array_equal(tall @ GaussianAction(weight, 4), tall @ weight)
     with pytest.raises(ValueError, match="fan-in"):
         _ = rng.standard_normal((2, 3, 7)) @ GaussianAction(noise, 8)
+    np.testing.assert_array_equal(wide[0].tolist() @ GaussianAction(noise[0], 8),
+                                  token_factor(wide[0]) @ noise[0])
+
+
+@pytest.mark.parametrize("noise, fan_in, match", [
+    (np.ones(3), 2, "noise"), (np.ones((2, 2), dtype=int), 2, "noise"), ([[1.0]], 1, "noise"),
+    (np.ones((2, 2)), 0, "fan_in"), (np.ones((2, 2)), 2.5, "fan_in"),
+])
+def test_an_action_refuses_what_is_not_noise(noise, fan_in, match):
+    with pytest.raises(ValueError, match=match):
+        GaussianAction(noise, fan_in)
 
 
 def test_one_product_has_the_law_of_the_weights():

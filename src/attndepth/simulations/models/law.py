@@ -21,8 +21,9 @@ F = U L with L its Cholesky factor. Where a pivot still fails (tokens of lower r
 L comes from the QR decomposition of Mᵀ, signed to the same factor.
 
 What a law-sampled stack cannot give is the weights: a measurement that reads a
-weight matrix, or applies one twice (a Jacobian, a second branch with the same
-W), needs them drawn (``sampling="weights"``).
+weight matrix, or applies one to other states than the block did (a Jacobian, a
+second branch with the same W), needs them drawn (``sampling="weights"``). Applied
+again to the states it met in the block, a matrix gives the block's product again.
 """
 
 from __future__ import annotations
@@ -165,22 +166,35 @@ class GaussianAction:
 
     Parameters
     ----------
-    noise : (batch, min(T, fan_in), fan_out)
+    noise : (..., min(T, fan_in), fan_out) floating-point array
     fan_in : int
-        The rows of the W it stands for.
+        The rows of the W it stands for (≥ 1).
+
+    Raises
+    ------
+    ValueError
+        ``noise`` is not a floating-point array of at least two axes, ``fan_in`` not a
+        positive integer; at the product, states that do not fit.
     """
 
     #: NumPy defers ``ndarray @ action`` to :meth:`__rmatmul__`.
     __array_ufunc__ = None
 
     def __init__(self, noise: np.ndarray, fan_in: int) -> None:
+        if not isinstance(noise, np.ndarray) or noise.dtype.kind != "f" or noise.ndim < 2:
+            raise InvalidParameter(f"noise must be a floating-point array of at least 2 axes, "
+                                   f"got {type(noise).__name__} "
+                                   f"{getattr(noise, 'shape', '')}".rstrip())
         self.noise = noise
-        self.fan_in = fan_in
+        self.fan_in = check_int("fan_in", fan_in, minimum=1)
 
     def __rmatmul__(self, Z: np.ndarray) -> np.ndarray:
-        if Z.shape[-1] != self.fan_in or min(Z.shape[-2], self.fan_in) != self.noise.shape[-2]:
+        if not isinstance(Z, np.ndarray) or Z.dtype.kind != "f":
+            Z = check_finite_array("Z", Z)
+        rows = self.noise.shape[-2]
+        if Z.ndim < 2 or Z.shape[-1] != self.fan_in or min(Z.shape[-2], self.fan_in) != rows:
             raise InvalidParameter(f"states of shape {Z.shape} do not fit a matrix of fan-in "
-                                   f"{self.fan_in} drawn for {self.noise.shape[-2]} tokens")
+                                   f"{self.fan_in} drawn for {rows} tokens")
         return _factor(Z) @ self.noise
 
 
