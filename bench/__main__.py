@@ -91,6 +91,14 @@ def main() -> None:
                           [forward.weights_before_after(*s) for s in shapes],
                           "A cache hit returns the read-only weights of an earlier identical "
                           "draw (claims rerun one draw for every variant)."))
+    law_shapes = [("residual", 16, 64, 32, 16, 4), ("post-ln", 16, 256, 32, 8, 2)]
+    sections.append(table(
+        "Stacks drawn in law against drawn weights (same stacks' law, same run, alternated)",
+        [forward.law_vs_weights(*s) for s in law_shapes],
+        "StackConfig(sampling='law') draws each Gaussian matrix only as its product with "
+        "the tokens (n × fan-out numbers instead of fan-in × fan-out). Whole runs: draws, "
+        "forward pass and the log-odds, caches cleared. The first shape is Noci's quick "
+        "stack (temperature 1 here)."))
     sections.append(table("Optimisation: float32 stacks (same draws rounded)",
                           [forward.float32_speed(*s) for s in shapes]))
     tolerance_depth = 48 if quick else 80
@@ -203,7 +211,8 @@ def main() -> None:
         "its intervals decide; rivals judge the sample's own measurements where they replace "
         "only a prediction) against one run of its verify function at seed 0, both from "
         "cold caches. Each seed draws its own stacks from its own streams: the random "
-        "numbers (the 'drawing weights' column, about 14 ns each on this machine's PCG64) "
+        "numbers (the 'drawing weights' column: the weights, or for the claims that run "
+        "in law their noise; about 14 ns each on this machine's PCG64) "
         "grow with the seeds whatever the batching, so a sample of k seeds costs at least "
         "k times one seed's draw; 'ratio per seed' near or below 1 is the target met per "
         "seed. Changing the generator would change every recorded number."))

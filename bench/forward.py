@@ -148,6 +148,33 @@ def weights_before_after(tokens: int, width: int, depth: int, batch: int) -> dic
             "identical numbers": same}
 
 
+def law_vs_weights(variant: str, tokens: int, width: int, depth: int, batch: int,
+                   seeds: int) -> dict:
+    """Whole runs (draws included, caches cleared) of ``seeds`` batches of stacks, drawn
+    weights against the same stacks drawn in law, alternated; and the mean final log-odds
+    of each with its standard error (the same law: they agree within a few errors)."""
+    from attndepth.simulations.models import stacks
+
+    def runs(sampling: str):
+        config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
+                             sampling=sampling)
+
+        def run():
+            stacks.WEIGHTS.clear()
+            return np.concatenate([log_odds(run_stack(config, batch, seed).states[-1])
+                                   for seed in range(seeds)])
+        return run
+
+    weights_run, law_run = runs("weights"), runs("law")
+    drawn, in_law = interleaved(weights_run, law_run)
+    a, b = weights_run(), law_run()
+    error = float(np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size))
+    return {"stack": f"{variant}, {_label(tokens, width, depth, batch)} × {seeds}",
+            "weights s": drawn, "law s": in_law, "speed-up": drawn / in_law,
+            "log-odds, weights": float(a.mean()), "log-odds, law": float(b.mean()),
+            "difference / error": float(a.mean() - b.mean()) / error}
+
+
 def stack_vs_torch(tokens: int, width: int, depth: int, batch: int) -> dict:
     """The same post-LN stack written plainly in PyTorch (CPU, eager), same shapes and threads.
 

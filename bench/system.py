@@ -63,14 +63,17 @@ def seed_samples() -> list[dict]:
     from attndepth.simulations.models import stacks
 
     drawing = [0.0]
-    draw = stacks._draw_softmax_weights
+    draws = {name: getattr(stacks, name) for name in ("_draw_softmax_weights",
+                                                      "draw_law_weights")}
 
-    def timed_draw(*args, **kwargs):
-        start = time.perf_counter()
-        try:
-            return draw(*args, **kwargs)
-        finally:
-            drawing[0] += time.perf_counter() - start
+    def timed(draw):
+        def timed_draw(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return draw(*args, **kwargs)
+            finally:
+                drawing[0] += time.perf_counter() - start
+        return timed_draw
 
     def cold() -> None:
         stacks.WEIGHTS.clear()
@@ -78,7 +81,8 @@ def seed_samples() -> list[dict]:
         drawing[0] = 0.0
 
     rows = []
-    stacks._draw_softmax_weights = timed_draw
+    for name, draw in draws.items():
+        setattr(stacks, name, timed(draw))
     try:
         for claim_id, found in all_claims().items():
             if not found.estimates or not found.by_default:
@@ -98,7 +102,8 @@ def seed_samples() -> list[dict]:
                          "drawing weights s": drawing[0],
                          "verdict": result.verdict})
     finally:
-        stacks._draw_softmax_weights = draw
+        for name, draw in draws.items():
+            setattr(stacks, name, draw)
     return rows
 
 

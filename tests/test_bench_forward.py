@@ -1,4 +1,4 @@
-"""The bench's forward-pass helpers: the batched seed sample, a side timed alone."""
+"""The bench's forward-pass helpers: the batched seed sample, a side timed alone, law."""
 
 from bench.forward import seeds_in_one_batch
 
@@ -14,3 +14,11 @@ def test_a_side_timed_alone_runs_in_a_process_of_its_own():
     from bench.forward import _alone
 
     assert 0 < _alone("numpy", 4, 8, 2, 2) < 10
+
+
+def test_the_law_row_times_both_samplings_of_the_same_stacks():
+    from bench.forward import law_vs_weights
+
+    row = law_vs_weights("post-ln", tokens=4, width=16, depth=3, batch=8, seeds=2)
+    assert row["weights s"] > 0 and row["law s"] > 0
+    assert abs(row["difference / error"]) < 5  # the same law, 16 stacks each
