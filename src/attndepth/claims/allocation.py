@@ -154,7 +154,8 @@ def verify_1t_width(seed: int, theory: Theory, budget: float) -> Outcome:
     # width, theory.depth_width.smallest_budget) the rule has no optimal depth at all.
     family=Family(parameters={"low_exponent": (6.0, 8.0, 10.0),
                               "high_exponent": (12.0, 15.0, 18.0)},
-                  beyond={"high_exponent": (21.0, 24.0)}, fixed={"budgets": 50}),
+                  beyond={"low_exponent": (5.6,), "high_exponent": (21.0, 24.0)},
+                  fixed={"budgets": 50}),
     # the closed form against a root-find of the same equation: only a bug can fail it
     kind="consistency",
 )

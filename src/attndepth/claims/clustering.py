@@ -72,7 +72,8 @@ SYMMETRY_TOLERANCE = 1e-9
                            right(gamma, 2, beta)}),),
     family=Family(parameters={"tokens": (2, 3, 4, 5, 6), "beta": (0.0, 0.5, 1.0, 2.0, 4.0),
                               "extra_width": (0, 2)},
-                  beyond={"tokens": (8, 12), "beta": (8.0,)}, fixed={"horizon": 4.0}),
+                  beyond={"tokens": (8, 12), "beta": (8.0,), "extra_width": (4,)},
+                  fixed={"horizon": 4.0}),
 )
 def verify_orthogonal_start(seed: int, theory: Theory, tokens: int, beta: float, extra_width: int,
                             horizon: float) -> Outcome:

@@ -113,7 +113,7 @@ def verify_degree(seed: int, theory: Theory, width: int, depth: int, heads: int,
     kind="consistency",
     family=Family(parameters={"width": (2, 3, 4), "depth": (1, 2, 3), "heads": (1, 2),
                               "tokens": (3, 4, 5, 6)},
-                  beyond={"width": (6, 8), "tokens": (8,)},
+                  beyond={"width": (6, 8), "depth": (4,), "heads": (4,), "tokens": (8,)},
                   constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 2, "symbolic_depth": 1}),
 )
 def verify_structure(seed: int, theory: Theory, width: int, depth: int, heads: int, tokens: int,

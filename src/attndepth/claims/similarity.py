@@ -88,7 +88,8 @@ EIGENSPACE_TOLERANCE = 1e-12
     kind="consistency",
     family=Family(parameters={"tokens": (1, 2, 3, 4, 6), "width": (2, 4, 8), "heads": (1, 2),
                               "depth": (1, 2, 3)},
-                  beyond={"tokens": (16, 32), "width": (16, 32), "depth": (8,)},
+                  beyond={"tokens": (16, 32), "width": (16, 32, 64), "heads": (4,),
+                          "depth": (8, 32)},
                   constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 2, "symbolic_tokens": 2}),
 )
 def verify_invariant_eigenspace(seed: int, theory: Theory,
@@ -243,7 +244,8 @@ def _stack(architecture: str) -> str:
     # (BERT, torch.nn's post-LN encoder) are members, drawn by the search
     family=Family(parameters={"architecture": (OWN,), "depth": (48, 96), "tokens": (4, 8, 16),
                               "width": (16, 32), "heads": (1, 2)},
-                  beyond={"architecture": POST_NORM, "tokens": (32,), "width": (64,)},
+                  beyond={"architecture": POST_NORM, "tokens": (32,), "width": (64, 128),
+                          "heads": (4,)},
                   constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 16}),
 )
 def verify_escalation(seed: int, theory: Theory, depth: int, tokens: int, width: int, heads: int,
@@ -301,7 +303,7 @@ def verify_escalation(seed: int, theory: Theory, depth: int, tokens: int, width:
     wrong_theory={"fixed_matrix_slope": lambda value: math.log(value)},
     family=Family(parameters={"tokens": (8, 12, 16), "width": (8, 16),
                               "temperature": (0.5, 1.0)},
-                  beyond={"tokens": (24, 32), "temperature": (0.25,)},
+                  beyond={"tokens": (24, 32), "width": (64,), "temperature": (0.25,)},
                   fixed={"depth": 60, "batch": 16, "skip": 5}),
     # each stack draws its own P and is fitted alone: the stacks are independent
     estimate=Estimate("slopes", "predicted", (-FIXED_RATE_TOLERANCE, FIXED_RATE_TOLERANCE),
@@ -488,7 +490,7 @@ def _doubly_stochastic_violations(theory: Theory, seed: int, samples: int, token
                            right=multihead_contraction_bound:
                            right(r, sigma2, [0.0] * len(leakage), norms, smallest)}),),
     family=Family(parameters={"depth": (8, 16), "tokens": (4, 8), "width": (8, 16)},
-                  beyond={"depth": (32,), "tokens": (16,), "width": (32,)},
+                  beyond={"depth": (32, 64), "tokens": (16,), "width": (32,)},
                   fixed={"batch": 4, "doubly_stochastic_samples": 50}),
 )
 def verify_contraction_bound(seed: int, theory: Theory,
@@ -550,7 +552,8 @@ def verify_contraction_bound(seed: int, theory: Theory,
     # software bug can fail them; the size of the scaling effect is reported, not judged
     kind="consistency",
     family=Family(parameters={"depth": (8, 16), "tokens": (4, 8, 16), "width": (8, 16, 32)},
-                  beyond={"depth": (32,), "width": (64,)}, fixed={"batch": 4}),
+                  beyond={"depth": (32, 96), "tokens": (32,), "width": (64, 128)},
+                  fixed={"batch": 4}),
 )
 def verify_layernorm(seed: int, theory: Theory,
                      depth: int, tokens: int, width: int, batch: int) -> Outcome:
@@ -594,7 +597,7 @@ def verify_layernorm(seed: int, theory: Theory,
     figure="postln_rate",
     wrong_theory={"postln_rate": lambda s, width, placement="post-ln", tau=1.0: 0.5},
     family=Family(parameters={"width": (32, 64), "tokens": (8, 16)},
-                  beyond={"width": (128,)},
+                  beyond={"width": (128,), "tokens": (32,)},
                   fixed={"depth": 96, "batch": 8, "taus": [1.0, 0.75, 0.5, 0.25]}),
     estimate=Estimate("worst_margin", "zero", (0.0, math.inf), relative=False, seeds=(4, 16),
                       label="worst case's signed margin"),
@@ -680,7 +683,8 @@ def verify_deescalation(seed: int, theory: Theory, depth: int, tokens: int, widt
     # the pre-norm models people build (GPT-2, LLaMA, torch.nn's norm_first encoder), each
     # against its post-LN reference (POST_LN_REFERENCE), are members the search draws
     family=Family(parameters={"architecture": (OWN,), "width": (32, 64), "tokens": (8, 16)},
-                  beyond={"architecture": tuple(POST_LN_REFERENCE), "width": (128,)},
+                  beyond={"architecture": tuple(POST_LN_REFERENCE), "width": (128,),
+                          "tokens": (32,)},
                   fixed={"depth": 96, "batch": 8}),
 )
 def verify_preln(seed: int, theory: Theory, depth: int, tokens: int, width: int, batch: int,
