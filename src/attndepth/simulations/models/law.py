@@ -198,8 +198,27 @@ class GaussianAction:
         return _factor(Z) @ self.noise
 
 
+class StackShape:
+    """``batch``, ``depth`` and ``width`` of a batch of stacks' arrays, read from its
+    ``output`` array, (batch, depth, ..., width)."""
+
+    output: np.ndarray
+
+    @property
+    def batch(self) -> int:
+        return self.output.shape[0]
+
+    @property
+    def depth(self) -> int:
+        return self.output.shape[1]
+
+    @property
+    def width(self) -> int:
+        return self.output.shape[-1]
+
+
 @dataclass(frozen=True)
-class LawWeights:
+class LawWeights(StackShape):
     """The weight matrices of a batch of stacks, drawn in law (module docstring).
 
     Attributes
@@ -222,18 +241,6 @@ class LawWeights:
         arrays = {"projections": self.projections, "output": self.output,
                   "ffn_in": self.ffn_in, "ffn_out": self.ffn_out}
         return {name: array for name, array in arrays.items() if array is not None}
-
-    @property
-    def batch(self) -> int:
-        return self.output.shape[0]
-
-    @property
-    def depth(self) -> int:
-        return self.output.shape[1]
-
-    @property
-    def width(self) -> int:
-        return self.output.shape[-1]
 
     def _map(self, change: Callable[[np.ndarray], np.ndarray]) -> LawWeights:
         def apply(array: np.ndarray | None) -> np.ndarray | None:

@@ -65,7 +65,12 @@ from attndepth.simulations.models.blocks import (
     block_forward,
     mix_heads,
 )
-from attndepth.simulations.models.law import LawWeights, draw_law_weights, law_draws_per_layer
+from attndepth.simulations.models.law import (
+    LawWeights,
+    StackShape,
+    draw_law_weights,
+    law_draws_per_layer,
+)
 from attndepth.simulations.models.weight_cache import WeightCache
 from attndepth.simulations.seeding import WEIGHTS_STREAM, spawn_generators
 from attndepth.simulations.settings import setting
@@ -307,7 +312,7 @@ BLOCK_FIELDS: frozenset[str] = frozenset(
 
 
 @dataclass(frozen=True)
-class SoftmaxWeights:
+class SoftmaxWeights(StackShape):
     """Weights of a batch of softmax stacks.
 
     Attributes
@@ -329,18 +334,6 @@ class SoftmaxWeights:
     ffn_in: np.ndarray | None
     ffn_out: np.ndarray | None
     extra: Mapping[str, np.ndarray] = field(default_factory=dict)
-
-    @property
-    def batch(self) -> int:
-        return self.output.shape[0]
-
-    @property
-    def depth(self) -> int:
-        return self.output.shape[1]
-
-    @property
-    def width(self) -> int:
-        return self.output.shape[-1]
 
     def astype(self, dtype: str) -> SoftmaxWeights:
         """The same weights rounded to ``dtype`` (no copy when already of that type)."""
