@@ -213,6 +213,12 @@ def test_a_stack_in_law_draws_what_it_says():
     assert weights.projections.shape == (3, 2, 16, 192) and weights.ffn_in is None
 
 
+@pytest.mark.parametrize("tokens, width, ffn", [(0, 8, False), (4, 2.5, False), (4, 8, 1)])
+def test_the_count_of_draws_refuses_bad_sizes(tokens, width, ffn):
+    with pytest.raises(ValueError, match="tokens|width|ffn"):
+        law_draws_per_layer(tokens, width, ffn)
+
+
 def test_a_float32_stack_in_law_runs_in_float32():
     config = StackConfig(depth=4, tokens=5, width=16, dtype="float32", sampling="law")
     states = run_stack(config, 2, 3).states

@@ -274,7 +274,22 @@ class LawWeights(StackShape):
 
 
 def law_draws_per_layer(tokens: int, width: int, ffn: bool) -> int:
-    """Gaussian numbers one block of one stack draws in law: Σ min(T, fan-in) × fan-out."""
+    """Gaussian numbers one block of one stack draws in law: Σ min(T, fan-in) × fan-out.
+
+    Parameters
+    ----------
+    tokens, width : int
+        T ≥ 1, d ≥ 1.
+    ffn : bool
+        Whether the block has the feed-forward sublayer (hidden width 4d).
+
+    Returns
+    -------
+    int
+    """
+    tokens, width = check_int("tokens", tokens, minimum=1), check_int("width", width, minimum=1)
+    if not isinstance(ffn, bool):
+        raise InvalidParameter(f"ffn must be True or False, got {ffn!r}")
     names = ("projections", "output", *(("ffn_in", "ffn_out") if ffn else ()))
     return sum(min(tokens, rows * width) * columns * width
                for rows, columns, _ in (MATRICES[name] for name in names))
