@@ -12,6 +12,7 @@ from attndepth.framework.evidence import (
     Rival,
     decide,
     interval,
+    predict_constant,
     sampler,
     seed_sample,
     verify_form,
@@ -194,6 +195,38 @@ def test_an_estimate_a_member_does_not_measure_neither_decides_nor_blocks():
     assert evidence.estimates[1][1] is None and "no interval" in evidence.describe()
 
 
+def _limit_out_of_reach(reachable: bool, a_offset: float = 0.0):
+    """Estimate a is measured with noise; b is a deterministic number 0.5 outside its band
+    (a limit at a critical point), reachable or not at this member."""
+    def verify(seed: int) -> Outcome:
+        rng = np.random.default_rng(seed)
+        return Outcome("", "", "holds", "",
+                       {"a": list(1 + a_offset + 0.01 * rng.standard_normal(8)),
+                        "b": 1.5, "one": 1.0, "reachable": reachable})
+    both = (Estimate("a", "one", (-0.05, 0.05)),
+            Estimate("b", "one", (-0.05, 0.05), decidable="reachable"))
+    return sampler(verify, {}), both
+
+
+def test_an_estimate_out_of_reach_neither_holds_nor_fails_nor_grows_the_sample():
+    rival = Rival("b = 1.5", "the number b shows", predicted=predict_constant(1.5),
+                  against="b")
+    run, both = _limit_out_of_reach(False)
+    evidence, outcomes = decide(run, {}, 0, both, (rival,))
+    assert evidence.verdict == "inconclusive" and len(outcomes) == 4
+    assert not evidence.rivals[0].rejected  # nothing is rejected on a number out of reach
+    assert evidence.out_of_reach == (1,) and "out of reach" in evidence.describe()
+    assert [e["decidable"] for e in evidence.as_dict()["estimates"]] == [True, False]
+    # where it is reachable, the same number fails the claim
+    run, both = _limit_out_of_reach(True)
+    assert decide(run, {}, 0, both)[0].verdict == "fails"
+
+
+def test_another_estimate_still_fails_a_claim_whose_limit_is_out_of_reach():
+    run, both = _limit_out_of_reach(False, a_offset=0.2)
+    assert decide(run, {}, 0, both)[0].verdict == "fails"
+
+
 def test_an_estimate_whose_key_is_missing_is_a_bug_not_a_missing_part():
     def verify(seed: int) -> Outcome:
         return Outcome("", "", "holds", "", {"a": [1.0, 1.0], "one": 1.0})
@@ -213,6 +246,8 @@ def test_seeds_that_cannot_decide_make_the_sample_inconclusive():
     (dict(seeds=(1, 4)), "2 <= first"),
     (dict(seeds=(8, 4)), "first <= last"),
     (dict(confidence=1.0), "confidence"),
+    (dict(decidable=""), "decidable"),
+    (dict(decidable=3), "decidable"),
 ])
 def test_bad_estimates_are_refused(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -603,3 +603,26 @@ def test_what_a_claim_skips_where_it_is_not_shown_changes_nothing_reported(claim
                         dataclasses.replace(found, verify=every_seed_shown))
     full = run_claim(claim_id)
     assert skipping.outcome == full.outcome and skipping.rivals == full.rivals
+
+
+@pytest.mark.parametrize("reachable, error, match", [
+    ("yes", TypeError, r"Outcome.values\['reachable'\] .* must be True or False, got str"),
+    (None, ValueError, r"did not return"),
+])
+def test_an_estimates_decidable_must_be_a_returned_bool(monkeypatch, reachable, error, match):
+    from attndepth.framework import registry
+    from attndepth.framework.evidence import Estimate
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+
+    @claim("test.decidable", source="s", statement="s", tolerance="t",
+           presets={"quick": {}, "full": {}},
+           estimate=Estimate("m", "p", (-0.1, 0.1), seeds=(2, 2), decidable="reachable"))
+    def verify(seed):
+        values = {"m": 1.0, "p": 1.0}
+        if reachable is not None:
+            values["reachable"] = reachable
+        return Outcome("p", "m", "holds", values=values)
+
+    with pytest.raises(error, match=match):
+        run_claim("test.decidable")

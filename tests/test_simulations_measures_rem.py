@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attndepth.simulations.measures.rem import gram_factor, rem_participation, wide_layer_map
+from attndepth.simulations.measures.rem import rem_participation, wide_layer_map
+from attndepth.simulations.models.law import token_factor
 
 
 @settings(max_examples=12, deadline=None)
@@ -41,35 +42,11 @@ def test_wide_layer_reproduces_and_collapses_at_small_beta():
     assert np.array_equal(layer.q_in, again.q_in)
 
 
-@settings(max_examples=25, deadline=None)
-@given(tokens=st.integers(2, 12), width=st.integers(1, 24), overlap=st.floats(0.0, 0.999),
-       seed=st.integers(0, 2**31))
-def test_gram_factor_reproduces_the_gram_matrix(tokens, width, overlap, seed):
-    rng = np.random.default_rng(seed)
-    X = math.sqrt(overlap) * rng.standard_normal(width) \
-        + math.sqrt(1 - overlap) * rng.standard_normal((tokens, width))
-    R = gram_factor(X)
-    assert R.shape == (tokens, min(tokens, width))
-    assert np.allclose(R @ R.T, X @ X.T, rtol=1e-10, atol=1e-10 * np.abs(X @ X.T).max())
-
-
-def test_parallel_tokens_keep_themselves_as_their_factor():
-    # X Xᵀ of rank 1 has no Cholesky factor: X itself is one (and H is then d × d)
-    X = np.tile(np.arange(1.0, 9.0), (4, 1))
-    assert gram_factor(X) is X
-
-
-@pytest.mark.parametrize("X", [np.ones(4), np.full((2, 3), np.nan), [["a", "b"]]])
-def test_a_bad_token_matrix_is_refused(X):
-    with pytest.raises(ValueError, match="X must"):
-        gram_factor(X)
-
-
 def test_logits_through_the_factor_have_the_law_of_x_g_xt():
     # vec(X G Xᵀ) has covariance S ⊗ S, S = X Xᵀ: so must vec(R H Rᵀ), entry by entry
     rng = np.random.default_rng(3)
     X = rng.standard_normal((3, 7))
-    R = gram_factor(X)
+    R = token_factor(X)
     H = rng.standard_normal((40_000, 3, 3))
     logits = (R @ H @ R.T).reshape(-1, 9)
     S = X @ X.T

@@ -119,7 +119,13 @@ def to_decide(verdict: Verdict, evidence: Evidence | None, estimates: Sequence[E
     labels = {e.measured: e.label for e in estimates}
     parts: list[str] = []
     needs: list[int | None] = []
-    for label, interval, band in evidence.estimates:
+    unreachable = {evidence.estimates[k][0] for k in evidence.out_of_reach}
+    for k, (label, interval, band) in enumerate(evidence.estimates):
+        if k in evidence.out_of_reach:
+            parts.append(f"{label}: no sample size (out of reach at this member's "
+                         f"parameters: see the note)")
+            needs.append(None)
+            continue
         if interval is None or interval.position(band) != "straddles":
             continue
         needed = seeds_to_decide(interval, band)
@@ -138,7 +144,11 @@ def to_decide(verdict: Verdict, evidence: Evidence | None, estimates: Sequence[E
                  and rival.against else (estimates[0].label if estimates else ""))
         rival_band = rival.band if rival is not None and rival.band else bands.get(label)
         interval = result.interval
-        if interval is None or rival_band is None:
+        if label in unreachable:
+            parts.append(f"rival {result.name}: not decidable here (its estimate is out "
+                         f"of reach)")
+            needs.append(None)
+        elif interval is None or rival_band is None:
             parts.append(f"rival {result.name}: not measured here")
             needs.append(None)
         elif _inside(interval.mean, rival_band):

@@ -89,6 +89,15 @@ class Estimate:
         listed value is one — valid only when the values of one seed are
         independent of each other (no window, fit or prediction shared by the
         seed's stacks), and then much tighter.
+    decidable : str, optional
+        Key of a bool of ``Outcome.values``: False where the member's parameters put
+        the quantity beyond any sample's reach (a limit approached like 1/√(ln T) at
+        a critical point). Its interval is still reported, but it neither holds nor
+        fails there: the claim is then at best ``inconclusive`` (another estimate
+        may still fail it), and the sample does not grow for it. A seed's own
+        verdict should then rest on its other checks: making it ``inconclusive``
+        only where those pass would drop exactly the seeds that pass them from
+        every interval.
     """
 
     measured: str
@@ -99,6 +108,7 @@ class Estimate:
     confidence: float = DEFAULT_CONFIDENCE
     label: str = "error"
     pool: str = "seeds"
+    decidable: str | None = None
 
     def __post_init__(self) -> None:
         low, high = self.band
@@ -114,6 +124,10 @@ class Estimate:
             raise InvalidParameter(f"confidence must lie in (0.5, 1), got {self.confidence}")
         if self.pool not in ("seeds", "stacks"):
             raise InvalidParameter(f"pool must be 'seeds' or 'stacks', got {self.pool!r}")
+        if self.decidable is not None and not (isinstance(self.decidable, str)
+                                               and self.decidable):
+            raise InvalidParameter(f"decidable must be a key of Outcome.values (a "
+                                   f"non-empty string) or None, got {self.decidable!r}")
 
     @property
     def looks(self) -> int:
@@ -258,6 +272,9 @@ class Evidence:
     #: Every estimate of the claim: (label, interval or None, band); the first is the
     #: one of ``interval``, ``band`` and ``label``.
     estimates: tuple[tuple[str, Interval | None, tuple[float, float]], ...] = ()
+    #: The positions in ``estimates`` of those this member cannot decide
+    #: (:attr:`Estimate.decidable`).
+    out_of_reach: tuple[int, ...] = ()
 
     @property
     def pass_fraction(self) -> float:
@@ -272,18 +289,21 @@ class Evidence:
                 "error_rate": self.error_rate, "pass_fraction": self.pass_fraction,
                 "label": self.label,
                 "estimates": [{"label": label, "band": list(band),
-                               "interval": i.as_dict() if i else None}
-                              for label, i, band in self.estimates]}
+                               "interval": i.as_dict() if i else None,
+                               "decidable": k not in self.out_of_reach}
+                              for k, (label, i, band) in enumerate(self.estimates)]}
 
     def describe(self) -> str:
         """One line: each interval with its band, the seeds and the pass fraction."""
         parts = []
-        for label, i, (low, high) in self.estimates:
+        for k, (label, i, (low, high)) in enumerate(self.estimates):
             if i is None:
                 parts.append(f"{label}: no interval (no decided seed measures it)")
                 continue
             parts.append(f"{label} {_number(i.mean)} in [{_number(i.low)}, {_number(i.high)}] "
-                         f"(n = {i.n}; band [{_number(low)}, {_number(high)}])")
+                         f"(n = {i.n}; band [{_number(low)}, {_number(high)}]"
+                         + ("; out of reach at this member: decides nothing)"
+                            if k in self.out_of_reach else ")"))
         return ("; ".join(parts) + f" — {1 - (self.error_rate or 0):.0%} intervals over "
                 f"{len(self.seeds)} seeds; {self.passed}/{self.decided} seeds pass alone")
 
@@ -489,27 +509,32 @@ def decide(run: Sample, params: Mapping[str, Any], base_seed: int,
         usable = [o for o in outcomes if o.verdict in DECIDED]
         intervals = [_pooled(e, usable, _value_of(e.predicted), level) for e in estimates]
         measures = [_measures(e, usable) for e in estimates]
+        reachable = {e.measured: _reachable(e, usable) for e in estimates}
         compared = [_rival_sample(by_key.get(rival.against or primary.measured, primary),
                                   rival, usable, params, level, run, base_seed, count,
                                   theory, rerun) for rival, rerun in zip(rivals, reruns,
                                                                           strict=True)]
+        # an estimate out of reach neither stops nor grows the sample
         positions = [i.position(e.band) for i, e in zip(intervals, estimates, strict=True)
-                     if i is not None]
-        pending = any(i is None and m for i, m in zip(intervals, measures, strict=True))
+                     if i is not None and reachable[e.measured]]
+        pending = any(i is None and m and reachable[e.measured]
+                      for i, m, e in zip(intervals, measures, estimates, strict=True))
         failed = "outside" in positions  # the claim fails, whatever its rivals say
         positions += [i.position(rival_band(r, by_key, primary))
-                      for r, (i, _) in zip(rivals, compared, strict=True) if i is not None]
+                      for r, (i, _) in zip(rivals, compared, strict=True)
+                      if i is not None and reachable[r.against or primary.measured]]
         if count >= last or failed or (not pending and "straddles" not in positions):
             break
         count = min(2 * count, last)
     results = tuple(
         RivalResult(rival.name, rival.source, prediction,
-                    bool(i is not None and i.position(rival_band(rival, by_key, primary))
-                         == "outside"), i)
+                    bool(i is not None and reachable[rival.against or primary.measured]
+                         and i.position(rival_band(rival, by_key, primary)) == "outside"), i)
         for rival, (i, prediction) in zip(rivals, compared, strict=True))
     decided = len(usable)
     passed = sum(o.verdict == Verdict.HOLDS for o in usable)
-    claim_positions = [i.position(e.band) if i is not None else "straddles"
+    claim_positions = [i.position(e.band) if i is not None and reachable[e.measured]
+                       else "straddles"
                        for i, e, m in zip(intervals, estimates, measures, strict=True)
                        if i is not None or m]
     if any(o.verdict == Verdict.ERROR for o in outcomes):
@@ -528,7 +553,8 @@ def decide(run: Sample, params: Mapping[str, Any], base_seed: int,
                         passed, decided, results, primary.band, 1 - primary.confidence,
                         primary.label,
                         tuple((e.label, i, e.band)
-                              for e, i in zip(estimates, intervals, strict=True)))
+                              for e, i in zip(estimates, intervals, strict=True)),
+                        tuple(k for k, e in enumerate(estimates) if not reachable[e.measured]))
     return evidence, outcomes
 
 
@@ -545,6 +571,13 @@ def _value_of(name: str) -> Callable[[Any], Any]:
     def read(outcome: Any) -> Any:
         return outcome.values[name]
     return read
+
+
+def _reachable(estimate: Estimate, outcomes: list[Any]) -> bool:
+    """Whether the outcomes can decide ``estimate``: no seed's ``values[decidable]`` is
+    False (:attr:`Estimate.decidable`)."""
+    key = estimate.decidable
+    return key is None or all(bool(o.values[key]) for o in outcomes)
 
 
 def _measures(estimate: Estimate, outcomes: list[Any]) -> bool:

@@ -909,12 +909,20 @@ def _check_outcome(found: Claim, outcome: Any) -> None:
                           f"{type(outcome).__name__}, not an Outcome (return "
                           f"attndepth.Outcome(predicted, measured, verdict, ...))")
     if outcome.verdict in DECIDED:
-        missing = [key for e in found.estimates for key in (e.measured, e.predicted)
-                   if key not in outcome.values]
+        missing = [key for e in found.estimates
+                   for key in (e.measured, e.predicted, e.decidable)
+                   if key is not None and key not in outcome.values]
         if missing:
             raise InvalidParameter(f"claim {found.id!r}: its estimate reads "
                                    f"Outcome.values {sorted(set(missing))}, which the "
                                    f"verify function did not return")
+        for estimate in found.estimates:
+            if (estimate.decidable is not None
+                    and not isinstance(outcome.values[estimate.decidable], (bool, np.bool_))):
+                raise InvalidType(f"claim {found.id!r}: Outcome.values"
+                                  f"[{estimate.decidable!r}] (the estimate's decidable) must "
+                                  f"be True or False, got "
+                                  f"{type(outcome.values[estimate.decidable]).__name__}")
         if is_users(found):
             _refuse_non_finite(found, outcome)
 

@@ -23,8 +23,9 @@ import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
 from attndepth.errors import InvalidParameter
+from attndepth.simulations.models.law import token_factor
 from attndepth.simulations.seeding import spawn_generators
-from attndepth.validation import check_finite_array, check_int, check_real, check_size
+from attndepth.validation import check_int, check_real, check_size
 
 #: Quadrature grid in x = u + λg: [X_LOW, X_HIGH] with step X_STEP; outside it f and
 #: 1 − exp(−e^x) are replaced by their tails (relative error below e^{−30}).
@@ -143,33 +144,6 @@ def _overlaps(X: np.ndarray) -> tuple[float, float]:
     return diagonal, (float(column @ column) / d - diagonal * T) / (T * (T - 1))
 
 
-def gram_factor(X: np.ndarray) -> np.ndarray:
-    """A factor R with R Rᵀ = X Xᵀ and at most min(T, d) columns.
-
-    Parameters
-    ----------
-    X : (T, d)
-
-    Returns
-    -------
-    R : (T, d) when T ≥ d (X itself); else (T, T), the Cholesky factor of X Xᵀ (or X
-    itself where round-off leaves X Xᵀ without one: tokens nearly parallel).
-
-    Raises
-    ------
-    ValueError
-        X is not a 2-D array of finite numbers.
-    """
-    X = check_finite_array("X", X, ndim=2)
-    T, d = X.shape
-    if T >= d:
-        return X
-    try:
-        return np.linalg.cholesky(X @ X.T)
-    except np.linalg.LinAlgError:
-        return X
-
-
 def wide_layer_map(tokens: int, width: int, overlap: float, beta: float, seed: int,
                    samples: int = 1) -> LayerMap:
     """Pass correlated Gaussian tokens through ``samples`` random softmax layers.
@@ -197,7 +171,8 @@ def wide_layer_map(tokens: int, width: int, overlap: float, beta: float, seed: i
     Notes
     -----
     G enters only through X G Xᵀ, whose law given X is Gaussian with covariance
-    S ⊗ S, S = X Xᵀ. For any R with R Rᵀ = S (:func:`gram_factor`) and H standard
+    S ⊗ S, S = X Xᵀ. For any R with R Rᵀ = S
+    (:func:`~attndepth.simulations.models.law.token_factor`) and H standard
     Gaussian, R H Rᵀ has covariance (R Rᵀ) ⊗ (R Rᵀ) = S ⊗ S: the same law. With
     T < d the factor is T × T, so each sample draws T² numbers instead of d² and
     costs O(T²d) instead of O(Td²); with T ≥ d, R = X and H is G itself.
@@ -214,7 +189,7 @@ def wide_layer_map(tokens: int, width: int, overlap: float, beta: float, seed: i
     for rng in spawn_generators(seed, samples, LAYER_STREAM):
         common = rng.standard_normal(d)
         X = math.sqrt(p) * common + math.sqrt(1 - p) * rng.standard_normal((T, d))
-        R = gram_factor(X)
+        R = token_factor(X)
         H = rng.standard_normal((R.shape[1], R.shape[1]))
         logits = (R @ H) @ R.T * (beta * math.sqrt(math.log(T)) / d)
         logits -= logits.max(axis=1, keepdims=True)
