@@ -135,12 +135,13 @@ class LayerMap:
         return (self.q_out - self.p_in) / (self.q_in - self.p_in)
 
 
-def _overlaps(X: np.ndarray) -> tuple[float, float]:
-    """Mean of x_iᵀx_i/d and of x_iᵀx_j/d over i ≠ j, without the T × T Gram matrix:
-    its trace is Σ‖x_i‖² and the sum of all its entries ‖Σ_i x_i‖²."""
-    T, d = X.shape
-    diagonal = float(np.einsum("ij,ij->", X, X)) / (T * d)
-    column = X.sum(axis=0)
+def _overlaps(F: np.ndarray, d: int) -> tuple[float, float]:
+    """Mean of x_iᵀx_i/d and of x_iᵀx_j/d over i ≠ j for tokens X (T × d) given by any F
+    with F Fᵀ = X Xᵀ (X itself, or a T × T factor), without the Gram matrix: its trace is
+    Σ‖f_i‖² and the sum of all its entries ‖Σ_i f_i‖²."""
+    T = F.shape[0]
+    diagonal = float(np.einsum("ij,ij->", F, F)) / (T * d)
+    column = F.sum(axis=0)
     return diagonal, (float(column @ column) / d - diagonal * T) / (T * (T - 1))
 
 
@@ -175,7 +176,9 @@ def wide_layer_map(tokens: int, width: int, overlap: float, beta: float, seed: i
     (:func:`~attndepth.simulations.models.law.token_factor`) and H standard
     Gaussian, R H Rᵀ has covariance (R Rᵀ) ⊗ (R Rᵀ) = S ⊗ S: the same law. With
     T < d the factor is T × T, so each sample draws T² numbers instead of d² and
-    costs O(T²d) instead of O(Td²); with T ≥ d, R = X and H is G itself.
+    costs O(T²d) instead of O(Td²); with T ≥ d, R = X and H is G itself. The overlaps
+    after the layer come from A R, since Y = A X has Y Yᵀ = (A R)(A R)ᵀ: a T × T
+    product in place of the T × d one.
     """
     T = check_int("tokens", tokens, minimum=2)
     d = check_int("width", width, minimum=1)
@@ -195,7 +198,8 @@ def wide_layer_map(tokens: int, width: int, overlap: float, beta: float, seed: i
         logits -= logits.max(axis=1, keepdims=True)
         np.exp(logits, out=logits)
         logits /= logits.sum(axis=1, keepdims=True)
-        Y = logits @ X
-        rows.append((*_overlaps(X), *_overlaps(Y), float(np.mean(np.sum(logits**2, axis=1)))))
+        # Y = A X has Y Yᵀ = (A R)(A R)ᵀ: its overlaps from the T × T product A R
+        rows.append((*_overlaps(R, d), *_overlaps(logits @ R, d),
+                     float(np.mean(np.sum(logits**2, axis=1)))))
     q_in, p_in, q_out, p_out, participation = np.array(rows).T
     return LayerMap(q_in, p_in, q_out, p_out, participation)
