@@ -472,7 +472,10 @@ def decide(run: Sample, params: Mapping[str, Any], base_seed: int,
     edge of its band, and stops as soon as the claim fails (the union bound over
     the looks holds whatever the stopping rule). Each doubling measures only the
     new seeds, in one call of ``run``; a rival that replaces names of the theory
-    runs the sample again with its own theory.
+    runs the sample again with its own theory. An estimate this member puts out of
+    reach (:attr:`Estimate.decidable` False at any decided seed) is reported but
+    neither holds nor fails, grows no sample and rejects no rival: the claim is then
+    at best ``inconclusive``.
 
     Parameters
     ----------
