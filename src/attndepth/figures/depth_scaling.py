@@ -48,7 +48,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
         for depth in DEPTHS[preset]:
             config = StackConfig(variant="pre-ln", depth=depth, tokens=size["tokens"],
                                  width=size["width"], ffn=size["ffn"],
-                                 residual_scale=branch_scale(name, depth))
+                                 residual_scale=branch_scale(name, depth), sampling="law")
             moved = stream_displacement(config, size["batch"], seed)
             mean = float(moved.mean())
             first = mean if math.isnan(first) else first

@@ -61,7 +61,8 @@ def compute(preset: str, seed: int) -> dict[str, list]:
         for key, item in zip(columns, row, strict=True):
             columns[key].append(item)
 
-    shape = dict(variant="residual", tokens=size["tokens"], width=size["width"])
+    shape = dict(variant="residual", tokens=size["tokens"], width=size["width"],
+                 sampling="law")
     for name in SCALINGS:
         for temperature in (hot, 1.0) if name == "1" else (hot,):
             for depth in size["depths"]:

@@ -34,7 +34,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
                                                 "predicted")}
     for variant, placement, tau in CURVES:
         config = StackConfig(variant=variant, depth=size["depth"], tokens=size["tokens"],
-                             width=size["width"], tau=tau)
+                             width=size["width"], tau=tau, sampling="law")
         trace = escalation_trace(config, size["batch"], seed)
         q10, median, q90 = np.quantile(trace.log_odds, [0.1, 0.5, 0.9], axis=1)
         predicted = np.full(median.shape, np.nan)

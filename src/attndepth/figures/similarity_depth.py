@@ -36,7 +36,8 @@ def compute(preset: str, seed: int) -> dict[str, list]:
                                                 "tokens", "width", "heads", "batch")}
     for variant in VARIANTS:
         config = StackConfig(variant=variant, depth=size["depth"], tokens=size["tokens"],
-                             width=size["width"], heads=size["heads"], tau=1.0)
+                             width=size["width"], heads=size["heads"], tau=1.0,
+                             sampling="law")
         similarity = token_similarity(run_stack(config, size["batch"], seed).states)
         mean = similarity.mean(axis=1)
         half = interval_half_width(similarity.std(axis=1, ddof=1) / np.sqrt(size["batch"]),

@@ -42,7 +42,8 @@ def compute(preset: str, seed: int) -> dict[str, list]:
         for key, item in zip(columns, row, strict=True):
             columns[key].append(item)
 
-    shape = dict(variant="pure", depth=size["depth"], tokens=size["tokens"], width=size["width"])
+    shape = dict(variant="pure", depth=size["depth"], tokens=size["tokens"], width=size["width"],
+                 sampling="law")
     for window in PROFILE_WINDOWS:
         states = run_stack(StackConfig(window=window, **shape), size["batch"], seed).states
         for layer, value in enumerate(np.median(log_odds(states), axis=1)):
