@@ -313,10 +313,10 @@ def _layer_excess(tokens: int, widths: tuple[int, ...], overlap: float, beta: fl
         0.0, 1.0 - float(np.sqrt(1.0 / (1.0 - overlap))) / beta)},
     # per seed: its layers' extrapolated excess, and the limit (the same at every seed)
     estimate=(Estimate("intercept", "finite_participation", (-LAYER_BAND, LAYER_BAND),
-                       relative=False, seeds=(4, 16),
+                       relative=False, seeds=(4, 32),
                        label="extrapolated excess − E Y₂(T)"),
               Estimate("participation_at_1e300", "limit", (-LIMIT_TOLERANCE, LIMIT_TOLERANCE),
-                       relative=False, seeds=(4, 16), label="E Y₂(1e300) − limit",
+                       relative=False, seeds=(4, 32), label="E Y₂(1e300) − limit",
                        decidable="limit_reachable")),
     # every rival is compared at the same β (design_beta): only the predicted limit differs
     rivals=(Rival("β_c = √2", "the REM's freezing point with the overlap ignored (the p = 0 "
