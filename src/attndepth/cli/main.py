@@ -11,6 +11,7 @@ to report it; 130 interrupted (Ctrl-C). The error classes are in
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import sys
@@ -29,30 +30,44 @@ from attndepth.cli._parsing import (
 )
 from attndepth.errors import AttndepthError, CheckFailed, OutputFailed, WorkerDied
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_CLAIM_FAILED", "EXIT_INTERNAL_ERROR", "EXIT_INTERRUPTED",
-           "EXIT_OK", "EXIT_WORKER_DIED", "SUBCOMMAND_MODULES", "build_parser", "main"]
+__all__ = ["COMMANDS", "EXIT_BAD_INPUT", "EXIT_CLAIM_FAILED", "EXIT_INTERNAL_ERROR",
+           "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_WORKER_DIED", "SUBCOMMAND_MODULES",
+           "build_parser", "main"]
 
 #: Frames of an internal error's traceback that are printed (the innermost).
 TRACEBACK_FRAMES = 4
 
-#: The subcommands, in the order ``--help`` lists them: each module adds its own with
-#: ``register(subparsers)``.
-SUBCOMMAND_MODULES: tuple[str, ...] = (
-    "attndepth.cli.verify",
-    "attndepth.cli.figures",
-    "attndepth.cli.atlas",
-    "attndepth.cli.map",
-    "attndepth.cli.plan",
-    "attndepth.cli.separation_rank",
-    "attndepth.cli.similarity",
-    "attndepth.cli.sweep",
-    "attndepth.cli.store",
-    "attndepth.cli.train",
-)
+#: Each command and the module that adds it with ``register(subparsers)``, in the order
+#: ``--help`` lists them. A command line naming one imports only its module (``seprank``
+#: does not wait for the claims' imports); help and mistakes import them all.
+COMMANDS: dict[str, str] = {
+    "verify": "attndepth.cli.verify",
+    "figures": "attndepth.cli.figures",
+    "atlas": "attndepth.cli.atlas",
+    "map": "attndepth.cli.map",
+    "plan": "attndepth.cli.plan",
+    "seprank": "attndepth.cli.separation_rank",
+    "similarity": "attndepth.cli.similarity",
+    "sweep": "attndepth.cli.sweep",
+    "store": "attndepth.cli.store",
+    "train": "attndepth.cli.train",
+}
+#: The modules of :data:`COMMANDS`, in its order.
+SUBCOMMAND_MODULES: tuple[str, ...] = tuple(COMMANDS.values())
 
 
-def build_parser() -> Parser:
-    """The full parser, one subparser per command."""
+def build_parser(command: str | None = None) -> Parser:
+    """The parser, one subparser per command; only ``command``'s when it names one.
+
+    Parameters
+    ----------
+    command : str, optional
+        A key of :data:`COMMANDS`; None (or anything else): every command.
+
+    Returns
+    -------
+    Parser
+    """
     parser = Parser(prog="attndepth",
                     description="Check the theory of how deep self-attention can usefully "
                                 "go: claims against seeded measurements, separation ranks, "
@@ -62,15 +77,30 @@ def build_parser() -> Parser:
                                     "attndepth COMMAND --help"))
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser,
                                 metavar="COMMAND")
-    for module in SUBCOMMAND_MODULES:
+    modules = [COMMANDS[command]] if command in COMMANDS else SUBCOMMAND_MODULES
+    for module in modules:
         importlib.import_module(module).register(sub)
     return parser
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line parsed by the parser of the command it names (its first word); a
+    line it refuses is parsed again by the whole parser, whose error also says where an
+    option of another command belongs."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = words[0] if words else None
+    if command in COMMANDS:
+        try:
+            return build_parser(command).parse_args(words)
+        except BadInput:
+            pass
+    return build_parser().parse_args(words)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (also used in-process by tests)."""
     try:
-        args = build_parser().parse_args(argv)
+        args = _parse(argv)
         return int(args.handler(args))
     except BadInput as error:
         print(str(error), file=sys.stderr)

@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import math
 import platform
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attndepth import __version__
 from attndepth.errors import InvalidParameter
-from attndepth.framework.registry import ClaimResult
 from attndepth.framework.result_text import (
     TABLE_WIDTH,
     result_block,
@@ -21,6 +20,9 @@ from attndepth.framework.result_text import (
     wrong_theory_line,
 )
 from attndepth.framework.verdicts import DECIDED, THEORY_VERDICTS, VERDICTS, Verdict
+
+if TYPE_CHECKING:  # the commands that only write JSON need not import every claim's machinery
+    from attndepth.framework.registry import ClaimResult
 
 __all__ = ["FORMATS", "TABLE_WIDTH", "dumps", "environment", "render", "render_json",
            "render_latex", "render_markdown", "render_table", "summary", "wrong_theory_line"]
