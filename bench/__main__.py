@@ -230,6 +230,10 @@ def main() -> None:
         "and compiling in each (a few seconds), so it pays off for runs of more than a "
         "few seconds; two warm processes side by side train 1.45× as fast as one."))
     sections.append(table("attndepth verify --preset quick", [verify]))
+    sections.append(table(
+        "attndepth seprank: a class the shipped atlas holds", [system.seprank_from_atlas()],
+        "Answered from the atlas with its certificate, seed and command (`--recompute` "
+        "measures it again, as long as the row's own measurement took)."))
     RESULTS.write_text("\n".join(sections))
     print(RESULTS.read_text())
 

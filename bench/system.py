@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import resource
 import statistics
 import subprocess
@@ -57,6 +58,23 @@ def verify_quick(runs: int = 3) -> dict:
     return {"wall s (median)": statistics.median(walls),
             "runs s": ", ".join(f"{w:.2f}" for w in walls), "jobs": available_cores(),
             "wall s, --jobs 1": one, "peak MiB": peak, "target s": 20}
+
+
+def seprank_from_atlas(width: int = 6, depth: int = 3, tokens: int = 2) -> dict:
+    """Wall time of ``attndepth seprank`` answering a class the shipped atlas holds, as a
+    user runs it (a new process: imports included), best of three; against the seconds
+    the atlas row records for measuring it (``--recompute``)."""
+    command = [sys.executable, "-m", "attndepth.cli.main", "seprank", "--width", str(width),
+               "--depth", str(depth), "--tokens", str(tokens), "--json"]
+    walls, answer = [], {}
+    for _ in range(3):
+        start = time.perf_counter()
+        done = subprocess.run(command, check=True, capture_output=True, text=True)
+        walls.append(time.perf_counter() - start)
+        answer = json.loads(done.stdout)
+    return {"class": f"d={width}, L={depth}, N={tokens}", "rank": answer["rank"],
+            "source": answer["source"], "answer s": min(walls),
+            "measuring it s (the row's)": answer["measured_seconds"], "target s": 1}
 
 
 def seed_samples() -> list[dict]:
