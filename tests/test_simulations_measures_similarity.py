@@ -11,6 +11,7 @@ from attndepth.simulations.measures.similarity import (
     log_odds,
     mean_pairwise_cosine,
     norm_1_inf,
+    similarity_and_log_odds,
     token_diversity,
     token_similarity,
 )
@@ -45,6 +46,13 @@ def test_log_odds_matches_definition(X):
     t = token_similarity(X)
     if 1e-12 < t < 1 - 1e-12:
         assert abs(log_odds(X) - np.log(t / (1 - t))) < 1e-6
+
+
+@given(token_matrices)
+def test_one_pass_gives_both_measures_bit_for_bit(X):
+    similarity, odds = similarity_and_log_odds(np.stack([X, X[::-1], np.ones_like(X)]))
+    for k, Y in enumerate((X, X[::-1], np.ones_like(X))):
+        assert similarity[k] == token_similarity(Y) and odds[k] == log_odds(Y)
 
 
 def test_cosine_of_parallel_and_orthogonal_tokens():

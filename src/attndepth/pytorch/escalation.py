@@ -21,7 +21,7 @@ from attndepth.pytorch.architectures import ARCHITECTURES, build, random_inputs
 from attndepth.pytorch.loading import check_device
 from attndepth.pytorch.observe import observe
 from attndepth.simulations.measures.escalation import EscalationTrace, diversity_contraction
-from attndepth.simulations.measures.similarity import log_odds, token_similarity
+from attndepth.simulations.measures.similarity import similarity_and_log_odds
 from attndepth.validation import check_choice, check_int, check_seed
 
 #: The architectures whose blocks put the norm after the residual sum.
@@ -119,4 +119,5 @@ def architecture_trace(architecture: str, *, depth: int, tokens: int, width: int
                                  [0] for layer in range(depth)])
     X = np.stack(states, axis=1)  # (depth + 1, batch, tokens, width)
     s2 = np.array(contractions).T if contractions else np.empty((0, batch))
-    return EscalationTrace(log_odds(X), token_similarity(X), s2)
+    similarity, odds = similarity_and_log_odds(X)
+    return EscalationTrace(odds, similarity, s2)

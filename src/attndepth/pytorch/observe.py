@@ -35,10 +35,9 @@ from attndepth.pytorch.loading import check_device, load_torch, torch_dtype
 from attndepth.simulations.measures.similarity import (
     attention_entropy,
     attention_spectra,
-    log_odds,
     mean_pairwise_cosine,
+    similarity_and_log_odds,
     stable_rank,
-    token_similarity,
 )
 
 
@@ -78,7 +77,8 @@ class Observation:
         """
         X = self.states
         norms = np.sqrt(np.sum(X * X, axis=(-2, -1)))
-        found = {"t_sim": token_similarity(X), "log_odds": log_odds(X),
+        similarity, odds = similarity_and_log_odds(X)
+        found = {"t_sim": similarity, "log_odds": odds,
                  "stable_rank": stable_rank(X),
                  "norm_growth": norms / np.maximum(norms[:1], np.finfo(np.float64).tiny)}
         if X.shape[-2] >= 2:

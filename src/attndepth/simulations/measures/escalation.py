@@ -18,8 +18,8 @@ from attndepth.simulations.measures.similarity import (
     dong_residual,
     log_odds,
     norm_1_inf,
+    similarity_and_log_odds,
     token_diversity,
-    token_similarity,
 )
 from attndepth.simulations.models.blocks import NUMPY, branch_input
 from attndepth.simulations.models.stacks import (
@@ -148,11 +148,13 @@ def _remembered_trace(config: StackConfig, batch: int, seed: int) -> EscalationT
 def _escalation_chunk(config: StackConfig, batch: int, seed: int,
                       first: int) -> EscalationTrace:
     weights, X0 = draw_run(config, batch, seed, first)
-    odds, similarity, contraction = [log_odds(X0)], [token_similarity(X0)], []
+    first_similarity, first_odds = similarity_and_log_odds(X0)
+    odds, similarity, contraction = [first_odds], [first_similarity], []
     for record in iterate_stack(config, weights, X0):
         contraction.append(diversity_contraction(record.inputs, record.attention))
-        odds.append(log_odds(record.outputs))
-        similarity.append(token_similarity(record.outputs))
+        layer_similarity, layer_odds = similarity_and_log_odds(record.outputs)
+        odds.append(layer_odds)
+        similarity.append(layer_similarity)
     return EscalationTrace(np.array(odds), np.array(similarity), np.array(contraction))
 
 

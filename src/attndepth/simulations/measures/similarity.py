@@ -65,6 +65,24 @@ def log_odds(X: np.ndarray) -> np.ndarray:
     return np.log(np.maximum(mean_part, TINY)) - np.log(np.maximum(diversity_part, TINY))
 
 
+def similarity_and_log_odds(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`token_similarity` and :func:`log_odds` of the same states, from one pass
+    over them (each alone would compute ‖ΠX‖² and ‖(I − Π)X‖² again).
+
+    Parameters
+    ----------
+    X : (..., n, d)
+        Finite token matrices.
+
+    Returns
+    -------
+    (t_sim, log_odds) : two (...) arrays, bit for bit what the two functions return.
+    """
+    mean_part, diversity_part = _squared_norms(X)
+    return (mean_part / np.maximum(mean_part + diversity_part, TINY),
+            np.log(np.maximum(mean_part, TINY)) - np.log(np.maximum(diversity_part, TINY)))
+
+
 def mean_pairwise_cosine(X: np.ndarray) -> np.ndarray:
     """Mean cosine similarity over ordered pairs of distinct tokens. (..., n, d) -> (...)."""
     X = _tokens(X)

@@ -137,13 +137,12 @@ def observe_similarity(seed: int, batch: int = 4, **settings: Any) -> dict[str, 
         ``t_sim_final``, ``log_odds_final`` and the per-layer lists ``t_sim``, ``log_odds``
         (length depth + 1).
     """
-    from attndepth.simulations.measures.similarity import log_odds, token_similarity
+    from attndepth.simulations.measures.similarity import similarity_and_log_odds
     from attndepth.simulations.models.stacks import StackConfig, run_stack
 
     _known("similarity", settings, SIMILARITY_SETTINGS)
     states = run_stack(configure(StackConfig, settings), batch, seed).states
-    similarity = np.median(token_similarity(states), axis=1)
-    odds = np.median(log_odds(states), axis=1)
+    similarity, odds = (np.median(part, axis=1) for part in similarity_and_log_odds(states))
     return {"t_sim_final": float(similarity[-1]), "log_odds_final": float(odds[-1]),
             "t_sim": similarity.tolist(), "log_odds": odds.tolist()}
 
