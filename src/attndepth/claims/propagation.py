@@ -234,7 +234,8 @@ LAYER_BAND = 0.05
 #: Largest |E Y₂(T = 1e300) − (1 − β_c/β)₊| away from the critical point.
 LIMIT_TOLERANCE = 0.01
 #: Within this distance of β/β_c = 1 the limit is approached like 1/√(ln T) (0.022 at
-#: T = 1e300) and cannot be decided by any T: the verdict is inconclusive there.
+#: T = 1e300) and cannot be decided by any T: the limit's estimate is out of reach there
+#: (``Estimate.decidable``), so the verdict is at best inconclusive.
 CRITICAL_WINDOW = 0.25
 #: The "infinite" T of the limit check.
 LARGE_TOKENS = 1e300
@@ -300,8 +301,9 @@ def _layer_excess(tokens: int, widths: tuple[int, ...], overlap: float, beta: fl
               "(1 − β_c/β)₊, β_c = √(2/(1 − p)): below β_c the tokens collapse (q′ = p).",
     tolerance=(f"99 % intervals over seeds: the 1/d-extrapolated excess (q′ − p)/(q − p) "
                f"within ±{LAYER_BAND:g} of the finite-T REM value E Y₂(T); E Y₂(T = 1e300) "
-               f"within ±{LIMIT_TOLERANCE} of (1 − β_c/β)₊ (inconclusive within "
-               f"{CRITICAL_WINDOW} of β = β_c); SymPy: β_c from the freezing condition"),
+               f"within ±{LIMIT_TOLERANCE} of (1 − β_c/β)₊ (out of reach within "
+               f"{CRITICAL_WINDOW} of β = β_c: there at best inconclusive); SymPy: β_c from "
+               f"the freezing condition"),
     presets=presets.GIORLANDINO,
     theory=(critical_beta, limit_participation, energy_scale, confirm_critical_beta,
             confirm_inverse_square),
