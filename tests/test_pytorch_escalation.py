@@ -59,7 +59,7 @@ def test_the_device_comes_from_the_environment_and_a_bad_one_is_named(monkeypatc
     assert np.array_equal(found.similarity,
                           architecture_trace("encoder-post", batch=1, seed=7, **SIZE).similarity)
     monkeypatch.setenv(DEVICE_VARIABLE, "tpu")
-    with pytest.raises(ValueError, match=r"\$ATTNDEPTH_TORCH_DEVICE: device must be"):
+    with pytest.raises(ValueError, match=r"ATTNDEPTH_TORCH_DEVICE must be cpu, cuda or cuda:N"):
         architecture_trace("encoder-post", batch=1, seed=7, **SIZE)
     if not torch.cuda.is_available():
         monkeypatch.setenv(DEVICE_VARIABLE, "cuda")

@@ -134,7 +134,7 @@ def test_a_row_without_a_positive_time_limit_is_refused(tmp_path, limit):
 
 
 def test_missing_file_and_wrong_type():
-    with pytest.raises(ValueError, match="cannot read the atlas"):
+    with pytest.raises(ValueError, match="atlas /nonexistent/atlas.csv: cannot be read"):
         atlas("/nonexistent/atlas.csv")
     with pytest.raises(TypeError, match="str or Path"):
         atlas(3)

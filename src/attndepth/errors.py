@@ -31,6 +31,9 @@ standard types they already know.
 returned its result, but its final checkpoint could not be written (the CLI
 prints the result, then exits 3).
 
+A user's code runs contained (:mod:`attndepth.sandbox`): whatever it raises is one
+:class:`UserCodeFailed`.
+
 Anything else escaping the command line is an internal bug: it prints a short
 traceback and asks for a report, exit code 4
 (``attndepth.cli.main.EXIT_INTERNAL_ERROR``).
@@ -39,14 +42,9 @@ This module imports nothing from attndepth, so every layer may import it.
 
 from __future__ import annotations
 
-import contextlib
-import math
-import os
-from collections.abc import Iterator
-
 __all__ = ["AttndepthError", "CheckFailed", "CheckpointNotSaved", "DamagedStore", "DiskFull",
            "InvalidParameter", "InvalidType", "MissingExtra", "OutputFailed", "Overflow",
-           "UserCodeFailed", "WorkerDied", "describe_exception", "user_code", "user_memory"]
+           "UserCodeFailed", "WorkerDied", "describe_exception", "shown"]
 
 
 class AttndepthError(Exception):
@@ -99,6 +97,22 @@ class UserCodeFailed(AttndepthError, RuntimeError):
     number; the message names it (CLI exit 2)."""
 
 
+def shown(value: object, limit: int = 60, *, quote: bool = True) -> str:
+    """``value`` as a message echoes it: ``repr`` (``str`` with ``quote=False``), cut to
+    ``limit`` characters with the length said (``'aaaa…' (100,000 characters)``), so
+    that no input, however long, floods a one-line error."""
+    try:
+        if isinstance(value, int) and not isinstance(value, bool) and \
+                value.bit_length() > 4 * limit:
+            return f"an integer of about {int(value.bit_length() * 0.30103):,} digits"
+        text = repr(value) if quote else str(value)
+    except Exception:  # noqa: BLE001 - a user's __repr__ may do anything
+        return f"(a {type(value).__name__} that cannot be printed)"
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
 def describe_exception(error: BaseException) -> str:
     """``Type: first line of the message``, even for an exception whose ``__str__``
     raises or returns something other than text."""
@@ -110,139 +124,3 @@ def describe_exception(error: BaseException) -> str:
         text = "(its message is not text)"
     first = text.splitlines()[0] if text.strip() else ""
     return f"{type(error).__name__}: {first}" if first else type(error).__name__
-
-
-class _TimeLimit(BaseException):
-    """Raised by the alarm of :func:`user_code` inside the user's function (a
-    BaseException, so that the function's own ``except Exception`` cannot swallow it)."""
-
-
-@contextlib.contextmanager
-def user_code(what: str, seconds: float | None = None) -> Iterator[None]:
-    """Run a user's function: whatever it raises — any exception, ``SystemExit`` (also
-    ``sys.exit(0)``), a ``BaseException`` subclass, one whose message cannot be
-    printed — becomes one :class:`UserCodeFailed` naming ``what``. Ctrl-C
-    (``KeyboardInterrupt``) still stops the run, and attndepth's own errors raised
-    on behalf of the user's code pass unchanged.
-
-    Parameters
-    ----------
-    what : the function, for the message (``"claim 'mine.rate'"``).
-    seconds : a time limit (wall clock). It is enforced with ``SIGALRM`` in the main
-        thread of a process (the CLI, a sweep's worker processes); elsewhere (a
-        thread) it is not, and the function runs to its end. None: no limit.
-
-    Notes
-    -----
-    Memory is bounded too, in the main thread of a process on Linux: while the
-    function runs, the process may map at most :func:`user_memory` bytes of data
-    beyond what it held before (``RLIMIT_DATA``), so an allocation without bound
-    fails with a ``MemoryError`` (one :class:`UserCodeFailed`) instead of drawing
-    the machine's out-of-memory killer.
-    """
-    import signal
-    import threading
-
-    main_thread = threading.current_thread() is threading.main_thread()
-    timed = seconds is not None and hasattr(signal, "setitimer") and main_thread
-    memory = _limit_memory() if main_thread else None
-    if timed and seconds is not None:
-        def alarm(signum: int, frame: object) -> None:
-            raise _TimeLimit
-
-        previous = signal.signal(signal.SIGALRM, alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    except (KeyboardInterrupt, AttndepthError):
-        raise
-    except _TimeLimit:
-        raise UserCodeFailed(f"{what} ran longer than its limit of {seconds:g} s "
-                             f"(ATTNDEPTH_CLAIM_SECONDS)") from None
-    except MemoryError:
-        raise UserCodeFailed(f"{what} raised MemoryError: it allocated more than its "
-                             f"{user_memory() / 2**30:.3g} GiB (ATTNDEPTH_CLAIM_MEMORY)"
-                             ) from None
-    except BaseException as error:  # noqa: BLE001 - user code: contained, never fatal
-        raise UserCodeFailed(f"{what} raised {describe_exception(error)}") from None
-    finally:
-        if timed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-        if memory is not None:
-            _restore_memory(memory)
-
-
-#: Environment variable: the memory (GiB) one call of a user's function may allocate
-#: beyond what the process holds; default :data:`DEFAULT_MEMORY_SHARE` of the machine's.
-MEMORY_VARIABLE = "ATTNDEPTH_CLAIM_MEMORY"
-DEFAULT_MEMORY_SHARE = 0.8
-
-
-def user_memory() -> int:
-    """Bytes one call of a user's function may allocate: ``$ATTNDEPTH_CLAIM_MEMORY`` GiB
-    (a number > 0), or :data:`DEFAULT_MEMORY_SHARE` of the machine's physical memory.
-
-    Raises
-    ------
-    InvalidParameter
-        The variable is set to anything but a number of GiB > 0.
-    """
-    setting = os.environ.get(MEMORY_VARIABLE)
-    if setting is not None:
-        text = setting.strip()
-        try:
-            gib = float(text) if len(text) <= 20 else math.nan
-        except ValueError:
-            gib = math.nan
-        if not 0 < gib < 2**40:  # NaN too
-            shown = setting if len(setting) <= 40 else setting[:40] + "..."
-            raise InvalidParameter(f"{MEMORY_VARIABLE} must be a number of GiB > 0, got "
-                                   f"{shown!r}")
-        return int(gib * 2**30)
-    try:
-        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        physical = 2**40
-    return int(DEFAULT_MEMORY_SHARE * physical)
-
-
-def _data_bytes() -> int | None:
-    """The data this process has mapped (Linux ``VmData``), or None where unknown."""
-    try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
-            for line in status:
-                if line.startswith("VmData:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def _limit_memory() -> tuple[int, int] | None:
-    """Lower ``RLIMIT_DATA`` to the data held now plus :func:`user_memory`; the previous
-    (soft, hard) limits, or None where nothing was changed."""
-    try:
-        import resource
-    except ImportError:  # not a POSIX system
-        return None
-    held = _data_bytes()
-    if held is None:
-        return None
-    previous = resource.getrlimit(resource.RLIMIT_DATA)
-    soft, hard = previous
-    wanted = held + user_memory()
-    for bound in (soft, hard):
-        if bound != resource.RLIM_INFINITY:
-            wanted = min(wanted, bound)
-    try:
-        resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
-    except (ValueError, OSError):
-        return None
-    return previous
-
-
-def _restore_memory(previous: tuple[int, int]) -> None:
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_DATA, previous)

@@ -7,11 +7,25 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import textwrap
+
+from attndepth.errors import shown
 
 #: The exit codes (the command line's docstring, :mod:`attndepth.cli.main`, says when).
 EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_WORKER_DIED = 0, 1, 2, 3
 EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED = 4, 130
+
+
+#: The metavars of arguments that name files or folders: no two may name one.
+PATH_METAVARS = frozenset({"FILE", "CSV", "DIR", "NEW", "SPEC.toml", "PATH_OR_MODULE"})
+
+#: A quoted value argparse echoes, longer than a message should show.
+_LONG_QUOTED = re.compile(r"'([^']{60})([^']{20,})'")
+
+
+def _shorten_quoted(match: re.Match[str]) -> str:
+    return f"'{match.group(1)}…' ({len(match.group(1)) + len(match.group(2)):,} characters)"
 
 
 class BadInput(Exception):
@@ -44,9 +58,35 @@ class Parser(argparse.ArgumentParser):
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         parsed, extras = super().parse_known_args(args, namespace)
         self._parsed = parsed  # which subcommand ran: its options are the ones to suggest
+        self._check_distinct_paths(parsed)
         return parsed, extras
 
+    def _check_distinct_paths(self, parsed: argparse.Namespace) -> None:
+        """Refuse two of this parser's path arguments (:data:`PATH_METAVARS`) naming one
+        file (``--record F --out F``): before any work, not when the second is written."""
+        import os
+
+        seen: dict[str, str] = {}
+        for action in self._actions:
+            if action.metavar not in PATH_METAVARS:
+                continue
+            values = getattr(parsed, action.dest, None)
+            for value in values if isinstance(values, list) else [values]:
+                if value is None:
+                    continue
+                try:
+                    key = os.path.realpath(os.fspath(value))
+                except (TypeError, ValueError, OSError):
+                    continue
+                name = action.option_strings[-1] if action.option_strings else action.metavar
+                if key in seen and seen[key] != name:
+                    self.error(f"{seen[key]} and {name} name the same file "
+                               f"{shown(os.fspath(value), 80)}: give each its own (it was "
+                               f"left untouched)")
+                seen.setdefault(key, name)
+
     def error(self, message: str):  # type: ignore[override]
+        message = _LONG_QUOTED.sub(_shorten_quoted, message)
         raise BadInput(f"{self.prog}: {message}{self._suggestion(message)}")
 
     def _suggestion(self, message: str) -> str:
@@ -116,7 +156,11 @@ def integer(text: str) -> int:
     body = text.strip()
     digits = body[1:] if body[:1] in "+-" else body
     if not (digits.isascii() and digits.isdigit()):
-        raise argparse.ArgumentTypeError(f"expected an integer (ASCII digits), got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected an integer (ASCII digits), got "
+                                         f"{shown(text, 40)}")
+    if len(digits) > 40:  # beyond every size and seed attndepth takes
+        raise argparse.ArgumentTypeError(f"expected an integer of at most 40 digits, got "
+                                         f"{shown(text, 40)}")
     return int(body)
 
 

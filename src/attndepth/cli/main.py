@@ -28,6 +28,7 @@ from attndepth.cli._parsing import (
     Parser,
     examples,
 )
+from attndepth.environment import check_environment
 from attndepth.errors import AttndepthError, CheckFailed, OutputFailed, WorkerDied
 
 __all__ = ["COMMANDS", "EXIT_BAD_INPUT", "EXIT_CLAIM_FAILED", "EXIT_INTERNAL_ERROR",
@@ -101,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (also used in-process by tests)."""
     try:
         args = _parse(argv)
+        check_environment()  # every ATTNDEPTH_* variable, before any work
         return int(args.handler(args))
     except BadInput as error:
         print(str(error), file=sys.stderr)

@@ -8,9 +8,9 @@ import math
 import sys
 from pathlib import Path
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, shown
 from attndepth.framework.progress import MemberProgress
-from attndepth.simulations.output_files import CSV_TABLE, PDF, PNG, OutputFile, output_file
+from attndepth.simulations.output_files import CSV_TABLE, PDF, PNG, OutputFile, output_folder
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from attndepth.framework.domain import check_records
     from attndepth.framework.registry import get_claim, is_users, load_claims
     from attndepth.framework.validity import (
         check_band,
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from attndepth.framework.verdicts import Verdict
 
+    check_records()  # the records the map's verdicts join, before any work
     for source in args.claims or []:
         load_claims(source)
     band = None
@@ -81,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             low, high = (float(v) for v in args.band.split(","))
         except ValueError:
             raise InvalidParameter(f"--band takes LOW,HIGH (two numbers), got "
-                                   f"{args.band!r}") from None
+                                   f"{shown(args.band, 40)}") from None
         band = (low, high)
         check_band(band)
     found = get_claim(args.claim)
@@ -94,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
     total = 1
     for values in grid.values():
         total *= len(values)
-    with MemberProgress(found.id, total, "map", enabled=not args.quiet) as shown:
+    with MemberProgress(found.id, total, "map", enabled=not args.quiet) as bar:
         def progress(point) -> None:
-            shown.done(point.params, point.verdict + (f" ({point.note})" if point.note else ""))
+            bar.done(point.params, point.verdict + (f" ({point.note})" if point.note else ""))
 
         result = validity_map(found.id, grid, args.preset, args.seed, args.value, args.beyond,
                               progress, band)
@@ -181,11 +183,11 @@ def _record(args: argparse.Namespace, result) -> int:
 
 
 def _map_files(claim_id: str, out: Path) -> dict[str, OutputFile]:
-    """The map's CSV, PNG and PDF in ``out``, each allowed to replace only an earlier file
-    of its kind (claim ids contain dots: never Path.with_suffix)."""
+    """The map's CSV, PNG and PDF in ``out``, each allowed to replace only a file attndepth
+    wrote there, unchanged since (claim ids contain dots: never Path.with_suffix)."""
     kinds = {".csv": CSV_TABLE, ".png": PNG, ".pdf": PDF}
-    return {suffix: output_file(out / f"{claim_id}{suffix}", kind)
-            for suffix, kind in kinds.items()}
+    folder = output_folder(out)
+    return {suffix: folder.file(f"{claim_id}{suffix}", kind) for suffix, kind in kinds.items()}
 
 
 def _write(result, scaling, parameter: str, files: dict[str, OutputFile]) -> None:

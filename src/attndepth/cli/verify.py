@@ -101,6 +101,7 @@ def register(sub: Any) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from attndepth.cli.outputs import REPORT, emit, output_option
+    from attndepth.framework.domain import check_records
     from attndepth.framework.registry import (
         ClaimResult,
         all_claims,
@@ -116,6 +117,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     # the report's file is checked before any claim runs: a refusal costs nothing
     args.out = output_option(args.out, REPORT, "--out", reading=tuple(args.claims or ()))
+    check_records()  # the shipped record and $ATTNDEPTH_DOMAIN_RECORD, before any claim
     loaded = [claim_id for source in args.claims or [] for claim_id in load_claims(source)]
     if loaded and not args.claim:
         args.claim = loaded  # --claims FILE alone runs the claims of FILE
@@ -192,34 +194,32 @@ def check_figures(claim_ids: list[str]) -> None:
 
 def _verify_member(args: argparse.Namespace) -> int:
     """``verify --claim ID --member JSON``: one family member (reproduces a counterexample)."""
-    import json
-
     from attndepth.cli.outputs import emit
+    from attndepth.errors import shown
     from attndepth.framework.registry import get_claim, run_claim
     from attndepth.framework.report import render
     from attndepth.framework.verdicts import FAILING
+    from attndepth.input_files import parse_json
 
     if not args.claim or len(args.claim) != 1:
         raise InvalidParameter("--member needs exactly one --claim")
     found = get_claim(args.claim[0])
     if found.family is None:
         raise InvalidParameter(f"claim {found.id!r} declares no family")
-    try:
-        member = json.loads(args.member)
-    except json.JSONDecodeError as error:
-        raise InvalidParameter(f"--member must be a JSON object: {error}") from None
+    member = parse_json(args.member, "--member")
+    given = shown(args.member, 80, quote=False)
     if not isinstance(member, dict) or set(member) != set(found.family.parameters):
         raise InvalidParameter(f"--member must be a JSON object with the keys "
                                f"{', '.join(found.family.parameters)}")
     # the member's own values decide, not the reshaped keyword arguments
     in_family = bool(found.family.includes(member))
     if args.record is not None and not in_family:
-        raise InvalidParameter(f"--record: {args.member} lies outside the family of "
+        raise InvalidParameter(f"--record: {given} lies outside the family of "
                                f"{found.id}, so it says nothing of the claim's domain")
     result = run_claim(found.id, args.preset, args.seed, **found.family.kwargs(member))
     result = dataclasses.replace(result, in_family=in_family)
     if not in_family:
-        print(f"attndepth: note: {args.member} lies outside the family of {found.id} "
+        print(f"attndepth: note: {given} lies outside the family of {found.id} "
               f"({found.family.describe()}): the run gives no verdict of the claim",
               file=sys.stderr)
     emit(render([result], args.format, args.preset, args.seed), args.out)
@@ -234,7 +234,7 @@ def _verify_member(args: argparse.Namespace) -> int:
                                     "member") if outcome.verdict in COUNTEREXAMPLE else None)
         failing = record_member(args.record, found.id, member, failure)
         print(f"attndepth: {'recorded' if failing else 'no failure to record; removed any'} "
-              f"{args.member} of {found.id} in {args.record}", file=sys.stderr)
+              f"{given} of {found.id} in {args.record}", file=sys.stderr)
     return EXIT_CLAIM_FAILED if result.claim_verdict in FAILING else EXIT_OK
 
 

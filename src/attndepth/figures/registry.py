@@ -14,9 +14,17 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from attndepth.errors import InvalidParameter, InvalidType, user_code
+from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.figures.style import PNG_DPI
-from attndepth.simulations.output_files import CSV_TABLE, PDF, PNG, OutputFile, output_file
+from attndepth.sandbox import user_code
+from attndepth.simulations.output_files import (
+    CSV_TABLE,
+    PDF,
+    PNG,
+    OutputFile,
+    output_file,
+    output_folder,
+)
 
 FIGURE_MODULES: tuple[str, ...] = (
     "attndepth.figures.similarity_depth",
@@ -149,11 +157,11 @@ def write_csv(data: dict[str, list], path: Path | OutputFile) -> None:
 
 def figure_files(name: str, out_dir: Path) -> tuple[OutputFile, OutputFile, OutputFile]:
     """The PDF, PNG and CSV of figure ``name`` in ``out_dir``, checked before the figure
-    is computed: each may replace only an earlier file of its own kind
-    (:mod:`attndepth.simulations.output_files`)."""
-    out_dir = Path(out_dir)
-    return (output_file(out_dir / f"{name}.pdf", PDF), output_file(out_dir / f"{name}.png", PNG),
-            output_file(out_dir / f"{name}.csv", CSV_TABLE))
+    is computed: each may replace only a file attndepth wrote there, unchanged since
+    (:func:`attndepth.simulations.output_files.output_folder`), never a link."""
+    folder = output_folder(out_dir)
+    return (folder.file(f"{name}.pdf", PDF), folder.file(f"{name}.png", PNG),
+            folder.file(f"{name}.csv", CSV_TABLE))
 
 
 def save(figure, data: dict[str, list], name: str, out_dir: Path) -> list[Path]:

@@ -39,10 +39,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from attndepth.environment import setting
 from attndepth.errors import InvalidParameter
 from attndepth.framework.families import Family
 from attndepth.framework.verdicts import COUNTEREXAMPLE, Verdict
-from attndepth.simulations.output_files import output_file, text_kind
+from attndepth.input_files import (
+    ANY,
+    SEED,
+    STRING,
+    Schema,
+    describe_path,
+    list_of,
+    obj,
+    read_json,
+    reader,
+)
+from attndepth.simulations.output_files import OutputFile, locked_update, output_file, text_kind
 
 #: The record shipped with the package.
 SHIPPED_RECORD = Path(__file__).resolve().parent / "data" / "domain.json"
@@ -134,38 +146,56 @@ class Domain:
 
 
 def _refuse(path: Path, why: str) -> InvalidParameter:
-    return InvalidParameter(f"domain record {path}: {why}")
+    return InvalidParameter(f"{describe_path('domain record', path)}: {why}")
 
 
+#: One recorded failure (:meth:`KnownFailure.as_dict`).
+FAILURE_SCHEMA = obj({"member": obj(extra=ANY),
+                      "verdict": Schema("string", choices=tuple(map(str, COUNTEREXAMPLE))),
+                      "seed": SEED, "measured": STRING, "command": STRING,
+                      "found_by": STRING, "version": STRING, "date": STRING},
+                     required=("member", "verdict", "seed"))
+#: A summary of a search or a map: an object of any values, or null.
+SUMMARY_SCHEMA = Schema(("object", "null"), extra=ANY)
+#: A domain record: its format key, its stamp and each claim's failures and summaries.
+RECORD_SCHEMA = obj({FORMAT_KEY: Schema("integer", choices=(FORMAT,)), "version": STRING,
+                     "date": STRING,
+                     "claims": obj(extra=obj({"failures": list_of(FAILURE_SCHEMA),
+                                              "search": SUMMARY_SCHEMA,
+                                              "map": SUMMARY_SCHEMA},
+                                             required=("failures",)))},
+                    required=(FORMAT_KEY, "claims"))
+
+
+@reader("a domain record", "json")
 def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A domain record's claims, checked: ``{claim id: {"failures": [...], "search": ...}}``.
+    """A domain record's claims, checked (:data:`RECORD_SCHEMA`, through
+    :mod:`attndepth.input_files`): ``{claim id: {"failures": [...], "search": ...}}``.
 
     Raises
     ------
     InvalidParameter
-        The file cannot be read, is not JSON, or is not a domain record.
+        The file cannot be read, is not JSON, or is not a domain record; one line
+        naming the file, the place in it and what was expected.
     """
     path = Path(path)
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise _refuse(path, f"cannot be read ({error.strerror or error})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise _refuse(path, f"is not JSON ({error})") from None
-    if not isinstance(document, dict) or document.get(FORMAT_KEY) != FORMAT:
+    document = read_json(path, "domain record")
+    if not isinstance(document, dict) or FORMAT_KEY not in document:
         raise _refuse(path, f"is not a domain record (no \"{FORMAT_KEY}\": {FORMAT})")
-    claims = document.get("claims")
-    if not isinstance(claims, dict):
-        raise _refuse(path, "has no \"claims\" object")
-    for claim_id, entry in claims.items():
-        failures = entry.get("failures") if isinstance(entry, dict) else None
-        if not isinstance(failures, list) or not all(
-                isinstance(f, dict) and isinstance(f.get("member"), dict)
-                and f.get("verdict") in COUNTEREXAMPLE and isinstance(f.get("seed"), int)
-                for f in failures):
-            raise _refuse(path, f"claim {claim_id!r}: \"failures\" must be a list of objects "
-                                f"with a member, a failing verdict and a seed")
-    return claims
+    RECORD_SCHEMA.check(document, describe_path("domain record", path))
+    return document["claims"]
+
+
+def check_records() -> None:
+    """Read the shipped record and the one ``$ATTNDEPTH_DOMAIN_RECORD`` names: the door
+    of every run that reads them (``verify``, ``map``, :func:`run_claims`), so that a
+    damaged record is refused before any claim is measured.
+
+    Raises
+    ------
+    InvalidParameter
+    """
+    _records()
 
 
 @functools.lru_cache(maxsize=8)
@@ -176,7 +206,7 @@ def _cached(path: str, stamp: tuple[float, int]) -> dict[str, Any]:
 def _records() -> list[tuple[Path, dict[str, Any]]]:
     """The shipped record and the one ``$ATTNDEPTH_DOMAIN_RECORD`` names (if set)."""
     paths = [SHIPPED_RECORD]
-    extra = os.environ.get(RECORD_VARIABLE)
+    extra = setting(RECORD_VARIABLE)
     if extra:
         paths.append(Path(extra))
     found = []
@@ -253,12 +283,11 @@ def _load_for_update(path: Path) -> dict[str, Any]:
     return read_record(path) if path.exists() and path.stat().st_size else {}
 
 
-def _write(path: Path, claims: dict[str, Any]) -> None:
+def _write(output: OutputFile, claims: dict[str, Any]) -> None:
     version, date = _stamp()
     document = {FORMAT_KEY: FORMAT, "version": version, "date": date,
                 "claims": dict(sorted(claims.items()))}
-    output_file(path, RECORD_KIND).write_text(json.dumps(document, indent=2,
-                                                         ensure_ascii=False) + "\n")
+    output.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 def record_member(path: str | os.PathLike[str], claim_id: str, member: Mapping[str, Any],
@@ -280,15 +309,15 @@ def record_member(path: str | os.PathLike[str], claim_id: str, member: Mapping[s
     bool
         Whether the member is now recorded as failing.
     """
-    target = Path(path)
-    claims = _load_for_update(target)
-    entry = claims.setdefault(claim_id, {"failures": []})
-    key = json.dumps(dict(member), sort_keys=True)
-    entry["failures"] = [f for f in entry["failures"]
-                         if json.dumps(f["member"], sort_keys=True) != key]
-    if failure is not None:
-        entry["failures"].append(failure.as_dict())
-    _write(target, claims)
+    with locked_update(path, RECORD_KIND) as output:  # concurrent writers queue here
+        claims = _load_for_update(output.target)
+        entry = claims.setdefault(claim_id, {"failures": []})
+        key = json.dumps(dict(member), sort_keys=True)
+        entry["failures"] = [f for f in entry["failures"]
+                             if json.dumps(f["member"], sort_keys=True) != key]
+        if failure is not None:
+            entry["failures"].append(failure.as_dict())
+        _write(output, claims)
     return failure is not None
 
 
@@ -324,14 +353,14 @@ def _record_run(path: str | os.PathLike[str], claim_id: str,
                 failures: Sequence[KnownFailure], found_by: str,
                 summary: Mapping[str, Any]) -> int:
     """A search's or a map's failures and summary, replacing that kind's earlier ones."""
-    target = Path(path)
-    claims = _load_for_update(target)
-    entry = claims.setdefault(claim_id, {"failures": []})
     found = [failure.as_dict() for failure in failures]
     keys = {json.dumps(f["member"], sort_keys=True) for f in found}
-    entry["failures"] = [f for f in entry["failures"] if f.get("found_by") != found_by
-                         and json.dumps(f["member"], sort_keys=True) not in keys] + found
     version, date = _stamp()
-    entry[found_by] = {**summary, "version": version, "date": date}
-    _write(target, claims)
+    with locked_update(path, RECORD_KIND) as output:  # concurrent writers queue here
+        claims = _load_for_update(output.target)
+        entry = claims.setdefault(claim_id, {"failures": []})
+        entry["failures"] = [f for f in entry["failures"] if f.get("found_by") != found_by
+                             and json.dumps(f["member"], sort_keys=True) not in keys] + found
+        entry[found_by] = {**summary, "version": version, "date": date}
+        _write(output, claims)
     return len(found)

@@ -45,7 +45,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 from scipy.stats import t as student_t
 
-from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.errors import InvalidParameter, InvalidType, shown
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import DECIDED, Verdict
 
@@ -111,10 +111,22 @@ class Estimate:
     decidable: str | None = None
 
     def __post_init__(self) -> None:
-        low, high = self.band
-        if not low < high:
-            raise InvalidParameter(f"estimate band must be (low, high) with low < high, got "
-                                   f"{self.band}")
+        for name in ("measured", "predicted"):
+            key = getattr(self, name)
+            if not isinstance(key, str) or not key:
+                raise InvalidType(f"estimate {name} must be a key of Outcome.values (a "
+                                  f"non-empty string), got {shown(key, 40)}")
+        band = self.band
+        if not isinstance(band, tuple) or len(band) != 2 or not all(
+                isinstance(edge, (int, float, np.integer, np.floating))
+                and not isinstance(edge, (bool, np.bool_)) and not math.isnan(edge)
+                for edge in band) or not band[0] < band[1]:
+            raise InvalidParameter(f"estimate band must be (low, high), two numbers with "
+                                   f"low < high (an edge may be infinite), got "
+                                   f"{shown(band, 60)}")
+        if not isinstance(self.seeds, tuple) or len(self.seeds) != 2:
+            raise InvalidParameter(f"estimate seeds must be (first, last), got "
+                                   f"{shown(self.seeds, 60)}")
         first, last = self.seeds
         if not (isinstance(first, int) and isinstance(last, int) and 2 <= first <= last
                 <= SEED_STRIDE):

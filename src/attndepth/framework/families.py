@@ -25,6 +25,9 @@ from attndepth.errors import InvalidParameter
 
 Member = dict[str, Any]
 
+#: The most members a family's exhaustive part may have (a search runs each of them).
+MAX_MEMBERS = 100_000
+
 
 @dataclass(frozen=True)
 class Family:
@@ -63,6 +66,13 @@ class Family:
         if unknown:
             raise InvalidParameter(f"family 'beyond' names parameters not in 'parameters': "
                                    f"{sorted(unknown)}")
+        exhaustive = math.prod(len(values) for values in self.parameters.values())
+        if exhaustive > MAX_MEMBERS:
+            raise InvalidParameter(f"the family's exhaustive part has {exhaustive:,} members "
+                                   f"(before its constraints), more than the {MAX_MEMBERS:,} "
+                                   f"a search checks one by one: keep the smallest values in "
+                                   f"'parameters' and move the others to 'beyond', where "
+                                   f"random draws reach them")
         object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
         object.__setattr__(self, "beyond", MappingProxyType(dict(self.beyond)))
         object.__setattr__(self, "fixed", MappingProxyType(dict(self.fixed)))

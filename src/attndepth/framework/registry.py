@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import math
 import os
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -46,10 +45,9 @@ from attndepth.errors import (
     InvalidType,
     UserCodeFailed,
     describe_exception,
-    user_code,
 )
 from attndepth.framework.deciding import ToDecide, to_decide
-from attndepth.framework.domain import Domain, known_domain
+from attndepth.framework.domain import Domain, check_records, known_domain
 from attndepth.framework.evidence import (
     FRAMEWORK_ARGUMENTS,
     MAX_BASE_SEED,
@@ -66,6 +64,7 @@ from attndepth.framework.evidence import (
 from attndepth.framework.families import Family
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import DECIDED, Verdict, domain_verdict, failing_for
+from attndepth.sandbox import no_process_exit, user_code
 from attndepth.validation import check_int
 
 #: What a claim is: a theory verdict, or a consistency check of the software.
@@ -494,12 +493,14 @@ def load_claims(source: str) -> list[str]:
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             try:
-                spec.loader.exec_module(module)
+                with no_process_exit():  # the file's os._exit: its failure, not ours
+                    spec.loader.exec_module(module)
             except BaseException:
                 del sys.modules[name]
                 raise
         elif not is_file:
-            importlib.import_module(source)
+            with no_process_exit():
+                importlib.import_module(source)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 - sys.exit() or anything in a user's file
@@ -595,14 +596,15 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0, *,
         raise InvalidType(f"theory must be a Theory (the claim's own: get_claim(id).theory), "
                           f"got {type(theory).__name__}")
     params = {**found.presets[preset], **overrides}
+    # the claim itself (its preset, its theory) answers for its domain; a run at other
+    # parameters or with another theory is that run's alone. Read before the measurement:
+    # a damaged record is refused before any work.
+    domain = (known_domain(found.id, found.family) if not overrides and theory is None
+              else None)
     start = time.perf_counter()
     outcome, evidence, rivals = evaluate(found, seed, params, theory)
     seconds = time.perf_counter() - start
     in_family = found.family.includes(params) if found.family is not None else None
-    # the claim itself (its preset, its theory) answers for its domain; a run at other
-    # parameters or with another theory is that run's alone
-    domain = (known_domain(found.id, found.family) if not overrides and theory is None
-              else None)
     deciding = to_decide(outcome.verdict, evidence, found.estimates, found.rivals, seconds,
                          outcome.values)
     return ClaimResult(found.id, found.source, found.statement, found.tolerance,
@@ -743,6 +745,7 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
         raise InvalidType(f"wrong_theory must be a collection of claim ids, got "
                           f"{type(wrong_theory).__name__}")
     jobs = check_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
+    check_records()  # a damaged record is refused before any claim is measured
     ids = default_claims() if not claim_ids else list(claim_ids)
     for claim_id in ids:
         get_claim(claim_id)  # reject unknown ids before anything runs
@@ -838,8 +841,6 @@ def _largest_sample(claim_id: str) -> int:
 #: seed of one member), in seconds; :data:`DEFAULT_CLAIM_SECONDS` when unset.
 CLAIM_SECONDS_VARIABLE = "ATTNDEPTH_CLAIM_SECONDS"
 DEFAULT_CLAIM_SECONDS = 600.0
-#: The largest limit the variable may set (a day).
-MAX_CLAIM_SECONDS = 86400.0
 
 
 def claim_seconds() -> float:
@@ -851,19 +852,10 @@ def claim_seconds() -> float:
     InvalidParameter
         The variable is set to anything else.
     """
-    setting = os.environ.get(CLAIM_SECONDS_VARIABLE)
-    if setting is None:
-        return DEFAULT_CLAIM_SECONDS
-    text = setting.strip()
-    try:
-        value = float(text) if len(text) <= 20 else math.nan
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= MAX_CLAIM_SECONDS:  # NaN too
-        shown = setting if len(setting) <= 40 else setting[:40] + "..."
-        raise InvalidParameter(f"{CLAIM_SECONDS_VARIABLE} must be a number of seconds "
-                               f"> 0 and <= {MAX_CLAIM_SECONDS:g}, got {shown!r}")
-    return value
+    from attndepth.environment import setting
+
+    value = setting(CLAIM_SECONDS_VARIABLE)
+    return DEFAULT_CLAIM_SECONDS if value is None else float(value)
 
 
 def is_users(found: Claim) -> bool:
@@ -878,7 +870,7 @@ def _sample(found: Claim, params: Mapping[str, Any]) -> Sample:
     error, not a traceback from the report), the missing keys of its estimates, and
     non-finite numbers where they are compared.
 
-    A user's verify function is contained (:func:`attndepth.errors.user_code`):
+    A user's verify function is contained (:func:`attndepth.sandbox.user_code`):
     whatever it raises, ``sys.exit`` included, is one
     :class:`~attndepth.errors.UserCodeFailed` naming the claim, and each call may run
     :func:`claim_seconds` at most. attndepth's own claims raise as they are (a bug
@@ -889,7 +881,9 @@ def _sample(found: Claim, params: Mapping[str, Any]) -> Sample:
         if limit is None:
             return found.verify(**kwargs)
         with user_code(f"claim {found.id!r}", limit):
-            return found.verify(**kwargs)
+            # what the user's code returned is read here, inside the containment: a
+            # sample whose __len__ raises, a value whose __float__ raises, is the claim's
+            return plain_return(found.verify(**kwargs), "seed_sample" in kwargs)
 
     measured = sampler(call, params, verify_form(found.verify))
 
@@ -899,6 +893,52 @@ def _sample(found: Claim, params: Mapping[str, Any]) -> Sample:
             _check_outcome(found, outcome)
         return outcomes
     return run
+
+
+def plain_return(returned: Any, batched: bool) -> Any:
+    """What a user's verify function returned, as plain data: a batched return as a list,
+    each Outcome with text fields and plain values (:func:`_plain`). Called inside the
+    user's containment (:func:`attndepth.sandbox.user_code`), so that whatever the user's
+    objects raise when read (``__len__``, ``__iter__``, ``__float__``, ``__str__``) is
+    the claim's failure, the same on every path (verify, search, map, the plugin, the
+    pool); a return that is not an Outcome is left for :func:`_check_outcome` to refuse."""
+    if batched and not isinstance(returned, (str, bytes)) and hasattr(returned, "__len__"):
+        returned = list(returned)
+        return [_plain_outcome(outcome) for outcome in returned]
+    return _plain_outcome(returned)
+
+
+def _plain_outcome(outcome: Any) -> Any:
+    if type(outcome) is not Outcome:
+        return outcome
+    values = {str(key): _plain(value, 0) for key, value in dict(outcome.values).items()}
+    return Outcome(str(outcome.predicted), str(outcome.measured), outcome.verdict,
+                   str(outcome.note), values)
+
+
+#: How deep :func:`_plain` follows lists and dicts in a user's values.
+_PLAIN_DEPTH = 8
+
+
+def _plain(value: Any, depth: int) -> Any:
+    """``value`` with numbers read as Python numbers and containers as lists and dicts."""
+    if depth > _PLAIN_DEPTH:
+        raise InvalidParameter(f"Outcome.values is nested deeper than {_PLAIN_DEPTH} levels")
+    if value is None or isinstance(value, (bool, str, int, float)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, dict):
+        return {str(key): _plain(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(item, depth + 1) for item in value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if hasattr(value, "__float__"):
+        return float(value)
+    return value
 
 
 def _check_outcome(found: Claim, outcome: Any) -> None:

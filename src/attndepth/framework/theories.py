@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, NoReturn
 
-from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.errors import InvalidParameter, InvalidType, shown
 
 
 class Theory(Mapping[str, Any]):
@@ -40,9 +40,9 @@ class Theory(Mapping[str, Any]):
     InvalidType
         A positional entry is not callable.
     InvalidParameter
-        A name is given twice, is not an identifier, is a lambda's, or is one of
-        the methods of a theory (``keys``, ``items``, ``get``, ``values``,
-        ``replaced``).
+        A name is given twice, is not an identifier, is a lambda's, starts with
+        ``_``, or is one of the methods of a theory (``keys``, ``items``, ``get``,
+        ``values``, ``replaced``).
 
     Notes
     -----
@@ -154,6 +154,10 @@ def _add(entries: dict[str, Any], name: str, value: Any) -> None:
     if name in RESERVED:
         raise InvalidParameter(f"{name!r} cannot name a theory entry: it is a method of a "
                                f"theory; choose another name")
+    if name.startswith("_"):
+        raise InvalidParameter(f"{shown(name, 40)} cannot name a theory entry: names that "
+                               f"start with '_' belong to Python and to the theory itself "
+                               f"(_entries, __class__, __len__); choose another name")
     if name in entries:
         raise InvalidParameter(f"the theory names {name!r} twice")
     entries[name] = value

@@ -28,7 +28,7 @@ from typing import Any
 
 from attndepth.errors import InvalidParameter
 from attndepth.pytorch.loading import generator, load_torch, load_transformers
-from attndepth.validation import check_choice, check_int, check_seed
+from attndepth.validation import check_choice, check_int, check_seed, check_size
 
 #: The architectures :func:`build` makes.
 ARCHITECTURES: tuple[str, ...] = ("gpt2", "bert", "llama", "encoder-post", "encoder-pre")
@@ -36,6 +36,13 @@ ARCHITECTURES: tuple[str, ...] = ("gpt2", "bert", "llama", "encoder-post", "enco
 HUGGING_FACE: tuple[str, ...] = ("gpt2", "bert", "llama")
 #: Vocabulary of the random token ids (the embedding table's rows).
 DEFAULT_VOCABULARY = 512
+
+
+#: An upper bound on a block's weights in units of d² (attention 4, an FFN of 4d: 8;
+#: LLaMA's SwiGLU of 8d/3: 8), with room for norms and biases.
+WEIGHTS_PER_LAYER = 13
+#: The FFN's hidden width in units of d.
+FFN_EXPANSION = 4
 
 
 def _check_shape(width: object, depth: object, heads: object, tokens: object
@@ -98,6 +105,10 @@ def build(architecture: str, *, width: int, depth: int, heads: int, tokens: int,
     width, depth, heads, tokens = _check_shape(width, depth, heads, tokens)
     seed = check_seed("seed", seed)
     vocabulary = check_int("vocabulary", vocabulary, minimum=1)
+    check_size(f"the {architecture} model's weights",
+               depth * WEIGHTS_PER_LAYER * width**2 + (vocabulary + tokens) * width)
+    check_size(f"one forward pass of the {architecture} model (attention and states)",
+               depth * (heads * tokens**2 + 2 * FFN_EXPANSION * tokens * width))
     torch = load_torch()
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)

@@ -12,10 +12,9 @@ real architecture where it puts a stack.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
+from attndepth.environment import setting
 from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.pytorch.architectures import ARCHITECTURES, build, random_inputs
 from attndepth.pytorch.loading import check_device
@@ -42,7 +41,7 @@ def trace_device() -> str:
         ``cpu`` or ``cuda`` (``cuda:N``); anything else, or ``cuda`` where torch sees no
         GPU, raises :class:`~attndepth.errors.InvalidParameter` naming the variable.
     """
-    asked = os.environ.get(DEVICE_VARIABLE, "cpu")
+    asked = setting(DEVICE_VARIABLE) or "cpu"
     try:
         return check_device(asked)
     except InvalidParameter as error:

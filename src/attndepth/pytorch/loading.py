@@ -73,9 +73,21 @@ def generator(seed: object, device: str = "cpu") -> Any:
 
 
 def check_device(device: object) -> str:
-    """``cpu`` or ``cuda`` (``cuda:N`` too), the latter only where torch sees a GPU."""
-    if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
-        raise InvalidParameter(f"device must be 'cpu' or 'cuda', got {device!r}")
-    if device.startswith("cuda") and not load_torch().cuda.is_available():
-        raise InvalidParameter("device 'cuda' was asked for, but torch sees no GPU here")
+    """``cpu``, ``cuda`` or ``cuda:N`` (:data:`attndepth.environment.DEVICE`), the latter
+    only where torch sees a GPU (GPU N)."""
+    from attndepth.environment import DEVICE
+    from attndepth.errors import shown
+
+    if not isinstance(device, str) or not DEVICE.fullmatch(device):
+        raise InvalidParameter(f"device must be 'cpu', 'cuda' or 'cuda:N', got "
+                               f"{shown(device, 40)}")
+    if device == "cpu":
+        return device
+    torch = load_torch()
+    if not torch.cuda.is_available():
+        raise InvalidParameter(f"device {device!r} was asked for, but torch sees no GPU here")
+    index = int(device.partition(":")[2] or 0)
+    if index >= torch.cuda.device_count():
+        raise InvalidParameter(f"device {device!r} was asked for, but torch sees "
+                               f"{torch.cuda.device_count()} GPU(s) here")
     return device

@@ -31,7 +31,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from attndepth.errors import InvalidParameter, InvalidType, MissingExtra
+from attndepth.errors import InvalidParameter, InvalidType, MissingExtra, shown
+from attndepth.input_files import decode, describe_path, parse_json, read_bytes, reader
 from attndepth.rank.budget import MAX_BLOCK_SECONDS
 from attndepth.simulations.output_files import OutputFile, output_file, text_kind
 
@@ -119,6 +120,13 @@ _INTEGERS = {"width", "depth", "heads", "residual", "p_size", "q_size", "rank",
              "prime", "seed", "max_points", "grid"}
 
 
+def _cell_int(value: object) -> int:
+    """An integer of a JSON cell (a float or a string is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"expected integers, found {shown(value, 20)}")
+    return value
+
+
 def _parse(record: dict[str, str], where: str) -> AtlasRow:
     values: dict[str, Any] = {}
     try:
@@ -131,11 +139,13 @@ def _parse(record: dict[str, str], where: str) -> AtlasRow:
             elif name in ("seconds", "max_seconds"):
                 values[name] = float(text)
             elif name == "short_blocks":
-                values[name] = tuple(tuple(int(v) for v in block) for block in json.loads(text))
+                blocks = parse_json(text, "short_blocks")
+                values[name] = tuple(tuple(_cell_int(v) for v in block) for block in blocks)
             else:
                 values[name] = text
-    except (KeyError, ValueError, TypeError, RecursionError) as error:
-        raise InvalidParameter(f"{where}: not an atlas row ({str(error)[:120]})") from None
+    except (KeyError, ValueError, TypeError) as error:
+        why = shown(str(error), 120, quote=False)
+        raise InvalidParameter(f"{where}: not an atlas row ({why})") from None
     row = AtlasRow(**values)
     problem = _row_problem(row)
     if problem:
@@ -300,6 +310,7 @@ class Atlas(Sequence[AtlasRow]):
         return pandas.DataFrame([row.as_dict() for row in self._rows], columns=ATLAS_COLUMNS)
 
 
+@reader("an atlas", "csv")
 def atlas(path: str | Path | None = None) -> Atlas:
     """The atlas from a CSV file; default: the one shipped in the package.
 
@@ -325,20 +336,17 @@ def atlas(path: str | Path | None = None) -> Atlas:
     else:
         if not isinstance(path, (str, Path)):
             raise InvalidType(f"path must be a str or Path, got {type(path).__name__}")
-        try:
-            text = Path(path).read_text()
-        except (OSError, UnicodeDecodeError) as error:
-            raise InvalidParameter(f"cannot read the atlas {path}: {error}") from None
-        where = str(path)
-    reader = csv.DictReader(text.splitlines())
+        where = describe_path("atlas", path)
+        text = decode(read_bytes(path, "atlas"), where)
+    rows = csv.DictReader(text.splitlines())
     try:
-        if tuple(reader.fieldnames or ()) != ATLAS_COLUMNS:
+        if tuple(rows.fieldnames or ()) != ATLAS_COLUMNS:
             raise InvalidParameter(f"{where}: not an atlas file (its header is not "
                                    f"{','.join(ATLAS_COLUMNS)})")
         return Atlas(_parse(record, f"{where}, line {number}")
-                     for number, record in enumerate(reader, start=2))
+                     for number, record in enumerate(rows, start=2))
     except csv.Error as error:  # a NUL byte, a field beyond csv's size limit
-        raise InvalidParameter(f"{where}: not an atlas file (line {reader.line_num}: "
+        raise InvalidParameter(f"{where}: not an atlas file (line {rows.line_num}: "
                                f"{error})") from None
 
 

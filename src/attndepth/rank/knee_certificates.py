@@ -22,6 +22,8 @@ from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
 from attndepth.errors import CheckFailed, DamagedStore
+from attndepth.input_files import decode, describe_path, read_bytes
+from attndepth.input_files import reader as input_reader
 from attndepth.theory.separation_rank import separation_rank_bounds
 from attndepth.validation import check_int
 
@@ -92,6 +94,7 @@ def _parse(record: dict[str, str], where: str) -> KneeCertificate:
     return found
 
 
+@input_reader("knee certificates", "csv")
 def read_certificates(path: str | Path) -> tuple[KneeCertificate, ...]:
     """Every certificate of a file, checked.
 
@@ -102,7 +105,8 @@ def read_certificates(path: str | Path) -> tuple[KneeCertificate, ...]:
     CheckFailed
         A rank outside [2, bound (d)].
     """
-    text = Path(path).read_text(encoding="utf-8")
+    text = decode(read_bytes(path, "knee certificates"),
+                  describe_path("knee certificates", path))
     reader = csv.DictReader(io.StringIO(text))
     if tuple(reader.fieldnames or ()) != FIELDS:
         raise DamagedStore(f"{path}: the header is not {','.join(FIELDS)}")

@@ -33,6 +33,7 @@ from typing import Any, cast
 import numpy as np
 
 from attndepth.errors import InvalidParameter
+from attndepth.input_files import parse_json, reader
 from attndepth.simulations.output_files import (
     OutputFile,
     OutputKind,
@@ -132,6 +133,7 @@ def write_checkpoint(path: Path, identity: str, state: str,
         np.savez(handle, **entries)
 
 
+@reader("a checkpoint", "npz")
 def read_checkpoint(path: Path, what: str) -> Checkpoint | None:
     """The checkpoint at ``path``, or None when there is nothing usable.
 
@@ -164,6 +166,7 @@ def read_checkpoint(path: Path, what: str) -> Checkpoint | None:
                       if name not in ("identity", state_name, "checksum")}
         if total != checksum(identity, state, arrays):
             raise ValueError("checksum mismatch")
+        parse_json(state, "its state")  # JSON of the sizes every attndepth file keeps
     except Exception as error:  # noqa: BLE001 - any damage: the numpy/zip parsers raise
         # many types (a damaged .npy header even raises tokenize.TokenError)
         warnings.warn(f"checkpoint {path} is unreadable ({type(error).__name__}: "

@@ -19,6 +19,16 @@ what it is given.
   killed while writing leaves the previous file intact and a partial that the
   next write of the same output removes (once its process is gone and it is a
   minute old).
+* **Read, changed and written under a lock** (:func:`locked_update`): a file that
+  a command updates (a domain record, an output folder's manifest) is read and
+  rewritten while its lock (``.NAME.lock`` beside it, :mod:`filelock`) is held, so
+  concurrent writers queue and none loses another's change.
+* **An output folder replaces only what attndepth wrote there**
+  (:func:`output_folder`): a folder's manifest (:data:`MANIFEST_NAME`) holds the
+  name and SHA-256 of every file attndepth wrote into it; an existing file is
+  replaced only when the manifest lists it with its present bytes (a user's
+  ``NAME.csv`` never is, nor a file changed since), and an entry that is a
+  symbolic link is refused.
 * **A failing disk stops the run, not the work**: any `OSError` while writing
   (a full disk, an I/O error, a file system turned read-only) is
   :class:`~attndepth.errors.OutputFailed` (``DiskFull`` for a full disk), CLI
@@ -351,3 +361,193 @@ def output_file(path: str | os.PathLike[str], kind: OutputKind, *, replace: bool
     output = OutputFile(given, target, kind, bool(replace), inputs, hint)
     output.check()
     return output
+
+
+#: How long a writer waits for another's lock on a file it updates (seconds).
+LOCK_SECONDS = 120.0
+
+
+def lock_path(target: Path) -> Path:
+    """The lock of ``target`` (a resolved path): ``.NAME.lock`` beside it."""
+    return target.with_name(f".{target.name}.lock")
+
+
+@contextlib.contextmanager
+def locked_update(path: str | os.PathLike[str], kind: OutputKind, *,
+                  seconds: float = LOCK_SECONDS) -> Iterator[OutputFile]:
+    """Hold the lock of the file at ``path`` while the caller reads, changes and writes it
+    (a read-modify-write: a domain record, a folder's manifest).
+
+    Concurrent writers of one file, in threads or processes of this host (or of hosts
+    sharing a file system with working ``flock``), queue on the lock: each reads the
+    file as the one before left it, so none loses another's change. The lock is
+    :mod:`filelock`'s on ``.NAME.lock`` beside the file (links followed: two paths
+    to one file share one lock); the lock file stays, empty, when the update ends.
+
+    Parameters
+    ----------
+    path : the file (checked as an output of ``kind``, :func:`output_file`).
+    kind : what an earlier file there looks like.
+    seconds : how long to wait for another writer.
+
+    Yields
+    ------
+    OutputFile
+        The checked output; read ``output.target`` and write with ``output.open``.
+
+    Raises
+    ------
+    InvalidParameter
+        The path may not be written, or another writer held the lock for ``seconds``.
+    """
+    from filelock import FileLock, Timeout
+
+    output = output_file(path, kind)
+    lock = FileLock(lock_path(output.target), timeout=seconds)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise InvalidParameter(f"{output.path} is being updated by another process (its "
+                               f"lock {lock.lock_file} was held for {seconds:g} s); try "
+                               f"again when it has finished") from None
+    except OSError as error:
+        raise InvalidParameter(f"cannot lock {output.path} for an update "
+                               f"({error.strerror or error})") from None
+    try:
+        yield output
+    finally:
+        lock.release()
+
+
+# ---------------------------------------------------------------------------------------
+# Output folders: a manifest of what attndepth wrote there.
+
+#: The manifest of an output folder: the files attndepth wrote there, with their SHA-256.
+MANIFEST_NAME = ".attndepth-outputs.json"
+MANIFEST_KEY = "attndepth_outputs"
+MANIFEST_KIND = text_kind("an attndepth output manifest", r'\{\s*"' + MANIFEST_KEY + '"')
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(2**20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_manifest(folder: Path) -> dict[str, str]:
+    """The files attndepth wrote into ``folder``: name -> SHA-256 (empty when there is
+    no manifest, or when it cannot be read as one: then no file there is replaced)."""
+    from attndepth.input_files import Schema, obj, read_json
+
+    path = folder / MANIFEST_NAME
+    if not path.is_file():
+        return {}
+    schema = obj({MANIFEST_KEY: Schema("integer", choices=(1,)),
+                  "files": obj(extra=Schema("string"))}, required=(MANIFEST_KEY, "files"))
+    try:
+        document = read_json(path, "output manifest", schema, max_bytes=16 * 2**20)
+    except InvalidParameter:
+        return {}
+    return dict(document["files"])
+
+
+def _record_written(folder: Path, name: str, digest: str) -> None:
+    """Add ``name`` (written with ``digest``) to ``folder``'s manifest, under its lock."""
+    import json
+
+    with locked_update(folder / MANIFEST_NAME, MANIFEST_KIND) as manifest:
+        files = read_manifest(folder)
+        files[name] = digest
+        manifest.write_text(json.dumps({MANIFEST_KEY: 1, "files": dict(sorted(files.items()))},
+                                       indent=1) + "\n")
+
+
+@dataclass(frozen=True)
+class FolderFile(OutputFile):
+    """A file of an output folder (:func:`output_folder`): replaces only a file the
+    folder's manifest lists with its present bytes, never through a link."""
+
+    folder: Path = Path()
+
+    def _refusal(self, status: os.stat_result) -> str:
+        refusal = super()._refusal(status)
+        if refusal or status.st_size == 0:
+            return refusal
+        written = read_manifest(self.folder).get(self.target.name)
+        try:
+            present = _sha256(self.target)
+        except OSError as error:
+            return f"cannot be read ({error.strerror or error})"
+        if written != present:
+            return (f"was not written by attndepth{' as it is now' if written else ''} "
+                    f"(it is not in {self.folder / MANIFEST_NAME} with these bytes): "
+                    f"move it or choose another folder")
+        return ""
+
+    def check(self) -> None:
+        """The checks of :meth:`OutputFile.check`, and no symbolic link at the entry."""
+        if os.path.islink(self.path):
+            raise InvalidParameter(f"{self.path} is a symbolic link, which an output folder "
+                                   f"never writes through; it was left untouched")
+        super().check()
+
+    @contextlib.contextmanager
+    def open(self, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
+        """:meth:`OutputFile.open`, then the file's name and SHA-256 in the manifest."""
+        with super().open(mode, **options) as handle:
+            yield handle
+        try:
+            _record_written(self.folder, self.target.name, _sha256(self.target))
+        except OSError as error:
+            raise output_failed(self.folder / MANIFEST_NAME, error) from error
+
+
+@dataclass(frozen=True)
+class OutputFolder:
+    """A folder attndepth writes several files into (``figures --out``, ``map --out``);
+    make each with :meth:`file`."""
+
+    path: Path
+
+    def file(self, name: str, kind: OutputKind) -> FolderFile:
+        """The file ``name`` of the folder, checked now (:class:`FolderFile`).
+
+        Raises
+        ------
+        InvalidParameter
+            ``name`` is not a plain file name, the entry is a link, or a file there was
+            not written by attndepth (or changed since).
+        """
+        if not isinstance(name, str) or not name or name in (".", "..") or "/" in name \
+                or "\x00" in name or name == MANIFEST_NAME:
+            raise InvalidParameter(f"an output folder's file must be a plain file name, got "
+                                   f"{name!r}")
+        given = self.path / name
+        output = FolderFile(given, self.path.resolve() / name, kind, folder=self.path.resolve())
+        output.check()
+        return output
+
+
+def output_folder(path: str | os.PathLike[str]) -> OutputFolder:
+    """An output folder (created when its first file is written): its files replace only
+    what attndepth wrote there (module docstring).
+
+    Raises
+    ------
+    InvalidType
+        ``path`` is not a str or path.
+    InvalidParameter
+        ``path`` exists and is not a directory.
+    """
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise InvalidType(f"an output folder must be a str or Path, got {type(path).__name__}")
+    folder = Path(os.fspath(path))
+    if not os.fspath(folder) or "\x00" in os.fspath(folder):
+        raise InvalidParameter(f"an output folder must be a non-empty path, got {path!r}")
+    if folder.exists() and not folder.is_dir():
+        raise InvalidParameter(f"cannot write into {folder}: it is not a directory")
+    return OutputFolder(folder)

@@ -8,31 +8,21 @@ from functools import cache
 
 from threadpoolctl import ThreadpoolController
 
-from attndepth.errors import MEMORY_VARIABLE, InvalidParameter, user_memory
+from attndepth.environment import setting
+from attndepth.sandbox import MEMORY_VARIABLE, user_memory
 from attndepth.validation import check_int, check_optional_int
 
 #: Environment variable that caps the threads attndepth starts (exact evaluation,
 #: FLINT); sweep workers set it to their share of the cores.
 THREADS_VARIABLE = "ATTNDEPTH_THREADS"
-#: Most threads: FLINT refuses more than 64 (an assertion inside python-flint).
-MAX_THREADS = 64
 
 
 def available_cores() -> int:
     """Threads attndepth may use: ``$ATTNDEPTH_THREADS`` if set, else the CPU cores this
     process may run on (its affinity mask where the OS has one)."""
-    setting = os.environ.get(THREADS_VARIABLE)
-    if setting is not None:
-        text = setting.strip()
-        # ASCII digits only: str.isdigit() also accepts '٣' and '²'
-        # at most two digits before int(): a very long value would trip Python's limit on
-        # converting long digit strings instead of this message
-        if not (text.isascii() and text.isdigit() and len(text) <= 2) \
-                or not 1 <= int(text) <= MAX_THREADS:
-            shown = setting if len(setting) <= 40 else setting[:40] + "..."
-            raise InvalidParameter(f"{THREADS_VARIABLE} must be an integer from 1 to "
-                                   f"{MAX_THREADS}, got {shown!r}")
-        return int(text)
+    threads = setting(THREADS_VARIABLE)
+    if threads is not None:
+        return int(threads)
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # macOS, Windows
@@ -43,7 +33,7 @@ def share_cores(workers: int, parent: int | None = None) -> None:
     """In one of ``workers`` worker processes on this machine: use a 1/workers share of
     the cores for attndepth's threads and for BLAS, for the rest of the process, and (unless
     ``ATTNDEPTH_CLAIM_MEMORY`` is set) a 1/workers share of the memory a user's function
-    may allocate (:func:`attndepth.errors.user_memory`).
+    may allocate (:func:`attndepth.sandbox.user_memory`).
 
     On Linux the worker also asks to be killed when its parent (the sweep's
     driver) dies, so a killed driver leaves no orphaned workers. ``parent``, the

@@ -635,6 +635,7 @@ def iterate_stack(
         raise InvalidParameter(f"X0 must have shape {expected}, got {X0.shape}")
     if weights.depth < config.depth:
         raise InvalidParameter(f"weights have depth {weights.depth} < config.depth")
+    check_size("one block's attention logits", weights.batch * config.heads * config.tokens**2)
     forbidden = attention_mask(config.tokens, config.causal, config.window)
     X = X0
     for layer in range(config.depth):

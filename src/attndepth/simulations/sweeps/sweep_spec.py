@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, shown
+from attndepth.input_files import ANY, Schema, describe_path, list_of, obj, read_toml, reader
 from attndepth.simulations.sweeps.observables import observables
 from attndepth.simulations.version import TOOLKIT_VERSION
 
@@ -56,7 +56,7 @@ def _typed(key: str, value: Any, kind: type) -> Any:
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise InvalidParameter(f"spec key {key!r} must be {kind.__name__}, got {value!r}")
+        raise InvalidParameter(f"spec key {key!r} must be {kind.__name__}, got {shown(value)}")
     return value
 
 
@@ -85,9 +85,11 @@ def _seeds(raw: Any) -> list[int]:
                                    f"<= 2^63 - 1 = {MAX_SEED} (the store keeps 64-bit integers)")
         seeds = list(range(base, base + count))
     else:
-        raise InvalidParameter(f"spec key 'seeds' must be a list or {{base, count}}, got {raw!r}")
+        raise InvalidParameter(f"spec key 'seeds' must be a list or {{base, count}}, got "
+                               f"{shown(raw)}")
     if not seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds):
-        raise InvalidParameter(f"spec key 'seeds' must hold non-negative integers, got {raw!r}")
+        raise InvalidParameter(f"spec key 'seeds' must hold non-negative integers, got "
+                               f"{shown(raw)}")
     if max(seeds) > MAX_SEED:
         raise InvalidParameter(f"spec key 'seeds' holds {max(seeds)}; seeds must be <= 2^63 - 1 = "
                                f"{MAX_SEED} (the store keeps 64-bit integers)")
@@ -110,7 +112,7 @@ def parse_spec(document: dict[str, Any]) -> SweepSpec:
     known = observables()
     if name not in known:
         raise InvalidParameter(f"spec key 'measurement' must be one of "
-                               f"{', '.join(known)}; got {name!r}")
+                               f"{', '.join(known)}; got {shown(name)}")
     measurement = known[name]
     grid, zipped = document.get("grid", {}), document.get("zip", {})
     fixed = document.get("fixed", {})
@@ -128,7 +130,8 @@ def parse_spec(document: dict[str, Any]) -> SweepSpec:
     for section, table in (("grid", grid), ("zip", zipped)):
         for key, values in table.items():
             if not isinstance(values, list):
-                raise InvalidParameter(f"spec key '{section}.{key}' must be a list, got {values!r}")
+                raise InvalidParameter(f"spec key '{section}.{key}' must be a list, got "
+                                       f"{shown(values)}")
             if not values:
                 raise InvalidParameter(f"spec key '{section}.{key}' is an empty list: the sweep "
                                        "has "
@@ -170,13 +173,20 @@ def parse_spec(document: dict[str, Any]) -> SweepSpec:
     return SweepSpec(name, tuple(points))
 
 
+#: A sweep spec's sections (their keys and values are checked by :func:`parse_spec`).
+SPEC_SCHEMA = obj({"measurement": Schema("string"), "grid": obj(extra=list_of(ANY)),
+                   "zip": obj(extra=list_of(ANY)), "fixed": obj(extra=ANY),
+                   "seeds": Schema(("list", "object"), extra=ANY, items=ANY)},
+                  required=("measurement",))
+
+
+@reader("a sweep spec", "toml")
 def load_spec(path: str | Path) -> SweepSpec:
-    """Read and validate a TOML spec file."""
+    """Read and validate a TOML spec file (:mod:`attndepth.input_files`, then
+    :data:`SPEC_SCHEMA` and :func:`parse_spec`); one error naming the file otherwise."""
+    source = describe_path("sweep spec", path)
+    document = read_toml(path, "sweep spec", SPEC_SCHEMA, max_bytes=16 * 2**20)
     try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
-    except OSError as error:
-        raise InvalidParameter(f"cannot read spec {path}: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise InvalidParameter(f"spec {path} is not valid TOML: {error}") from None
-    return parse_spec(document)
+        return parse_spec(document)
+    except InvalidParameter as error:
+        raise InvalidParameter(f"{source}: {error}") from None
