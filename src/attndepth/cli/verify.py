@@ -14,6 +14,7 @@ from typing import Any
 from attndepth.cli._parsing import (
     EXIT_BAD_INPUT,
     EXIT_CLAIM_FAILED,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     examples,
     non_negative_int,
@@ -104,6 +105,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from attndepth.framework.domain import check_records
     from attndepth.framework.registry import (
         ClaimResult,
+        ClaimsInterrupted,
         all_claims,
         default_claims,
         explain,
@@ -162,8 +164,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
                   f"[{len(done)}/{total}]", file=sys.stderr, flush=True)
 
     jobs = available_cores() if args.jobs is None else max(1, args.jobs)
-    results = run_claims(args.claim, args.preset, args.seed, wrong_theory=wrong, jobs=jobs,
-                         finished=finished)
+    try:
+        results = run_claims(args.claim, args.preset, args.seed, wrong_theory=wrong,
+                             jobs=jobs, finished=finished)
+    except ClaimsInterrupted as stopped:  # the finished claims' report, then exit 130
+        if stopped.results:
+            emit(render(stopped.results, args.format, args.preset, args.seed), args.out)
+        print(f"attndepth: interrupted: {len(stopped.results)} of {total} claims had "
+              f"finished{' (reported above)' if stopped.results else ''}; the others were "
+              f"stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
     emit(render(results, args.format, args.preset, args.seed), args.out)
     broken = [r for r in results if r.id in loaded and r.verdict == Verdict.ERROR]
     for result in broken:  # a user's claim that could not be run: bad input, one line each

@@ -732,6 +732,12 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
     -------
     list of ClaimResult
         In the order of ``claim_ids`` (registry order), whatever order they finished in.
+
+    Raises
+    ------
+    ClaimsInterrupted
+        Ctrl-C (a ``KeyboardInterrupt``): the workers are stopped at once, and the
+        exception holds the results of the claims that had finished.
     """
     if claim_ids is not None and (isinstance(claim_ids, str)
                                   or not isinstance(claim_ids, Collection)):
@@ -754,13 +760,26 @@ def run_claims(claim_ids: list[str] | None = None, preset: str = "quick",
     if jobs > 1 and len(ids) > 1 and _workers_can_run(ids):
         return _run_in_pool(tasks, min(jobs, len(ids)), finished)
     results = []
-    for task in tasks:
-        if progress is not None:
-            progress(task[0])
-        results.append(_run_task(*task))
-        if finished is not None:
-            finished(results[-1])
+    try:
+        for task in tasks:
+            if progress is not None:
+                progress(task[0])
+            results.append(_run_task(*task))
+            if finished is not None:
+                finished(results[-1])
+    except KeyboardInterrupt:
+        raise ClaimsInterrupted(results) from None
     return results
+
+
+class ClaimsInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_claims`: the running claims were stopped at once (their
+    workers terminated); ``results`` holds the claims that had finished, in registry
+    order."""
+
+    def __init__(self, results: list[ClaimResult]) -> None:
+        super().__init__(f"interrupted after {len(results)} finished claims")
+        self.results = results
 
 
 #: The most worker processes ``run_claims`` starts.
@@ -809,13 +828,14 @@ def _start_worker(jobs: int, sources: tuple[str, ...], parent: int | None = None
 
 def _run_in_pool(tasks: list[tuple[str, str, int, bool]], jobs: int,
                  finished: Callable[[ClaimResult], None] | None) -> list[ClaimResult]:
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
+
+    from attndepth.simulations.pools import process_pool
 
     sources = tuple(dict.fromkeys(source for task in tasks
                                   if (source := claim_source(task[0])) is not None))
     results: dict[int, ClaimResult] = {}
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker,
-                             initargs=(jobs, sources, os.getpid())) as pool:
+    with process_pool(jobs, _start_worker, (jobs, sources, os.getpid())) as pool:
         # the largest seed samples first, so that no long claim starts last and leaves
         # the other workers idle at the end (the results keep registry order)
         order = sorted(range(len(tasks)), key=lambda k: -_largest_sample(tasks[k][0]))
@@ -825,10 +845,12 @@ def _run_in_pool(tasks: list[tuple[str, str, int, bool]], jobs: int,
                 results[futures[future]] = future.result()
                 if finished is not None:
                     finished(results[futures[future]])
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+        except KeyboardInterrupt:  # the pool stops its workers; the finished claims stay
+            for future, k in futures.items():
+                if k not in results and future.done() and not future.cancelled() \
+                        and future.exception() is None:
+                    results[k] = future.result()
+            raise ClaimsInterrupted([results[k] for k in sorted(results)]) from None
     return [results[k] for k in range(len(tasks))]
 
 

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 import os
+import signal
 import time
 import traceback
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, as_completed
 from typing import Any
 
 import numpy as np
 
 from attndepth.errors import InvalidParameter, UserCodeFailed, describe_exception
+from attndepth.simulations.pools import finished_results, process_pool, stop_pool
 from attndepth.simulations.sweeps.observables import observables
 from attndepth.simulations.sweeps.store import PointResult
 from attndepth.simulations.sweeps.sweep_spec import SweepPoint
@@ -55,11 +58,18 @@ def local_results(points: list[SweepPoint], workers: int) -> Iterable[PointResul
     if workers == 1:
         yield from (run_point(point) for point in points)
         return
-    with ProcessPoolExecutor(max_workers=workers, initializer=share_cores,
-                             initargs=(workers, os.getpid())) as pool:
+    with process_pool(workers, share_cores, (workers, os.getpid())) as pool:
         futures = [pool.submit(run_point, point) for point in points]
-        for future in as_completed(futures):
-            yield future.result()
+        seen: set[Future[PointResult]] = set()
+        try:
+            for future in as_completed(futures):
+                seen.add(future)
+                yield future.result()
+        except KeyboardInterrupt:  # the workers stop now; what had finished is committed
+            kept = finished_results(futures, seen)
+            stop_pool(pool)
+            yield from kept
+            raise
 
 
 def dask_results(points: list[SweepPoint], scheduler: str, workers: int) -> Iterable[PointResult]:
@@ -70,10 +80,16 @@ def dask_results(points: list[SweepPoint], scheduler: str, workers: int) -> Iter
         raise InvalidParameter("the dask schedulers need the optional extra: "
                                "pip install -e '.[distributed]'") from None
     if scheduler == "dask-local":
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
-        client.run(share_cores, workers)
+        # the cluster's processes start with Ctrl-C ignored (they inherit it): a Ctrl-C in
+        # the terminal reaches the whole process group, and only the driver answers it
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=":0", silence_logs=logging.ERROR)
+            client = Client(cluster)
+            client.run(share_cores, workers)
+        finally:
+            signal.signal(signal.SIGINT, previous)
     else:
         cluster = None
         try:

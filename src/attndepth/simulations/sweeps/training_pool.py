@@ -20,14 +20,13 @@ number of workers.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 
 from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.simulations.models.stacks import StackConfig
+from attndepth.simulations.pools import process_pool
 from attndepth.simulations.threads import available_cores, share_cores
 from attndepth.simulations.training.jax_model import TrainingRun, TrainingSettings, train
 from attndepth.simulations.training.tasks import RecallTask
@@ -91,10 +90,8 @@ def train_groups(groups: list[TrainingGroup], workers: int | None = None
     if workers == 1:
         return [train_group(group) for group in groups]
     order = sorted(range(len(groups)), key=lambda k: -groups[k].cost)
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                             initializer=share_cores,
-                             initargs=(workers, os.getpid())) as pool:
+    with process_pool(workers, share_cores, (workers, os.getpid()),
+                      start_method="spawn") as pool:
         futures = {k: pool.submit(train_group, groups[k]) for k in order}
         return [futures[k].result() for k in range(len(groups))]
 
