@@ -15,6 +15,7 @@ import os
 import sqlite3
 import stat
 import tempfile
+import warnings
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -27,6 +28,7 @@ from attndepth.framework.registry import Claim, Outcome
 from attndepth.framework.validity import parse_grid
 from attndepth.rank.atlas_table import ATLAS_COLUMNS, Atlas, atlas, write_atlas
 from attndepth.simulations.output_files import CSV_TABLE, PDF, output_file, text_kind
+from tests.hostile_files import all_readers, hostile
 
 NOTES = text_kind("a note", r"note:")
 #: What may stand where an output goes.
@@ -199,6 +201,37 @@ def test_fuzz_atlas_rows_load_or_say_which_line(row, cells):
             assert isinstance(error, ValueError) and "\n" not in str(error)
             return
         assert len(loaded) == len(_ROWS)
+
+
+READERS = all_readers()
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(name=st.sampled_from(sorted(READERS)), data=st.data())
+def test_fuzz_every_reader_reads_a_hostile_file_or_refuses_it_in_one_line(name, data):
+    """Every format attndepth reads (enumerated from the registered readers), fed huge and
+    deep values, bad bytes, wrong types and damaged containers: a document, or one
+    ValueError naming the file — never another exception."""
+    reader = READERS[name]
+    content = data.draw(hostile(reader.syntax), label="content")
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "hostile.file"
+        path.write_bytes(content)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a damaged checkpoint: a warning, then None
+                reader.read(path)
+        except AttndepthError as error:
+            message = str(error)
+            assert isinstance(error, ValueError), (name, message)
+            assert "\n" not in message and "hostile.file" in message, (name, message)
+            assert len(message) < 600, (name, message)
+
+
+def test_the_readers_enumerated_are_every_format_attndepth_reads():
+    assert set(READERS) >= {"a domain record", "a sweep spec", "an atlas",
+                            "knee certificates", "a checkpoint"}
+    assert {reader.syntax for reader in READERS.values()} == {"json", "toml", "csv", "npz"}
 
 
 def test_the_kinds_used_above_are_the_toolkits():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attndepth.errors import CheckFailed, DamagedStore
+from attndepth.errors import DamagedStore
 from attndepth.rank.knee_certificates import (
     FIELDS,
     KneeCertificate,
@@ -33,8 +33,8 @@ def test_a_file_round_trips_through_its_text(tmp_path):
 
 
 @pytest.mark.parametrize(("row", "error", "match"), [
-    (_certificate(rank=10**6), CheckFailed, "outside"),  # above bound (d)
-    (_certificate(rank=1), CheckFailed, "outside"),
+    (_certificate(rank=10**6), DamagedStore, "outside"),  # above bound (d)
+    (_certificate(rank=1), DamagedStore, "outside"),
     (_certificate(command="attndepth seprank --width 9"), DamagedStore, "does not name its class"),
 ])
 def test_a_damaged_row_is_refused_naming_it(tmp_path, row, error, match):

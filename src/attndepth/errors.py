@@ -42,9 +42,12 @@ This module imports nothing from attndepth, so every layer may import it.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["AttndepthError", "CheckFailed", "CheckpointNotSaved", "DamagedStore", "DiskFull",
            "InvalidParameter", "InvalidType", "MissingExtra", "OutputFailed", "Overflow",
-           "UserCodeFailed", "WorkerDied", "describe_exception", "shown"]
+           "UserCodeFailed", "WorkerDied", "describe_exception", "shorten_quoted",
+           "shown"]
 
 
 class AttndepthError(Exception):
@@ -111,6 +114,17 @@ def shown(value: object, limit: int = 60, *, quote: bool = True) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+#: A quoted value in a message, longer than a message should show.
+_LONG_QUOTED = re.compile(r"""(['"])([^'"]{60})([^'"]{20,})\1""")
+
+
+def shorten_quoted(message: str) -> str:
+    """``message`` with every quoted value over 80 characters cut as :func:`shown` cuts
+    it: the command line's last word on any message, whoever wrote it."""
+    return _LONG_QUOTED.sub(
+        lambda m: f"{m[1]}{m[2]}…{m[1]} ({len(m[2]) + len(m[3]):,} characters)", message)
 
 
 def describe_exception(error: BaseException) -> str:

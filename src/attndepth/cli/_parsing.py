@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import re
 import textwrap
 
-from attndepth.errors import shown
+from attndepth.errors import shorten_quoted, shown
 
 #: The exit codes (the command line's docstring, :mod:`attndepth.cli.main`, says when).
 EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_WORKER_DIED = 0, 1, 2, 3
@@ -19,14 +18,6 @@ EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED = 4, 130
 
 #: The metavars of arguments that name files or folders: no two may name one.
 PATH_METAVARS = frozenset({"FILE", "CSV", "DIR", "NEW", "SPEC.toml", "PATH_OR_MODULE"})
-
-#: A quoted value argparse echoes, longer than a message should show.
-_LONG_QUOTED = re.compile(r"'([^']{60})([^']{20,})'")
-
-
-def _shorten_quoted(match: re.Match[str]) -> str:
-    return f"'{match.group(1)}…' ({len(match.group(1)) + len(match.group(2)):,} characters)"
-
 
 class BadInput(Exception):
     """Raised by the argument parser instead of printing usage and exiting."""
@@ -86,7 +77,7 @@ class Parser(argparse.ArgumentParser):
                 seen.setdefault(key, name)
 
     def error(self, message: str):  # type: ignore[override]
-        message = _LONG_QUOTED.sub(_shorten_quoted, message)
+        message = shorten_quoted(message)
         raise BadInput(f"{self.prog}: {message}{self._suggestion(message)}")
 
     def _suggestion(self, message: str) -> str:

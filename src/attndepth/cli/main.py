@@ -29,7 +29,13 @@ from attndepth.cli._parsing import (
     examples,
 )
 from attndepth.environment import check_environment
-from attndepth.errors import AttndepthError, CheckFailed, OutputFailed, WorkerDied
+from attndepth.errors import (
+    AttndepthError,
+    CheckFailed,
+    OutputFailed,
+    WorkerDied,
+    shorten_quoted,
+)
 
 __all__ = ["COMMANDS", "EXIT_BAD_INPUT", "EXIT_CLAIM_FAILED", "EXIT_INTERNAL_ERROR",
            "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_WORKER_DIED", "SUBCOMMAND_MODULES",
@@ -136,8 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _first_line(error: BaseException) -> str:
+    """The message's first line, every long quoted value in it shortened."""
     text = str(error)
-    return text.splitlines()[0] if text else type(error).__name__
+    return shorten_quoted(text.splitlines()[0]) if text.strip() else type(error).__name__
 
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from attndepth.errors import InvalidParameter, InvalidType
+from attndepth.errors import InvalidParameter, InvalidType, shown
 from attndepth.pytorch.loading import check_device, load_torch, torch_dtype
 from attndepth.simulations.measures.similarity import (
     attention_entropy,
@@ -267,15 +267,15 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
     named = _named_blocks(run, blocks) if run is model else _named_blocks(
         run, [name for name, _ in _named_blocks(model, blocks)])
     entered: list[Any] = []
-    outputs: list[Any] = []
+    ran: list[tuple[int, Any]] = []  # (block index, output), in the order the forward ran
     weights: dict[int, Any] = {}
     handles = [named[0][1].register_forward_pre_hook(
         lambda module, args, kwargs: entered.append(_first_input(args, kwargs)),
         with_kwargs=True)]
     for index, (name, block) in enumerate(named):
         handles.append(block.register_forward_hook(
-            lambda module, args, output, name=name: outputs.append(
-                _tensor(output, f"the output of block {name!r}"))))
+            lambda module, args, output, name=name, index=index: ran.append(
+                (index, _tensor(output, f"the output of block {name!r}")))))
         if attention:
             handles.extend(_attention_hooks(block, index, weights))
     training = run.training
@@ -287,11 +287,19 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
         for handle in handles:
             handle.remove()
         run.train(training)
-    if len(entered) != 1 or len(outputs) != len(named):
+    order = [index for index, _ in ran]
+    if sorted(order) == list(range(len(named))) and order != sorted(order):
+        run_order = ", ".join(repr(named[index][0]) for index in order)
+        raise InvalidParameter(f"the blocks are not given in the order the forward runs them "
+                               f"(it ran {shown(run_order, 200, quote=False)}): pass "
+                               f"blocks=[...] in that order, so that states[0] is the first "
+                               f"block's input")
+    if len(entered) != 1 or len(ran) != len(named):
         raise InvalidParameter(f"in one forward pass the first block ran {len(entered)} times "
-                               f"and the {len(named)} blocks gave {len(outputs)} outputs (a "
+                               f"and the {len(named)} blocks gave {len(ran)} outputs (a "
                                f"block run twice, or not at all): pass blocks=[...] naming "
                                f"the blocks the forward runs once each, in order")
+    outputs = [state for _, state in ran]
     first = _tensor(entered[0], "the first block's input")
     for (name, _), state in zip(named, outputs, strict=True):
         if state.shape != first.shape:

@@ -149,7 +149,8 @@ def _parse(record: dict[str, str], where: str) -> AtlasRow:
     row = AtlasRow(**values)
     problem = _row_problem(row)
     if problem:
-        raise InvalidParameter(f"{where}: not an atlas row ({problem})")
+        raise InvalidParameter(f"{where}: not an atlas row "
+                               f"({shown(problem, 160, quote=False)})")
     return row
 
 

@@ -21,7 +21,7 @@ import io
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
-from attndepth.errors import CheckFailed, DamagedStore
+from attndepth.errors import DamagedStore, shown
 from attndepth.input_files import decode, describe_path, read_bytes
 from attndepth.input_files import reader as input_reader
 from attndepth.theory.separation_rank import separation_rank_bounds
@@ -80,17 +80,20 @@ def _parse(record: dict[str, str], where: str) -> KneeCertificate:
         found = KneeCertificate(**values, method=record["method"],
                                 seconds=float(record["seconds"]), version=record["version"],
                                 command=record["command"])
+        bound = separation_rank_bounds(found.width, found.depth, found.q_size,
+                                       found.q_size).best
     except (KeyError, TypeError, ValueError) as error:
-        raise DamagedStore(f"{where}: not a knee certificate row ({error})") from None
-    bound = separation_rank_bounds(found.width, found.depth, found.q_size, found.q_size).best
+        raise DamagedStore(f"{where}: not a knee certificate row "
+                           f"({shown(str(error), 120, quote=False)})") from None
     if not 2 <= found.rank <= bound:
-        raise CheckFailed(f"{where}: rank {found.rank} outside [2, bound (d) = {bound}] at "
-                          f"d={found.width}, L={found.depth}, q={found.q_size}")
+        raise DamagedStore(f"{where}: rank {found.rank} outside [2, bound (d) = {bound}] at "
+                           f"d={found.width}, L={found.depth}, q={found.q_size}: the file "
+                           f"contradicts a proved bound")
     expected = certificate_command(found.width, found.q_size, found.depth, found.method,
                                    found.grid, found.torus_order, found.seed)
     if found.method not in ("blocks", "torus") or found.command != expected:
-        raise DamagedStore(f"{where}: method {found.method!r} or command does not name its "
-                           f"class (expected {expected!r})")
+        raise DamagedStore(f"{where}: method {shown(found.method, 40)} or command does not "
+                           f"name its class (expected {shown(expected, 200)})")
     return found
 
 
@@ -101,16 +104,20 @@ def read_certificates(path: str | Path) -> tuple[KneeCertificate, ...]:
     Raises
     ------
     DamagedStore
-        A row that is not a certificate, or whose command does not name its class.
-    CheckFailed
-        A rank outside [2, bound (d)].
+        A file that is not UTF-8 CSV, a row that is not a certificate, whose command does
+        not name its class, or whose rank lies outside [2, bound (d)] (a proved bound).
     """
     text = decode(read_bytes(path, "knee certificates"),
                   describe_path("knee certificates", path))
+    where = describe_path("knee certificates", path)
     reader = csv.DictReader(io.StringIO(text))
-    if tuple(reader.fieldnames or ()) != FIELDS:
-        raise DamagedStore(f"{path}: the header is not {','.join(FIELDS)}")
-    return tuple(_parse(record, f"{path}, row {k}") for k, record in enumerate(reader, 2))
+    try:
+        if tuple(reader.fieldnames or ()) != FIELDS:
+            raise DamagedStore(f"{where}: the header is not {','.join(FIELDS)}")
+        return tuple(_parse(record, f"{where}, row {k}") for k, record in enumerate(reader, 2))
+    except csv.Error as error:  # a NUL byte, a field beyond csv's size limit
+        raise DamagedStore(f"{where}: not a CSV table (line {reader.line_num}: {error})") \
+            from None
 
 
 @functools.cache

@@ -134,7 +134,7 @@ def write_checkpoint(path: Path, identity: str, state: str,
 
 
 @reader("a checkpoint", "npz")
-def read_checkpoint(path: Path, what: str) -> Checkpoint | None:
+def read_checkpoint(path: Path, what: str = "the computation") -> Checkpoint | None:
     """The checkpoint at ``path``, or None when there is nothing usable.
 
     None for no file, and for a damaged one with a warning naming ``what``
