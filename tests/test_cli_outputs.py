@@ -152,3 +152,54 @@ def test_the_sweep_export_replaces_its_own_earlier_table(tmp_path):
         assert main(["sweep", str(spec), "--store", str(tmp_path / "s.sqlite"), "--quiet",
                      "--export", str(out)]) == 0
     assert out.read_text().count("\n") == 2  # the header and the one point
+
+
+#: Each command with an output folder (a DIR option): a small command line, and the
+#: names it writes there (a new folder option needs an entry).
+FOLDER_COMMANDS = {
+    ("figures", "--out"): (["figures", "--only", "allocation"], "allocation"),
+    ("map", "--out"): (["map", "levine.threshold", "--grid", "width=2", "--grid", "q_size=1",
+                        "--value", "offset", "--band=-1,1", "--no-fit", "--quiet"],
+                       "levine.threshold"),
+}
+
+
+def _folder_options() -> set[tuple[str, str]]:
+    import argparse
+
+    from attndepth.cli.main import build_parser
+
+    found = set()
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found |= {(name, a.option_strings[-1]) for a in sub._actions
+                          if a.metavar == "DIR" and a.option_strings}
+    return found
+
+
+def test_every_output_folder_of_the_command_line_is_covered():
+    assert _folder_options() == set(FOLDER_COMMANDS)
+
+
+@pytest.mark.parametrize("command, option", sorted(FOLDER_COMMANDS))
+def test_an_output_folder_keeps_a_users_csv_and_a_link(command, option, tmp_path, capsys):
+    argv, stem = FOLDER_COMMANDS[command, option]
+    folder = tmp_path / "out"
+    folder.mkdir()
+    mine = folder / f"{stem}.csv"
+    mine.write_text("my,data\n1,2\n")
+    outside = tmp_path / "outside.png"
+    outside.write_bytes(b"\x89PNG\r\n\x1a\nmine")
+    (folder / f"{stem}.png").symlink_to(outside)
+    assert main([*argv, option, str(folder)]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "left untouched" in line
+    assert mine.read_text() == "my,data\n1,2\n"
+    assert outside.read_bytes() == b"\x89PNG\r\n\x1a\nmine"
+    assert (folder / f"{stem}.png").is_symlink()
+    mine.unlink()
+    (folder / f"{stem}.png").unlink()
+    assert main([*argv, option, str(folder)]) in (0, 1)  # its own files: written again
+    assert main([*argv, option, str(folder)]) in (0, 1)
+    capsys.readouterr()

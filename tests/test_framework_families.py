@@ -68,3 +68,9 @@ def test_every_quick_preset_lies_in_its_claims_family(claim_id):
         return
     assert found.family.includes(dict(found.presets["quick"])) in (True, None), (
         f"{claim_id}'s quick preset lies outside its family ({found.family.describe()})")
+
+
+def test_a_family_too_large_to_search_is_refused_when_declared():
+    with pytest.raises(ValueError, match="2,000,000 members"):
+        Family(parameters={"a": tuple(range(2000)), "b": tuple(range(1000))})
+    Family(parameters={"a": (1, 2)}, beyond={"a": tuple(range(3, 2_000_000))})

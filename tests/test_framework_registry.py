@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from attndepth.figures.registry import all_figures
+from attndepth.framework import registry as claims
 from attndepth.framework.domain import known_domain
 from attndepth.framework.families import Family
 from attndepth.framework.registry import (
@@ -626,3 +627,75 @@ def test_an_estimates_decidable_must_be_a_returned_bool(monkeypatch, reachable, 
 
     with pytest.raises(error, match=match):
         run_claim("test.decidable")
+
+
+class _LenRaises(list):
+    def __len__(self):
+        raise RuntimeError("len")
+
+
+class _IterRaises(list):
+    def __iter__(self):
+        raise RuntimeError("iter")
+
+
+class _FloatRaises:
+    def __float__(self):
+        raise RuntimeError("float")
+
+
+def _misbehaving(kind):
+    """A user's verify function whose return misbehaves when read."""
+    from attndepth import Outcome
+
+    def one(seed, x):
+        if kind == "exit":
+            import os
+
+            os._exit(0)
+        value = _FloatRaises() if kind == "float" else 1.0
+        return Outcome("p", "m", "holds", values={"m": value, "p": 1.0})
+
+    def batched(seed_sample, x):
+        outcomes = [Outcome("p", "m", "holds", values={"m": 1.0, "p": 1.0})
+                    for _ in seed_sample]
+        return (_LenRaises if kind == "len" else _IterRaises)(outcomes)
+
+    return batched if kind in ("len", "iter") else one
+
+
+def _run_path(path, claim_id):
+    """Run a claim through one of the paths that run user code; what it says."""
+    from attndepth.framework.search import search_claim
+    from attndepth.framework.validity import validity_map
+
+    if path == "verify":
+        [result] = claims.run_claims([claim_id])
+        return result.outcome.note if result.verdict == "error" else ""
+    if path == "map":
+        found = validity_map(claim_id, {"x": [1]})
+        return " ".join(point.note for point in found.points)
+    report = search_claim(claim_id, draws=0, workers=1)
+    return " ".join(member.note for member in report.errors)
+
+
+@pytest.mark.parametrize("kind", ["len", "iter", "float", "exit"])
+@pytest.mark.parametrize("path", ["verify", "map", "search"])
+def test_a_users_misbehaving_return_is_contained_the_same_way_on_every_path(
+        kind, path, monkeypatch):
+    """One containment (registry.plain_return inside the sandbox): whatever the user's
+    objects raise when read is the claim's failure, named, on verify, map and search."""
+    from attndepth import Estimate, Family
+    from attndepth.errors import AttndepthError
+
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims._REGISTRY))
+    claims.claim("mine.misbehaves", source="s", statement="s", tolerance="t",
+                 presets={"quick": {"x": 1}, "full": {"x": 1}},
+                 family=Family(parameters={"x": (1,)}),
+                 estimate=Estimate("m", "p", (-0.1, 0.1), seeds=(2, 2)))(_misbehaving(kind))
+    try:
+        said = _run_path(path, "mine.misbehaves")
+    except AttndepthError as error:
+        said = str(error)
+    words = {"len": "len", "iter": "iter", "float": "float", "exit": "os._exit(0)"}[kind]
+    assert words in said, said

@@ -45,3 +45,12 @@ def test_a_bad_configuration_is_refused_in_one_line():
         build("encoder-pre", width=8, depth=0, heads=2, tokens=4)
     with pytest.raises(ValueError, match="seed"):
         random_inputs("encoder-pre", batch=1, tokens=2, width=8, seed=-1)
+
+
+@pytest.mark.parametrize("architecture", ARCHITECTURES)
+@pytest.mark.parametrize("size", [dict(width=65_536, tokens=8), dict(width=8, tokens=10**6)])
+def test_every_architecture_is_sized_before_anything_is_allocated(architecture, size):
+    """The 2 GiB guard covers the torch models: weights and one forward pass estimated
+    from the configuration and refused with the estimate (no torch RuntimeError)."""
+    with pytest.raises(ValueError, match=r"needs .* array elements, more than"):
+        build(architecture, depth=48, heads=1, seed=0, **size)

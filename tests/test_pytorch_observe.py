@@ -155,3 +155,12 @@ def test_a_model_whose_attention_gives_no_weights_says_what_would():
     assert eager.attention is not None and eager.attention_note == ""
     assert observe(Net(), torch.randn(1, 2, 3), attention=False).attention_note.startswith(
         "not asked")
+
+
+def test_blocks_named_out_of_run_order_are_refused():
+    layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+    model = torch.nn.TransformerEncoder(layer, 3, enable_nested_tensor=False)
+    inputs = torch.randn(2, 4, 8)
+    with pytest.raises(ValueError, match="not given in the order the forward runs them"):
+        observe(model, inputs, blocks=["layers.1", "layers.0", "layers.2"])
+    assert observe(model, inputs, blocks=["layers.0", "layers.1", "layers.2"]).layers == 3

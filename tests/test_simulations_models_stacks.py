@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from attndepth.simulations.measures.similarity import log_odds, token_similarity
 from attndepth.simulations.models.stacks import (
+    SAMPLINGS,
     StackConfig,
     attention_mask,
     attention_output,
@@ -271,3 +272,14 @@ def test_drawn_weights_start_on_a_64_byte_boundary(config, batch, seed):
     for array in (a for a in arrays if a is not None and a.size):  # depth 0: nothing to hand
         assert array.ctypes.data % 64 == 0 and array.flags.c_contiguous
         assert array.dtype == np.float64
+
+
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+def test_a_block_too_large_for_memory_is_refused_before_it_runs(sampling):
+    from attndepth.simulations.models.stacks import draw_run, iterate_stack
+
+    config = StackConfig(variant="post-ln", depth=2, tokens=20_000, width=4,
+                         sampling=sampling)
+    weights, inputs = draw_run(config, 1, 0)
+    with pytest.raises(ValueError, match="one block's attention logits needs"):
+        next(iterate_stack(config, weights, inputs))

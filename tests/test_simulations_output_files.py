@@ -195,3 +195,130 @@ def test_an_existing_file_is_replaced_only_when_the_rules_allow(tmp_path_factory
     else:
         assert allowed
         assert target.read_text() == "note: new"
+
+
+# ---------------------------------------------------------------------------------------
+# Read-modify-write under a lock: every updater, enumerated from the code.
+
+
+def _updaters() -> set[str]:
+    """The functions of attndepth that update a file under :func:`locked_update`."""
+    import ast
+    from pathlib import Path
+
+    import attndepth
+
+    found = set()
+    for path in Path(attndepth.__file__).parent.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", "") == \
+                        "locked_update" and function.name != "locked_update":
+                    found.add(f"{path.stem}.{function.name}")
+    return found
+
+
+def _record_member(folder, k):
+    from attndepth.framework.domain import KnownFailure, record_member
+
+    failure = KnownFailure.now("mine.x", {"k": k}, "fails", "m", 0, "c", "member")
+    record_member(folder / "record.json", "mine.x", {"k": k}, failure)
+
+
+def _record_run(folder, k):
+    from attndepth.framework.domain import record_search
+
+    record_search(folder / "record.json", f"mine.{k}", [], {"members": k})
+
+
+def _record_written(folder, k):
+    from attndepth.simulations.output_files import output_folder
+
+    output_folder(folder / "out").file(f"f{k}.csv", CSV_TABLE).write_text("a,b\n1,2\n")
+
+
+def _kept(folder, updater):
+    from attndepth.framework.domain import read_record
+    from attndepth.simulations.output_files import read_manifest
+
+    if updater == "domain.record_member":
+        return {f["member"]["k"] for f in read_record(folder / "record.json")["mine.x"]
+                ["failures"]}
+    if updater == "domain._record_run":
+        return {int(c.split(".")[1]) for c in read_record(folder / "record.json")}
+    return {int(name[1:-4]) for name in read_manifest(folder / "out")}
+
+
+#: How each updater is driven by concurrent writers (a new updater needs an entry).
+HARNESS = {"domain.record_member": _record_member, "domain._record_run": _record_run,
+           "output_files._record_written": _record_written}
+
+
+def _write_many(updater, folder, first, count):
+    for k in range(first, first + count):
+        HARNESS[updater](folder, k)
+
+
+def test_every_read_modify_write_of_attndepth_has_a_concurrency_test():
+    assert _updaters() == set(HARNESS)
+
+
+@pytest.mark.parametrize("updater", sorted(HARNESS))
+def test_concurrent_writers_lose_nothing(updater, tmp_path):
+    """Eight processes, ten updates each, into one file: all eighty are kept."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    writers = [context.Process(target=_write_many, args=(updater, tmp_path, 10 * w, 10))
+               for w in range(8)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(120)
+        assert writer.exitcode == 0
+    assert _kept(tmp_path, updater) == set(range(80))
+
+
+def test_a_lock_held_too_long_is_one_clear_error(tmp_path):
+    from filelock import FileLock
+
+    from attndepth.simulations.output_files import lock_path, locked_update
+
+    target = tmp_path / "note.txt"
+    with FileLock(lock_path(target.resolve())), pytest.raises(
+            InvalidParameter, match="being updated by another process"), \
+            locked_update(target, CSV_TABLE, seconds=0.2):
+        pass
+
+
+# ---------------------------------------------------------------------------------------
+# Output folders: only what attndepth wrote there is replaced.
+
+
+def test_a_folder_replaces_only_its_own_unchanged_files(tmp_path):
+    from attndepth.simulations.output_files import MANIFEST_NAME, output_folder
+
+    folder = output_folder(tmp_path / "out")
+    folder.file("a.csv", CSV_TABLE).write_text("a,b\n1,2\n")
+    folder.file("a.csv", CSV_TABLE).write_text("a,b\n3,4\n")  # its own: replaced
+    (tmp_path / "out" / "mine.csv").write_text("x,y\n5,6\n")
+    with pytest.raises(InvalidParameter, match="was not written by attndepth"):
+        folder.file("mine.csv", CSV_TABLE)
+    (tmp_path / "out" / "a.csv").write_text("a,b\n7,8\n")  # changed by the user since
+    with pytest.raises(InvalidParameter, match="not written by attndepth as it is now"):
+        folder.file("a.csv", CSV_TABLE)
+    outside = tmp_path / "outside.csv"
+    outside.write_text("x,y\n1,1\n")
+    (tmp_path / "out" / "b.csv").symlink_to(outside)
+    with pytest.raises(InvalidParameter, match="symbolic link"):
+        folder.file("b.csv", CSV_TABLE)
+    assert outside.read_text() == "x,y\n1,1\n"
+    for bad in ("", "..", "x/y", MANIFEST_NAME):
+        with pytest.raises(InvalidParameter, match="plain file name"):
+            folder.file(bad, CSV_TABLE)
+    (tmp_path / "out" / MANIFEST_NAME).write_text("{damaged")  # then nothing is replaced
+    with pytest.raises(InvalidParameter, match="was not written by attndepth"):
+        folder.file("a.csv", CSV_TABLE)
