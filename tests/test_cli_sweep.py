@@ -40,3 +40,19 @@ def test_sweep_refuses_foreign_store(tmp_path, capsys):
     foreign.write_text("precious")
     assert main(["sweep", str(spec), "--store", str(foreign)]) == 2
     assert foreign.read_text() == "precious"
+
+
+@pytest.mark.parametrize("spec, why", [
+    (b'measurement = ["seprank"]\n', "expected a string at .measurement, found a list"),
+    (b'# \xff\nmeasurement = "seprank"\n', "is not UTF-8 text"),
+    (b"x = " + b"9" * 5000 + b"\n", "an integer of thousands of digits"),
+    (b"x = " + b"[" * 100_000 + b"]" * 100_000 + b"\n", "nested deeper than"),
+    (b'measurement = "similarity"\nseeds = 1e400\n', "beyond float64's range"),
+])
+def test_a_hostile_spec_is_one_line_naming_the_file(spec, why, tmp_path, capsys):
+    path = tmp_path / "spec.toml"
+    path.write_bytes(spec)
+    assert main(["sweep", str(path), "--store", str(tmp_path / "s.sqlite")]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "sweep spec" in line and "spec.toml" in line and why in line, line
+    assert not (tmp_path / "s.sqlite").exists()

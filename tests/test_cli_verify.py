@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from attndepth.cli.main import main
 
 
@@ -92,3 +94,79 @@ def test_verify_without_figures_does_not_import_matplotlib():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+MARKED = '''
+from attndepth import Outcome, claim
+
+@claim("mine.marks", source="s", statement="s", tolerance="t",
+       presets={"quick": {}, "full": {}})
+def marks(seed):
+    open("ran", "w").close()
+    return Outcome("1", "1", "holds")
+'''
+RECORD = '{"attndepth_domain_record": 1, "claims": %s}'
+
+
+def test_a_damaged_record_is_refused_before_any_claim_runs(tmp_path, monkeypatch, capsys):
+    """The examples of the reliability trial: each one line, exit 2, no claim measured."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text(MARKED)
+    record = tmp_path / "record.json"
+    monkeypatch.setenv("ATTNDEPTH_DOMAIN_RECORD", str(record))
+    for text, why in [
+            (RECORD % '{"x": {"failures": [], "search": 5}}', "at .claims.x.search"),
+            (RECORD % '{"x": {"failures": [], "map": []}}', "at .claims.x.map"),
+            (RECORD % ('{"x": {"failures": [{"member": {}, "verdict": "fails", "seed": '
+                       + "9" * 5000 + "}]}}"), "an integer of 5,000 digits"),
+            ("[" * 200_000 + "]" * 200_000, "nested deeper than"),
+            ("garbage", "is not JSON")]:
+        record.write_text(text)
+        for argv in (["verify", "--claims", "mine.py", "--format", "json"],
+                     ["verify", "--claim", "levine.degree"]):
+            assert main(argv) == 2, (argv, text[:40])
+            [line] = capsys.readouterr().err.strip().splitlines()
+            assert "domain record" in line and why in line, line
+            assert not (tmp_path / "ran").exists()
+
+
+def test_a_member_is_read_at_the_door(capsys):
+    for member, why in [("[1]", "must be a JSON object"),
+                        ('{"tokens": 1e400}', "1e400 is beyond float64's range"),
+                        ('{"tokens": ' + "9" * 5000 + "}", "an integer of 5,000 digits"),
+                        ("[" * 100_000, "nested deeper than")]:
+        assert main(["verify", "--claim", "yuzhang.linear-rate-fixed", "--member",
+                     member]) == 2
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert why in line and len(line) < 300, line
+
+
+FAILING = '''
+from attndepth import Family, Outcome, claim
+
+for k in range(8):
+    @claim(f"mine.fails{k}", source="s", statement="s", tolerance="t",
+           presets={"quick": {"x": 1}, "full": {"x": 1}},
+           family=Family(parameters={"x": (1, 2)}))
+    def verify(seed, x):
+        return Outcome("1", "2", "fails")
+'''
+
+
+@pytest.mark.slow
+def test_eight_concurrent_member_records_keep_all_eight(tmp_path):
+    """The trial's example: eight ``verify --member --record`` into one record at once."""
+    import subprocess
+    import sys
+
+    from attndepth.framework.domain import read_record
+
+    (tmp_path / "mine.py").write_text(FAILING)
+    runs = [subprocess.Popen([sys.executable, "-m", "attndepth.cli.main", "verify",
+                              "--claims", "mine.py", "--claim", f"mine.fails{k}", "--member",
+                              '{"x": 1}', "--record", "record.json", "--no-wrong-theory"],
+                             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True) for k in range(8)]
+    for run in runs:
+        assert run.wait(timeout=300) == 1, run.stderr.read()
+    assert set(read_record(tmp_path / "record.json")) == {f"mine.fails{k}" for k in range(8)}

@@ -287,3 +287,10 @@ def test_the_prediction_helpers_give_a_constant_or_a_computed_value():
 
     assert predict_constant(2.0)({"x": 5}, {"depth": 3}) == 2.0
     assert predict_value("x")({"x": 5}, {}) == 5.0
+
+
+@pytest.mark.parametrize("band", [("a", "b"), (0.0, math.nan), (1, 0), (0,), [0, 1], (True, 2)])
+def test_an_estimate_band_must_be_two_ordered_numbers(band):
+    with pytest.raises(ValueError, match="estimate band must be"):
+        Estimate("m", "p", band)
+    Estimate("m", "p", (0.0, math.inf))  # one-sided

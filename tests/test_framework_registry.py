@@ -699,3 +699,19 @@ def test_a_users_misbehaving_return_is_contained_the_same_way_on_every_path(
         said = str(error)
     words = {"len": "len", "iter": "iter", "float": "float", "exit": "os._exit(0)"}[kind]
     assert words in said, said
+
+
+def test_a_rival_whose_prediction_is_nan_is_an_error_not_inconclusive(monkeypatch):
+    from attndepth import Estimate, Outcome, Rival
+
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims._REGISTRY))
+
+    @claims.claim("mine.nanrival", source="s", statement="s", tolerance="t",
+                  presets={"quick": {}, "full": {}}, theory=Theory(p=1.0),
+                  rivals=(Rival("nan", "s", replace={"p": float("nan")}),),
+                  estimate=Estimate("m", "p", (-0.1, 0.1), seeds=(2, 2)))
+    def verify(seed, theory):
+        return Outcome("p", "m", "holds", values={"m": 1.0, "p": theory.p})
+
+    [result] = claims.run_claims(["mine.nanrival"])
+    assert result.verdict == "error" and "must be finite" in result.outcome.note

@@ -62,9 +62,9 @@ def test_a_theory_of_module_functions_pickles():
     assert theory.rate is rate and theory.LIMIT == 2.0
 
 
-@given(st.dictionaries(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True),
+@given(st.dictionaries(st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True),
                        st.integers(), max_size=6),
-       st.dictionaries(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True),
+       st.dictionaries(st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True),
                        st.integers(), max_size=6))
 def test_replacing_keeps_every_other_entry_and_the_original(entries, new):
     entries = {k: v for k, v in entries.items() if k not in RESERVED}
@@ -72,3 +72,9 @@ def test_replacing_keeps_every_other_entry_and_the_original(entries, new):
     known = {k: v for k, v in new.items() if k in entries}
     replaced = theory.replaced(known)
     assert dict(replaced) == {**entries, **known} and dict(theory) == entries
+
+
+@pytest.mark.parametrize("name", ["_entries", "__class__", "__len__", "_private"])
+def test_a_name_of_pythons_or_of_the_theorys_own_is_refused(name):
+    with pytest.raises(ValueError, match="start with '_'"):
+        Theory(**{name: 1})

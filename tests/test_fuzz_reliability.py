@@ -1,9 +1,10 @@
-"""Fuzzed reliability surfaces: output paths, user-claim behaviours, map grids and atlas rows.
+"""Fuzzed reliability surfaces: output paths, user-claim behaviours, map grids, atlas rows,
+hostile files for every reader, and concurrent writers of every read-modify-write.
 
 Every case ends in a result or an attndepth error — never another exception, a
 CLI exit 4 or a lost file. The README's command runs a few cases of each; CI's
-fuzz run (``.ci/run``) runs the ``reliability`` profile, 2,500 cases a test and
-10,000 in all::
+fuzz run (``.ci/run``) runs the ``reliability`` profile, 2,500 cases a test (24 for the
+concurrent writers, each a set of processes) and 12,524 in all::
 
     pytest --hypothesis-profile=reliability tests/test_fuzz_reliability.py
 """
@@ -29,6 +30,7 @@ from attndepth.framework.validity import parse_grid
 from attndepth.rank.atlas_table import ATLAS_COLUMNS, Atlas, atlas, write_atlas
 from attndepth.simulations.output_files import CSV_TABLE, PDF, output_file, text_kind
 from tests.hostile_files import all_readers, hostile
+from tests.test_simulations_output_files import HARNESS, _kept, _write_many
 
 NOTES = text_kind("a note", r"note:")
 #: What may stand where an output goes.
@@ -232,6 +234,28 @@ def test_the_readers_enumerated_are_every_format_attndepth_reads():
     assert set(READERS) >= {"a domain record", "a sweep spec", "an atlas",
                             "knee certificates", "a checkpoint"}
     assert {reader.syntax for reader in READERS.values()} == {"json", "toml", "csv", "npz"}
+
+
+@settings(max_examples=24, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(updater=st.sampled_from(sorted(HARNESS)), writers=st.integers(2, 8),
+       updates=st.integers(1, 6))
+def test_fuzz_concurrent_writers_lose_nothing(updater, writers, updates):
+    """Writers in processes of their own, into one file through every read-modify-write
+    attndepth has (enumerated from the code): every update is kept."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        started = [context.Process(target=_write_many,
+                                   args=(updater, folder, updates * w, updates))
+                   for w in range(writers)]
+        for process in started:
+            process.start()
+        for process in started:
+            process.join(120)
+            assert process.exitcode == 0
+        assert _kept(folder, updater) == set(range(writers * updates))
 
 
 def test_the_kinds_used_above_are_the_toolkits():

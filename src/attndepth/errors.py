@@ -118,13 +118,17 @@ def shown(value: object, limit: int = 60, *, quote: bool = True) -> str:
 
 #: A quoted value in a message, longer than a message should show.
 _LONG_QUOTED = re.compile(r"""(['"])([^'"]{60})([^'"]{20,})\1""")
+#: An unquoted word (a path, a number) longer than a message should show.
+_LONG_WORD = re.compile(r"\S{200,}")
 
 
 def shorten_quoted(message: str) -> str:
-    """``message`` with every quoted value over 80 characters cut as :func:`shown` cuts
-    it: the command line's last word on any message, whoever wrote it."""
-    return _LONG_QUOTED.sub(
+    """``message`` with every quoted value over 80 characters, and every word over 200,
+    cut as :func:`shown` cuts them: the command line's last word on any message,
+    whoever wrote it (an ``OSError`` naming a path of 5,000 characters too)."""
+    message = _LONG_QUOTED.sub(
         lambda m: f"{m[1]}{m[2]}…{m[1]} ({len(m[2]) + len(m[3]):,} characters)", message)
+    return _LONG_WORD.sub(lambda m: f"{m[0][:80]}… ({len(m[0]):,} characters)", message)
 
 
 def describe_exception(error: BaseException) -> str:

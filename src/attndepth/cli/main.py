@@ -111,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_environment()  # every ATTNDEPTH_* variable, before any work
         return int(args.handler(args))
     except BadInput as error:
-        print(str(error), file=sys.stderr)
+        print(_first_line(error), file=sys.stderr)
         return EXIT_BAD_INPUT
     except CheckFailed as error:  # a measurement contradicting a proved bound
         print(f"attndepth: check failed: {_first_line(error)}", file=sys.stderr)
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as error:  # a file or folder of the user's that cannot be used
-        print(f"attndepth: error: {error}", file=sys.stderr)
+        print(f"attndepth: error: {_first_line(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("attndepth: interrupted (results a sweep committed are kept)", file=sys.stderr)
