@@ -27,3 +27,27 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
         assert main([*argv, "--out", str(tmp_path)]) == 2, argv
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1, err
+
+
+STOPS = '''
+from attndepth import Estimate, Family, Outcome, claim
+
+@claim("mine.stops", source="s", statement="s", tolerance="t",
+       presets={"quick": {"x": 1}, "full": {"x": 1}}, family=Family(parameters={"x": (1, 2, 3)}),
+       estimate=Estimate("m", "p", (-0.1, 0.1), seeds=(2, 2)))
+def verify(seed, x):
+    if x == 2:
+        raise KeyboardInterrupt  # Ctrl-C while the second point runs
+    return Outcome("0", "0", "holds", values={"m": 0.0, "p": 0.0})
+'''
+
+
+def test_ctrl_c_writes_the_points_computed_and_exits_130(tmp_path, capsys):
+    (tmp_path / "stops.py").write_text(STOPS)
+    out = tmp_path / "maps"
+    assert main(["map", "mine.stops", "--claims", str(tmp_path / "stops.py"), "--grid",
+                 "x=1,2,3", "--out", str(out), "--quiet"]) == 130
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("attndepth: interrupted: 1 of 3 points computed and written")
+    rows = list(csv.DictReader(open(out / "mine.stops.csv")))
+    assert [row["x"] for row in rows] == ["1"]

@@ -8,6 +8,7 @@ import math
 import sys
 from pathlib import Path
 
+from attndepth.cli._parsing import EXIT_INTERRUPTED
 from attndepth.errors import InvalidParameter, shown
 from attndepth.framework.progress import MemberProgress
 from attndepth.simulations.output_files import CSV_TABLE, PDF, PNG, OutputFile, output_folder
@@ -67,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from attndepth.framework.domain import check_records
     from attndepth.framework.registry import get_claim, is_users, load_claims
     from attndepth.framework.validity import (
+        MapInterrupted,
         check_band,
         error_scaling,
         parse_grid,
@@ -100,8 +102,17 @@ def run(args: argparse.Namespace) -> int:
         def progress(point) -> None:
             bar.done(point.params, point.verdict + (f" ({point.note})" if point.note else ""))
 
-        result = validity_map(found.id, grid, args.preset, args.seed, args.value, args.beyond,
-                              progress, band)
+        try:
+            result = validity_map(found.id, grid, args.preset, args.seed, args.value,
+                                  args.beyond, progress, band)
+        except MapInterrupted as stopped:  # the points computed are written, then exit 130
+            result = stopped.partial
+            if result.points:
+                _write(result, None, next(iter(grid)), files)
+            kept = f" and written to {files['.csv'].path}" if result.points else ""
+            print(f"attndepth: interrupted: {len(result.points)} of {stopped.total} points "
+                  f"computed{kept}; the others were not run", file=sys.stderr)
+            return EXIT_INTERRUPTED
     first = next(iter(grid))
     scaling = error_scaling(result, first) if args.fit else None
     out = Path(args.out)

@@ -199,6 +199,8 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
 
     Raises
     ------
+    MapInterrupted
+        Ctrl-C (a ``KeyboardInterrupt``), holding the points computed before it.
     ValueError
         An empty grid, a parameter the claim's verify function does not take, a
         point outside the family without ``beyond``, or a claim without an
@@ -237,11 +239,20 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
         if outside:
             raise InvalidParameter(f"{len(outside)} grid point(s) lie outside the family of "
                                    f"{claim_id} (e.g. {outside[0]}); pass --beyond to map them")
-    points = []
+    points: list[MapPoint] = []
+    label = estimates[0].label if estimates else value
+    band = estimates[0].band if estimates else band
+
+    def mapped() -> ValidityMap:
+        return ValidityMap(claim_id, label or "", band, tuple(points),
+                           {n: tuple(grid[n]) for n in names}, preset, seed)
+
     for combo in combos:
         try:
             kwargs = family.kwargs(combo) if members and family is not None else combo
             result = run_claim(claim_id, preset, seed, **kwargs)
+        except KeyboardInterrupt:  # the points computed are the caller's to keep
+            raise MapInterrupted(mapped(), len(combos)) from None
         # this point only; a user's claim that raised (UserCodeFailed) is reported by the
         # caller once the points computed are kept
         except (ValueError, TypeError, ArithmeticError, UserCodeFailed) as error:
@@ -271,10 +282,16 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
         points.append(point)
         if progress is not None:
             progress(point)
-    label = estimates[0].label if estimates else value
-    band = estimates[0].band if estimates else band
-    return ValidityMap(claim_id, label or "", band, tuple(points),
-                       {n: tuple(grid[n]) for n in names}, preset, seed)
+    return mapped()
+
+
+class MapInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`validity_map`: ``partial`` holds the points computed before it
+    (in grid order), ``total`` the points of the whole grid."""
+
+    def __init__(self, partial: ValidityMap, total: int) -> None:
+        super().__init__(f"interrupted after {len(partial.points)} of {total} points")
+        self.partial, self.total = partial, total
 
 
 @dataclass(frozen=True)
