@@ -669,8 +669,10 @@ def _run_path(path, claim_id):
     from attndepth.framework.search import search_claim
     from attndepth.framework.validity import validity_map
 
-    if path == "verify":
-        [result] = claims.run_claims([claim_id])
+    if path in ("verify", "pool"):  # the pytest plugin runs claims as verify does
+        results = claims.run_claims([claim_id, "levine.fit-consistency"],
+                                    jobs=2 if path == "pool" else 1)
+        result = next(r for r in results if r.id == claim_id)
         return result.outcome.note if result.verdict == "error" else ""
     if path == "map":
         found = validity_map(claim_id, {"x": [1]})
@@ -680,11 +682,12 @@ def _run_path(path, claim_id):
 
 
 @pytest.mark.parametrize("kind", ["len", "iter", "float", "exit"])
-@pytest.mark.parametrize("path", ["verify", "map", "search"])
+@pytest.mark.parametrize("path", ["verify", "pool", "map", "search"])
 def test_a_users_misbehaving_return_is_contained_the_same_way_on_every_path(
         kind, path, monkeypatch):
     """One containment (registry.plain_return inside the sandbox): whatever the user's
-    objects raise when read is the claim's failure, named, on verify, map and search."""
+    objects raise when read is the claim's failure, named, on verify (and the plugin),
+    the process pool, map and search."""
     from attndepth import Estimate, Family
     from attndepth.errors import AttndepthError
 
