@@ -2,6 +2,8 @@
 Hugging Face models, the torch.nn stacks and a module a user writes; clear errors for a
 model it cannot read; the caller's model untouched."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -131,7 +133,7 @@ def test_a_model_it_cannot_read_is_refused_naming_what_to_pass():
         observe(net, torch.randn(1, 2, 3), blocks=["layers.0"])
     with pytest.raises(ValueError, match="block 'head' is not a .batch, tokens, width. state"):
         observe(net, torch.randn(1, 2, 3), blocks=["blocks.0", "head"])
-    with pytest.raises(ValueError, match="first block ran 2 times and the 2 blocks gave 3"):
+    with pytest.raises(ValueError, match="the 2 blocks were entered 3 times and gave 3"):
         observe(Twice(), torch.randn(1, 2, 6))
     with pytest.raises(ValueError, match="finite"):
         observe(net, torch.full((1, 2, 3), float("nan")))
@@ -143,16 +145,21 @@ def test_a_model_it_cannot_read_is_refused_naming_what_to_pass():
         observe(net, torch.randn(1, 2, 3), device="tpu")
 
 
-def test_a_model_whose_attention_gives_no_weights_says_what_would():
+def test_an_sdpa_model_is_observed_with_eager_attention_and_no_warning():
     transformers = pytest.importorskip("transformers", reason="the hf extra")
     config = transformers.GPT2Config(n_embd=8, n_layer=2, n_head=2, n_positions=4,
                                      vocab_size=16, bos_token_id=0, eos_token_id=0,
                                      attn_implementation="sdpa")
-    seen = observe(transformers.GPT2Model(config), torch.zeros(1, 4, dtype=torch.long))
-    assert seen.attention is None and "attn_implementation='eager'" in seen.attention_note
+    model = transformers.GPT2Model(config)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no warning from transformers' logger either
+        transformers.logging.set_verbosity_warning()
+        seen = observe(model, torch.zeros(1, 4, dtype=torch.long))
+    assert seen.attention is not None and seen.attention_note == ""
+    assert model.config._attn_implementation == "sdpa"  # the caller's model as it was
     eager = observe(build("gpt2", width=8, depth=2, heads=2, tokens=4), torch.zeros(
         1, 4, dtype=torch.long))
-    assert eager.attention is not None and eager.attention_note == ""
+    np.testing.assert_allclose(seen.attention.shape, eager.attention.shape)
     assert observe(Net(), torch.randn(1, 2, 3), attention=False).attention_note.startswith(
         "not asked")
 
@@ -164,3 +171,138 @@ def test_blocks_named_out_of_run_order_are_refused():
     with pytest.raises(ValueError, match="not given in the order the forward runs them"):
         observe(model, inputs, blocks=["layers.1", "layers.0", "layers.2"])
     assert observe(model, inputs, blocks=["layers.0", "layers.1", "layers.2"]).layers == 3
+
+
+class NormsInOneList(torch.nn.Module):
+    """Pre-LN blocks whose 2L norms live in one ModuleList, longer than the blocks'."""
+
+    def __init__(self, width=8, depth=3):
+        super().__init__()
+        self.norms = torch.nn.ModuleList(torch.nn.LayerNorm(width) for _ in range(2 * depth))
+        self.layers = torch.nn.ModuleList(
+            torch.nn.MultiheadAttention(width, 2, batch_first=True) for _ in range(depth))
+
+    def forward(self, x):
+        for k, attention in enumerate(self.layers):
+            h = self.norms[2 * k](x)
+            x = x + attention(h, h, h, need_weights=False)[0]
+            x = self.norms[2 * k + 1](x)
+        return x
+
+
+def test_a_list_of_norms_is_not_taken_for_the_blocks():
+    model = NormsInOneList()
+    assert [name for name, _ in find_blocks(model)] == ["layers.0", "layers.1", "layers.2"]
+    with pytest.raises(ValueError, match="'norms.1' does not receive the output of block "
+                                         "'norms.0'.*not consecutive steps of one stream"):
+        observe(model, torch.randn(2, 5, 8), blocks=[f"norms.{k}" for k in range(6)])
+
+
+class Shared(torch.nn.Module):
+    """Two blocks that are one module."""
+
+    def __init__(self, width=6):
+        super().__init__()
+        block = Block(width)
+        self.blocks = torch.nn.ModuleList([block, block])
+
+    def forward(self, x):
+        return self.blocks[1](self.blocks[0](x))
+
+
+class Embedded(torch.nn.Module):
+    """Token ids through an embedding, then blocks."""
+
+    def __init__(self, width=6):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(10, width)
+        self.blocks = torch.nn.ModuleList(Block(width) for _ in range(2))
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+
+def test_a_shared_block_and_a_dict_of_blocks_are_refused_naming_what_to_pass():
+    with pytest.raises(ValueError, match="entered 4 times"):
+        observe(Shared(), torch.randn(1, 3, 6))
+    keyed = torch.nn.Module()
+    keyed.blocks = torch.nn.ModuleDict({"a": Block(6), "b": Block(6)})
+    with pytest.raises(ValueError, match="cannot find the blocks .*pass blocks="):
+        observe(keyed, torch.randn(1, 3, 6))
+
+
+def test_a_sequence_first_encoder_is_returned_batch_first_with_a_note():
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=False)
+    model = torch.nn.TransformerEncoder(layer, 3, enable_nested_tensor=False).double().eval()
+    x = torch.randn(5, 4, 8, dtype=torch.float64)  # (tokens, batch, width)
+    seen = observe(model, x)
+    assert seen.states.shape == (4, 4, 5, 8) and "batch_first=False" in seen.layout_note
+    with torch.no_grad():
+        expected = model(x).transpose(0, 1).numpy()
+    np.testing.assert_allclose(seen.states[-1], expected, rtol=0, atol=1e-14)
+    assert seen.attention.shape == (3, 4, 2, 5, 5)
+    # a cosine between two tokens of one sequence, as a hand computes it
+    first = expected[0]
+    unit = first / np.linalg.norm(first, axis=1, keepdims=True)
+    hand = (unit @ unit.T)[np.triu_indices(5, 1)].mean()
+    assert seen.observables()["cosine"][-1, 0] == pytest.approx(hand, abs=1e-12)
+
+
+def test_padded_tokens_are_left_out_of_every_observable():
+    torch.manual_seed(1)
+    layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+    model = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).double().eval()
+    x = torch.randn(1, 6, 8, dtype=torch.float64)
+    padding = torch.tensor([[False] * 4 + [True] * 2])
+    padded = observe(model, {"src": x, "src_key_padding_mask": padding})
+    alone = observe(model, x[:, :4])
+    assert padded.mask.tolist() == [[True] * 4 + [False] * 2]
+    for name, values in alone.observables().items():
+        np.testing.assert_allclose(padded.observables()[name], values, rtol=1e-10, atol=1e-12,
+                                   err_msg=name)
+    explicit = observe(model, {"src": x, "src_key_padding_mask": padding},
+                       mask=~padding.numpy())
+    np.testing.assert_array_equal(explicit.observables()["t_sim"],
+                                  padded.observables()["t_sim"])
+    with pytest.raises(ValueError, match="mask must be .batch, tokens."):
+        observe(model, x, mask=np.ones(6))
+    with pytest.raises(ValueError, match="at least one real token"):
+        observe(model, x, mask=np.zeros((1, 6), bool))
+
+
+def test_bert_with_an_attention_mask_measures_its_real_tokens_only():
+    pytest.importorskip("transformers", reason="the hf extra")
+    model = build("bert", width=32, depth=2, heads=2, tokens=8, seed=0)
+    ids = random_inputs("bert", batch=1, tokens=8, width=32, seed=0)
+    mask = torch.tensor([[1] * 5 + [0] * 3])
+    padded = observe(model, {"input_ids": ids, "attention_mask": mask})
+    alone = observe(model, ids[:, :5])
+    for name in ("t_sim", "cosine", "attention_entropy", "s2"):
+        np.testing.assert_allclose(padded.observables()[name], alone.observables()[name],
+                                   rtol=1e-9, atol=1e-12, err_msg=name)
+
+
+def test_an_encoder_decoder_is_read_along_its_encoder():
+    torch.manual_seed(2)
+    model = torch.nn.Transformer(8, 2, 2, 2, 16, dropout=0.0, batch_first=True).double()
+    src, tgt = torch.randn(1, 5, 8).double(), torch.randn(1, 3, 8).double()
+    seen = observe(model, {"src": src, "tgt": tgt})
+    assert seen.blocks == ("encoder.layers.0", "encoder.layers.1")
+    with torch.no_grad():
+        stream = model.encoder.layers[1](model.encoder.layers[0](src))
+    np.testing.assert_allclose(seen.states[-1], stream.numpy(), rtol=0, atol=1e-13)
+
+
+def test_float_token_ids_and_a_summary():
+    embed = Embedded()
+    with pytest.raises(ValueError, match="token ids must be integers"):
+        observe(embed, torch.zeros(1, 4))
+    seen = observe(embed, torch.zeros(1, 4, dtype=torch.long))
+    text = repr(seen)
+    assert text.startswith("Observation: 2 blocks, batch 1, 4 tokens, width 6")
+    assert len(text.splitlines()) == 2 + 3 and "blocks.1" in text
+    assert "<table>" in seen._repr_html_()

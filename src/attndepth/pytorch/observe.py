@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from attndepth.errors import InvalidParameter, InvalidType, shown
+from attndepth.errors import InvalidParameter, InvalidType, describe_exception, shown
 from attndepth.pytorch.loading import check_device, load_torch, torch_dtype
 from attndepth.simulations.measures.similarity import (
     attention_entropy,
@@ -53,17 +53,60 @@ class Observation:
         gives no attention weights.
     blocks : the blocks' names in the model (``model.named_modules()``).
     attention_note : why ``attention`` is None (empty when it is not).
+    mask : (batch, tokens) bool, True where a token is real, or None when every token is;
+        padded tokens are left out of every observable.
+    layout_note : how the model's layout was turned into (batch, tokens, width) (empty
+        when it already was).
     """
 
     states: np.ndarray
     attention: np.ndarray | None
     blocks: tuple[str, ...]
     attention_note: str = ""
+    mask: np.ndarray | None = None
+    layout_note: str = ""
 
     @property
     def layers(self) -> int:
         """The number of blocks L."""
         return len(self.blocks)
+
+    def _summary(self) -> tuple[str, list[str], list[list[str]]]:
+        """A caption, the column names and one row per layer (means over the batch)."""
+        found = self.observables()
+        names = [n for n in ("t_sim", "cosine", "stable_rank", "norm_growth",
+                             "attention_entropy", "s2") if n in found]
+        rows = []
+        for layer in range(self.layers + 1):
+            row = [str(layer), "input" if layer == 0 else self.blocks[layer - 1]]
+            for name in names:
+                values = found[name]
+                index = layer if values.shape[0] == self.layers + 1 else layer - 1
+                row.append("" if index < 0 else f"{float(np.mean(values[index])):.4g}")
+            rows.append(row)
+        _, batch, tokens, width = self.states.shape
+        padded = f", {int((~self.mask).sum())} padded tokens left out" \
+            if self.mask is not None else ""
+        caption = (f"Observation: {self.layers} blocks, batch {batch}, {tokens} tokens, width "
+                   f"{width}{padded}; attention "
+                   f"{'observed' if self.attention is not None else 'none'}")
+        return caption, ["layer", "block", *names], rows
+
+    def __repr__(self) -> str:
+        caption, header, rows = self._summary()
+        widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows,
+                                                                           strict=True)]
+        lines = [caption, "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True))
+                  for row in rows]
+        return "\n".join(line.rstrip() for line in lines)
+
+    def _repr_html_(self) -> str:
+        from attndepth.html_table import html_table
+
+        caption, header, rows = self._summary()
+        return html_table(caption, rows, header, footer="means over the batch; "
+                          ".observables() gives every sequence")
 
     def observables(self) -> dict[str, np.ndarray]:
         """The catalogue's observables per layer.
@@ -75,22 +118,46 @@ class Observation:
             (‖X_ℓ‖_F / ‖X_0‖_F): (layers + 1, batch); with attention, ``attention_entropy``
             (nats, mean over rows and heads) and ``s2`` (mean over heads): (layers, batch).
         """
-        X = self.states
-        norms = np.sqrt(np.sum(X * X, axis=(-2, -1)))
-        similarity, odds = similarity_and_log_odds(X)
-        found = {"t_sim": similarity, "log_odds": odds,
-                 "stable_rank": stable_rank(X),
-                 "norm_growth": norms / np.maximum(norms[:1], np.finfo(np.float64).tiny)}
-        if X.shape[-2] >= 2:
-            found["cosine"] = mean_pairwise_cosine(X)
-        if self.attention is not None:
-            found["attention_entropy"] = attention_entropy(self.attention).mean(axis=-1)
-            found["s2"] = attention_spectra(self.attention)["sigma2"].mean(axis=-1)
-        return found
+        if self.mask is None:
+            return _observables(self.states, self.attention)
+        # padded tokens left out: each sequence on its own real tokens
+        each = [_observables(self.states[:, b:b + 1][:, :, kept],
+                             None if self.attention is None else
+                             self.attention[:, b:b + 1][:, :, :, kept][..., kept])
+                for b, kept in enumerate(self.mask)]
+        return {name: np.concatenate([found[name] for found in each], axis=1)
+                for name in each[0] if all(name in found for found in each)}
+
+
+def _observables(X: np.ndarray, attention: np.ndarray | None) -> dict[str, np.ndarray]:
+    """The observables of states X (layers + 1, batch, tokens, width) and attention."""
+    norms = np.sqrt(np.sum(X * X, axis=(-2, -1)))
+    similarity, odds = similarity_and_log_odds(X)
+    found = {"t_sim": similarity, "log_odds": odds,
+             "stable_rank": stable_rank(X),
+             "norm_growth": norms / np.maximum(norms[:1], np.finfo(np.float64).tiny)}
+    if X.shape[-2] >= 2:
+        found["cosine"] = mean_pairwise_cosine(X)
+    if attention is not None:
+        found["attention_entropy"] = attention_entropy(attention).mean(axis=-1)
+        found["s2"] = attention_spectra(attention)["sigma2"].mean(axis=-1)
+    return found
+
+
+def _holds_attention(module: Any) -> bool:
+    """Whether ``module`` holds an attention: a ``torch.nn.MultiheadAttention``, or a
+    module whose class name says attention (``GPT2Attention``, ``BertSelfAttention``)."""
+    torch = load_torch()
+    return any(isinstance(inner, torch.nn.MultiheadAttention)
+               or "attention" in type(inner).__name__.lower()
+               or type(inner).__name__.lower().endswith("attn")
+               for inner in module.modules())
 
 
 def find_blocks(model: Any) -> list[tuple[str, Any]]:
-    """The blocks of a model: the longest ``ModuleList`` whose members share one class.
+    """The blocks of a model: the ``ModuleList`` whose members share one class, those that
+    hold an attention first (a list of the blocks' norms is not the blocks), then the
+    longest.
 
     Parameters
     ----------
@@ -109,9 +176,14 @@ def find_blocks(model: Any) -> list[tuple[str, Any]]:
     if not isinstance(model, torch.nn.Module):
         raise InvalidType(f"model must be a torch.nn.Module, got {type(model).__name__}")
     best: list[tuple[str, Any]] = []
+    best_key = (False, 0)
     for name, module in model.named_modules():
-        if isinstance(module, torch.nn.ModuleList) and len(module) > len(best) \
-                and len({type(member) for member in module}) == 1:
+        if not isinstance(module, torch.nn.ModuleList) or not len(module) \
+                or len({type(member) for member in module}) != 1:
+            continue
+        key = (_holds_attention(module[0]), len(module))
+        if key > best_key:
+            best_key = key
             best = [(f"{name}.{index}" if name else str(index), member)
                     for index, member in enumerate(module)]
     if not best:
@@ -210,19 +282,29 @@ def _to_torch(inputs: Any, dtype: Any, device: str, checked: bool = True) -> Any
     return inputs.to(device=device)
 
 
-def _model_in(model: Any, dtype: Any, device: str) -> Any:
-    """The model in ``dtype`` on ``device``: itself when it already is, else a copy (the
-    caller's model is never changed)."""
+def _model_in(model: Any, dtype: Any, device: str, attention: bool = False) -> Any:
+    """The model in ``dtype`` on ``device``, with eager attention when the attention is
+    asked for: itself when it already is, else a copy (the caller's model is never
+    changed). A Hugging Face model built with another implementation (``sdpa``, which
+    returns no weights) is switched to ``eager`` on the copy: the same function of its
+    weights, computed explicitly."""
     parameters = list(model.parameters()) + list(model.buffers())
     floating = [p for p in parameters if p.is_floating_point()]
-    if all(p.dtype == dtype and p.device.type == device.split(":")[0] for p in floating):
+    switch = attention and _is_huggingface(model) and hasattr(
+        model, "set_attn_implementation") and getattr(
+        model.config, "_attn_implementation", "eager") not in (None, "eager")
+    if not switch and all(p.dtype == dtype and p.device.type == device.split(":")[0]
+                          for p in floating):
         return model
-    return copy.deepcopy(model).to(device=device, dtype=dtype)
+    copied = copy.deepcopy(model).to(device=device, dtype=dtype)
+    if switch:
+        copied.set_attn_implementation("eager")
+    return copied
 
 
 def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
             dtype: str = "float64", device: str = "cpu",
-            attention: bool = True) -> Observation:
+            attention: bool = True, mask: Any = None) -> Observation:
     """Run ``model`` once on ``inputs`` and return every block's hidden states.
 
     Parameters
@@ -241,6 +323,15 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
     dtype : ``float64`` (default) or ``float32``.
     device : ``cpu`` or ``cuda``.
     attention : whether to ask for the attention matrices.
+    mask : (batch, tokens) bool, optional
+        True where a token is real; default: the inputs' own ``attention_mask``
+        (Hugging Face) or ``src_key_padding_mask`` (``torch.nn``, True where padding).
+        Padded tokens are left out of every observable.
+
+    The states observed must be one stream: each block receives the output of the
+    block before it (checked), and a model that runs sequence-first (``torch.nn``'s
+    ``batch_first=False``) has its states returned as (batch, tokens, width), with a
+    note (``Observation.layout_note``).
 
     Returns
     -------
@@ -263,16 +354,18 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
         raise InvalidType(f"attention must be True or False, got {attention!r}")
     device = check_device(device)
     precision = torch_dtype(dtype)
-    run = _model_in(model, precision, device)
+    run = _model_in(model, precision, device, attention)
     named = _named_blocks(run, blocks) if run is model else _named_blocks(
         run, [name for name, _ in _named_blocks(model, blocks)])
-    entered: list[Any] = []
+    tokens_kept = _mask(inputs, mask)
+    entered: list[tuple[int, Any]] = []  # (block index, input), in the order the forward ran
     ran: list[tuple[int, Any]] = []  # (block index, output), in the order the forward ran
     weights: dict[int, Any] = {}
-    handles = [named[0][1].register_forward_pre_hook(
-        lambda module, args, kwargs: entered.append(_first_input(args, kwargs)),
-        with_kwargs=True)]
+    handles = []
     for index, (name, block) in enumerate(named):
+        handles.append(block.register_forward_pre_hook(
+            lambda module, args, kwargs, index=index: entered.append(
+                (index, _first_input(args, kwargs))), with_kwargs=True))
         handles.append(block.register_forward_hook(
             lambda module, args, output, name=name, index=index: ran.append(
                 (index, _tensor(output, f"the output of block {name!r}")))))
@@ -283,6 +376,11 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
     try:
         with torch.no_grad():
             result = _call(run, _to_torch(inputs, precision, device), attention)
+    except (RuntimeError, IndexError, TypeError, ValueError) as error:
+        if isinstance(error, InvalidParameter | InvalidType):
+            raise
+        raise InvalidParameter(f"the model's forward pass failed on these inputs "
+                               f"({describe_exception(error)}){_input_hint(inputs)}") from None
     finally:
         for handle in handles:
             handle.remove()
@@ -294,28 +392,105 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
                                f"(it ran {shown(run_order, 200, quote=False)}): pass "
                                f"blocks=[...] in that order, so that states[0] is the first "
                                f"block's input")
-    if len(entered) != 1 or len(ran) != len(named):
-        raise InvalidParameter(f"in one forward pass the first block ran {len(entered)} times "
-                               f"and the {len(named)} blocks gave {len(ran)} outputs (a "
+    if len(entered) != len(named) or len(ran) != len(named):
+        raise InvalidParameter(f"in one forward pass the {len(named)} blocks were entered "
+                               f"{len(entered)} times and gave {len(ran)} outputs (a "
                                f"block run twice, or not at all): pass blocks=[...] naming "
                                f"the blocks the forward runs once each, in order")
     outputs = [state for _, state in ran]
-    first = _tensor(entered[0], "the first block's input")
+    first = _tensor(entered[0][1], "the first block's input")
     for (name, _), state in zip(named, outputs, strict=True):
         if state.shape != first.shape:
             raise InvalidParameter(f"the output of block {name!r} is not a (batch, tokens, "
                                    f"width) state of the input's shape {tuple(first.shape)}: "
                                    f"pass blocks=[...] naming the modules whose outputs are "
                                    f"the hidden states")
+    _check_stream(named, [state for _, state in entered], outputs)
     stacked = np.stack([state.detach().to("cpu", torch.float64).numpy()
                         for state in (first, *outputs)])
     if not np.all(np.isfinite(stacked)):
         raise InvalidParameter("the model's hidden states are not finite (overflow or NaN) "
                                "at these inputs")
+    layout = ""
+    if _sequence_first(named):  # (tokens, batch, width), as torch.nn's batch_first=False
+        stacked = np.ascontiguousarray(stacked.swapaxes(1, 2))
+        layout = ("the model runs sequence-first (batch_first=False): its (tokens, batch, "
+                  "width) states are returned as (batch, tokens, width)")
     found = _attention(result, weights, len(named)) if attention else None
+    if found is not None and found.shape[1] != stacked.shape[1] or \
+            found is not None and found.shape[-1] != stacked.shape[2]:
+        raise InvalidParameter(f"the attention weights ({found.shape[1]} sequences of "
+                               f"{found.shape[-1]} tokens) do not match the states "
+                               f"({stacked.shape[1]} sequences of {stacked.shape[2]} tokens): "
+                               f"the model's layout is not (batch, tokens, width); pass "
+                               f"blocks=[...] whose outputs are")
+    if tokens_kept is not None and tokens_kept.shape != stacked.shape[1:3]:
+        raise InvalidParameter(f"the mask has shape {tokens_kept.shape}, the states "
+                               f"(batch, tokens) {stacked.shape[1:3]}")
     return Observation(states=stacked, attention=found, blocks=tuple(name for name, _ in named),
                        attention_note="" if found is not None else
-                       _why_no_attention(run, attention))
+                       _why_no_attention(run, attention), mask=tokens_kept, layout_note=layout)
+
+
+def _check_stream(named: list[tuple[str, Any]], inputs: list[Any], outputs: list[Any]) -> None:
+    """Each block must receive the output of the block before it: the states observed are
+    then the stream the blocks pass on (a list of the blocks' norms, blocks that are not
+    consecutive, or a block fed something else is refused, naming the module)."""
+    torch = load_torch()
+    for k in range(1, len(named)):
+        given = inputs[k]
+        if not isinstance(given, torch.Tensor) or given.shape != outputs[k - 1].shape \
+                or not torch.equal(given, outputs[k - 1]):
+            raise InvalidParameter(
+                f"block {named[k][0]!r} does not receive the output of block "
+                f"{named[k - 1][0]!r}: the modules observed are not consecutive steps of "
+                f"one stream (norms, sublayers, or blocks with something between them), so "
+                f"their outputs are not the hidden states; pass blocks=[...] naming the "
+                f"model's layers in run order")
+
+
+def _sequence_first(named: list[tuple[str, Any]]) -> bool:
+    """Whether the blocks take (tokens, batch, width): a ``torch.nn.MultiheadAttention``
+    inside them built with ``batch_first=False``."""
+    torch = load_torch()
+    return any(isinstance(inner, torch.nn.MultiheadAttention) and not inner.batch_first
+               for _, block in named for inner in block.modules())
+
+
+def _mask(inputs: Any, mask: Any) -> np.ndarray | None:
+    """The real tokens, (batch, tokens) bool: ``mask`` (True where a token is real), else
+    a Hugging Face ``attention_mask`` (1 real, 0 padding) or a ``src_key_padding_mask``
+    (True where padding) among the inputs; None when every token is real."""
+    torch = load_torch()
+    if mask is None and isinstance(inputs, Mapping):
+        if inputs.get("attention_mask") is not None:
+            mask = inputs["attention_mask"]
+        elif inputs.get("src_key_padding_mask") is not None:
+            padding = inputs["src_key_padding_mask"]
+            mask = ~padding if isinstance(padding, torch.Tensor) else ~np.asarray(padding)
+    if mask is None:
+        return None
+    if isinstance(mask, torch.Tensor):
+        mask = mask.detach().to("cpu").numpy()
+    kept = np.asarray(mask)
+    if kept.ndim != 2 or kept.dtype.kind not in "biu" or not np.isin(kept, (0, 1)).all():
+        raise InvalidParameter(f"mask must be (batch, tokens) of booleans (or 0/1), True "
+                               f"where a token is real; got {kept.dtype} of shape "
+                               f"{kept.shape}")
+    kept = kept.astype(bool)
+    if not kept.any(axis=1).all():
+        raise InvalidParameter("every sequence needs at least one real token in the mask")
+    return None if kept.all() else kept
+
+
+def _input_hint(inputs: Any) -> str:
+    """What to check when the forward fails: floating token ids, say."""
+    torch = load_torch()
+    if isinstance(inputs, torch.Tensor | np.ndarray) and inputs.ndim == 2 and (
+            np.issubdtype(inputs.dtype, np.floating) if isinstance(inputs, np.ndarray)
+            else torch.is_floating_point(inputs)):
+        return ": (batch, tokens) inputs of floats; token ids must be integers"
+    return ": check the inputs' type and shape"
 
 
 def _attention_hooks(block: Any, index: int, weights: dict[int, Any]) -> list[Any]:
