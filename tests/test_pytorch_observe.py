@@ -306,3 +306,64 @@ def test_float_token_ids_and_a_summary():
     assert text.startswith("Observation: 2 blocks, batch 1, 4 tokens, width 6")
     assert len(text.splitlines()) == 2 + 3 and "blocks.1" in text
     assert "<table>" in seen._repr_html_()
+
+
+class CustomAttention(torch.nn.Module):
+    """A user's attention: softmax(Q Kᵀ/√d) V with one head, returning (output, weights)
+    and keeping the weights."""
+
+    def __init__(self, width):
+        super().__init__()
+        self.q, self.k = torch.nn.Linear(width, width), torch.nn.Linear(width, width)
+
+    def forward(self, x):
+        weights = torch.softmax(self.q(x) @ self.k(x).transpose(-1, -2) / x.shape[-1] ** 0.5,
+                                dim=-1)
+        self.kept = weights[:, None]
+        return weights @ x, weights[:, None]
+
+
+class CustomBlock(torch.nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.attn = CustomAttention(width)
+
+    def forward(self, x):
+        return x + self.attn(x)[0]
+
+
+class CustomNet(torch.nn.Module):
+    def __init__(self, width=6, depth=3):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(CustomBlock(width) for _ in range(depth))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+@pytest.mark.parametrize("attention", ["layers.*.attn", CustomAttention,
+                                       lambda block: block.attn.kept])
+def test_a_custom_attention_is_observed_by_naming_it(attention):
+    torch.manual_seed(3)
+    model, x = CustomNet().double(), torch.randn(2, 5, 6).double()
+    assert observe(model, x).attention is None  # not found by itself
+    seen = observe(model, x, attention=attention)
+    assert seen.attention.shape == (3, 2, 1, 5, 5)
+    with torch.no_grad():
+        expected = model.layers[0].attn(x)[1].numpy()
+    np.testing.assert_allclose(seen.attention[0], expected, rtol=0, atol=1e-15)
+    assert "s2" in seen.observables()
+
+
+def test_a_named_attention_that_gives_nothing_says_what_to_pass():
+    model, x = CustomNet(), torch.randn(1, 4, 6)
+    with pytest.raises(ValueError, match="exactly one module in each block"):
+        observe(model, x, attention="*.nothing")
+    with pytest.raises(ValueError, match="gave no .batch, heads, tokens, tokens. weights"):
+        observe(model, x, attention="layers.*.attn.q")
+    with pytest.raises(RuntimeError, match="the attention function on block 'layers.0' raised"):
+        observe(model, x, attention=lambda block: block.missing)
+    with pytest.raises(TypeError, match="attention must be"):
+        observe(model, x, attention=3)

@@ -24,7 +24,7 @@ in LLaMA and in ``torch.nn.TransformerEncoder``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -304,7 +304,8 @@ def _model_in(model: Any, dtype: Any, device: str, attention: bool = False) -> A
 
 def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
             dtype: str = "float64", device: str = "cpu",
-            attention: bool = True, mask: Any = None) -> Observation:
+            attention: bool | str | type | Callable[[Any], Any] = True,
+            mask: Any = None) -> Observation:
     """Run ``model`` once on ``inputs`` and return every block's hidden states.
 
     Parameters
@@ -322,7 +323,15 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
         The modules whose outputs are the hidden states (default: :func:`find_blocks`).
     dtype : ``float64`` (default) or ``float32``.
     device : ``cpu`` or ``cuda``.
-    attention : whether to ask for the attention matrices.
+    attention : bool, str, class or function
+        Whether to ask for the attention matrices (True: a Hugging Face model's own, or
+        the one ``torch.nn.MultiheadAttention`` of each block), or which module computes
+        them in a model of your own: a pattern of module names (``"*.attn"``,
+        :func:`fnmatch.fnmatch` on ``model.named_modules()``) or a module class, matching
+        one module in each block, whose output holds the (batch, heads, tokens, tokens)
+        weights (alone, or in a tuple); or a function ``weights(block)`` called after the
+        forward pass for each block, returning them (e.g. an attribute your attention
+        stores).
     mask : (batch, tokens) bool, optional
         True where a token is real; default: the inputs' own ``attention_mask``
         (Hugging Face) or ``src_key_padding_mask`` (``torch.nn``, True where padding).
@@ -350,14 +359,18 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
     torch = load_torch()
     if not isinstance(model, torch.nn.Module):
         raise InvalidType(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    if not isinstance(attention, bool):
-        raise InvalidType(f"attention must be True or False, got {attention!r}")
+    if not (isinstance(attention, bool | str | type) or callable(attention)):
+        raise InvalidType(f"attention must be True, False, a module-name pattern, a module "
+                          f"class or a function of a block, got {type(attention).__name__}")
     device = check_device(device)
     precision = torch_dtype(dtype)
-    run = _model_in(model, precision, device, attention)
+    run = _model_in(model, precision, device, attention is True)
     named = _named_blocks(run, blocks) if run is model else _named_blocks(
         run, [name for name, _ in _named_blocks(model, blocks)])
     tokens_kept = _mask(inputs, mask)
+    named_attention = not isinstance(attention, bool)
+    selected = (_selected_attention(run, named, attention)
+                if isinstance(attention, str | type) else None)
     entered: list[tuple[int, Any]] = []  # (block index, input), in the order the forward ran
     ran: list[tuple[int, Any]] = []  # (block index, output), in the order the forward ran
     weights: dict[int, Any] = {}
@@ -369,13 +382,15 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
         handles.append(block.register_forward_hook(
             lambda module, args, output, name=name, index=index: ran.append(
                 (index, _tensor(output, f"the output of block {name!r}")))))
-        if attention:
+        if selected is not None:
+            handles.extend(_output_hooks(selected[index], index, weights))
+        elif attention is True:
             handles.extend(_attention_hooks(block, index, weights))
     training = run.training
     run.eval()
     try:
         with torch.no_grad():
-            result = _call(run, _to_torch(inputs, precision, device), attention)
+            result = _call(run, _to_torch(inputs, precision, device), attention is True)
     except (RuntimeError, IndexError, TypeError, ValueError) as error:
         if isinstance(error, InvalidParameter | InvalidType):
             raise
@@ -416,7 +431,15 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
         stacked = np.ascontiguousarray(stacked.swapaxes(1, 2))
         layout = ("the model runs sequence-first (batch_first=False): its (tokens, batch, "
                   "width) states are returned as (batch, tokens, width)")
-    found = _attention(result, weights, len(named)) if attention else None
+    if named_attention and not isinstance(attention, bool | str | type):
+        weights = _weights_from(attention, named)
+    found = (_attention(None if named_attention else result, weights, len(named))
+             if attention is not False else None)
+    if named_attention and found is None:
+        raise InvalidParameter(
+            f"attention={shown(attention, 60)} gave no (batch, heads, tokens, tokens) "
+            f"weights for every block ({len(weights)} of {len(named)}): name the module "
+            f"whose output holds them, or pass a function weights(block) that returns them")
     if found is not None and found.shape[1] != stacked.shape[1] or \
             found is not None and found.shape[-1] != stacked.shape[2]:
         raise InvalidParameter(f"the attention weights ({found.shape[1]} sequences of "
@@ -429,7 +452,8 @@ def observe(model: Any, inputs: Any, *, blocks: Sequence[Any] | None = None,
                                f"(batch, tokens) {stacked.shape[1:3]}")
     return Observation(states=stacked, attention=found, blocks=tuple(name for name, _ in named),
                        attention_note="" if found is not None else
-                       _why_no_attention(run, attention), mask=tokens_kept, layout_note=layout)
+                       _why_no_attention(run, attention is not False), mask=tokens_kept,
+                       layout_note=layout)
 
 
 def _check_stream(named: list[tuple[str, Any]], inputs: list[Any], outputs: list[Any]) -> None:
@@ -493,6 +517,63 @@ def _input_hint(inputs: Any) -> str:
     return ": check the inputs' type and shape"
 
 
+def _selected_attention(run: Any, named: list[tuple[str, Any]],
+                        selector: str | type) -> list[Any]:
+    """The module each block computes its attention in: the one module inside it whose
+    name matches the pattern, or that is of the class (refused unless exactly one)."""
+    import fnmatch
+
+    chosen = []
+    for name, block in named:
+        inside = [(f"{name}.{inner}" if inner else name, module)
+                  for inner, module in block.named_modules()]
+        found = [module for full, module in inside
+                 if (fnmatch.fnmatchcase(full, selector) if isinstance(selector, str)
+                     else isinstance(module, selector))]
+        if len(found) != 1:
+            what = (f"no module named like {shown(selector, 60)}" if isinstance(selector, str)
+                    else f"no {selector.__name__}")
+            raise InvalidParameter(
+                f"block {name!r} holds {len(found) or what}"
+                f"{' matching modules' if found else ''}: attention= must pick exactly one "
+                f"module in each block (its names: {shown([n for n, _ in inside], 120)})")
+        chosen.append(found[0])
+    return chosen
+
+
+def _output_hooks(module: Any, index: int, weights: dict[int, Any]) -> list[Any]:
+    """Keep the (batch, heads, n, n) weights in ``module``'s output (alone or in a tuple);
+    a ``torch.nn.MultiheadAttention`` is asked for them per head."""
+    torch = load_torch()
+
+    def keep(module: Any, args: tuple, output: Any) -> None:
+        for item in (output if isinstance(output, tuple | list) else (output,)):
+            if isinstance(item, torch.Tensor) and item.dim() == 4 \
+                    and item.shape[-1] == item.shape[-2]:
+                weights[index] = item
+                return
+
+    hooks = [module.register_forward_hook(keep)]
+    if isinstance(module, torch.nn.MultiheadAttention):
+        hooks.append(module.register_forward_pre_hook(
+            lambda module, args, kwargs: (args, {**kwargs, "need_weights": True,
+                                                 "average_attn_weights": False}),
+            with_kwargs=True))
+    return hooks
+
+
+def _weights_from(function: Callable[[Any], Any], named: list[tuple[str, Any]]
+                  ) -> dict[int, Any]:
+    """``function(block)`` for each block, contained: what it raises is one error."""
+    from attndepth.sandbox import user_code
+
+    found = {}
+    for index, (name, block) in enumerate(named):
+        with user_code(f"the attention function on block {name!r}"):
+            found[index] = function(block)
+    return found
+
+
 def _attention_hooks(block: Any, index: int, weights: dict[int, Any]) -> list[Any]:
     """Hooks that ask the block's ``torch.nn.MultiheadAttention`` for its per-head weights
     and keep them (``torch.nn`` stacks call it with ``need_weights=False``)."""
@@ -528,7 +609,7 @@ def _attention(result: Any, weights: dict[int, Any], layers: int) -> np.ndarray 
     """Attention matrices from the model's output (Hugging Face ``attentions``) or the
     hooks, as float64 (layers, batch, heads, n, n); None when not every block gave them."""
     torch = load_torch()
-    found = getattr(result, "attentions", None)
+    found = getattr(result, "attentions", None) if result is not None else None
     if found is None and len(weights) == layers:
         found = [weights[index] for index in range(layers)]
     if found is None or len(found) != layers or any(
