@@ -170,3 +170,36 @@ def test_eight_concurrent_member_records_keep_all_eight(tmp_path):
     for run in runs:
         assert run.wait(timeout=300) == 1, run.stderr.read()
     assert set(read_record(tmp_path / "record.json")) == {f"mine.fails{k}" for k in range(8)}
+
+
+MODEL = '''
+import torch
+
+
+def post_ln(seed, *, width, depth, heads, tokens):
+    layer = torch.nn.TransformerEncoderLayer(width, heads, 4 * width, dropout=0.0,
+                                             batch_first=True, norm_first=False)
+    return torch.nn.TransformerEncoder(layer, depth, enable_nested_tensor=False)
+'''
+
+
+def test_model_needs_a_claim_that_takes_an_architecture(tmp_path, capsys):
+    pytest.importorskip("torch", reason="the torch extra")
+    (tmp_path / "mine.py").write_text(MODEL)
+    assert main(["verify", "--model", f"{tmp_path / 'mine.py'}:post_ln", "--claim",
+                 "levine.degree"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "takes no architecture" in line and "yuzhang.escalation" in line
+
+
+@pytest.mark.slow
+def test_a_registered_claim_runs_on_a_users_model_from_the_command_line(tmp_path, capsys):
+    pytest.importorskip("torch", reason="the torch extra")
+    (tmp_path / "mine.py").write_text(MODEL)
+    spec = f"{tmp_path / 'mine.py'}:post_ln"
+    code = main(["verify", "--model", spec, "--claim", "yuzhang.escalation", "--format",
+                 "json"])
+    [result] = json.loads(capsys.readouterr().out)["claims"]
+    assert code == 0 and result["params"]["architecture"] == spec
+    assert result["in_family"] is False and result["verdict"] is None  # no verdict of the claim
+    assert result["preset_verdict"] in ("holds", "fails")  # the run's own

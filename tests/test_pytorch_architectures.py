@@ -54,3 +54,57 @@ def test_every_architecture_is_sized_before_anything_is_allocated(architecture, 
     from the configuration and refused with the estimate (no torch RuntimeError)."""
     with pytest.raises(ValueError, match=r"needs .* array elements, more than"):
         build(architecture, depth=48, heads=1, seed=0, **size)
+
+
+FACTORY = '''
+import torch
+
+
+def post_ln(seed, *, width, depth, heads, tokens):
+    layer = torch.nn.TransformerEncoderLayer(width, heads, 4 * width, dropout=0.0,
+                                             batch_first=True, norm_first=False)
+    return torch.nn.TransformerEncoder(layer, depth, enable_nested_tensor=False)
+
+
+def not_a_model(seed, *, width, depth, heads, tokens):
+    return "a string"
+'''
+
+
+def test_a_users_model_is_built_and_drawn_like_the_others(tmp_path, monkeypatch):
+    from attndepth.pytorch import architectures
+    from attndepth.pytorch.escalation import architecture_trace
+
+    monkeypatch.setattr(architectures, "MODELS", {})
+    (tmp_path / "mine.py").write_text(FACTORY)
+    name = architectures.load_model(f"{tmp_path / 'mine.py'}:post_ln")
+    assert name in architectures.known_architectures()
+    model = build(name, width=8, depth=2, heads=2, tokens=4, seed=3)
+    again = build(name, width=8, depth=2, heads=2, tokens=4, seed=3)
+    first = next(model.parameters())
+    assert first.dtype == torch.float64 and torch.equal(first, next(again.parameters()))
+    assert random_inputs(name, batch=2, tokens=4, width=8, seed=0).shape == (2, 4, 8)
+    trace = architecture_trace(name, depth=2, tokens=4, width=8, heads=2, batch=2, seed=0)
+    assert trace.similarity.shape == (3, 2)
+    bad = architectures.load_model(f"{tmp_path / 'mine.py'}:not_a_model")
+    with pytest.raises(TypeError, match="returned str, not a torch.nn.Module"):
+        build(bad, width=8, depth=2, heads=2, tokens=4)
+
+
+@pytest.mark.parametrize("spec, why", [("nocolon", "MODULE:FUNCTION"),
+                                       ("no_such_module_x:f", "ModuleNotFoundError"),
+                                       ("math:nothing", "has no function 'nothing'"),
+                                       ("math:", "MODULE:FUNCTION")])
+def test_a_bad_model_spec_is_one_clear_error(spec, why):
+    from attndepth.pytorch.architectures import load_model
+
+    with pytest.raises((ValueError, RuntimeError), match=why):
+        load_model(spec)
+
+
+def test_a_users_model_cannot_take_a_builtin_name():
+    from attndepth.pytorch.architectures import register_model
+
+    for name in ("bert", "attndepth", ""):
+        with pytest.raises(ValueError, match="a model's name must be"):
+            register_model(name, lambda seed, **size: None)

@@ -27,6 +27,17 @@ POST_LN_REFERENCE: Mapping[str, str] = {"encoder-pre": "encoder-post", "gpt2": "
                                         "llama": "bert"}
 
 
+def users_models() -> tuple[str, ...]:
+    """The names of the models users registered (``--model``,
+    :func:`~attndepth.pytorch.architectures.register_model`): measured as the claim's
+    variant asks (attndepth cannot see where a model normalises). Empty without torch."""
+    try:
+        from attndepth.pytorch.architectures import MODELS
+    except ImportError:
+        return ()
+    return tuple(MODELS)
+
+
 def with_architecture(table: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """A claim's presets with ``architecture`` = :data:`OWN` added to each."""
     return {name: {**preset, "architecture": OWN} for name, preset in table.items()}
@@ -51,7 +62,7 @@ def trace(architecture: str, variant: str, *, depth: int, tokens: int, width: in
     """
     variant = check_choice("variant", variant, ("post-ln", "pre-ln"))
     placed = POST_NORM if variant == "post-ln" else PRE_NORM
-    architecture = check_choice("architecture", architecture, (OWN, *placed))
+    architecture = check_choice("architecture", architecture, (OWN, *placed, *users_models()))
     if architecture == OWN:
         config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
                              heads=heads, sampling="law")

@@ -60,6 +60,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "record updated): the verdict at every point, and each failing "
                              "point that is a member of the claim's family as a known failure "
                              "(attndepth verify then reports it)")
+    parser.add_argument("--model", metavar="MODULE:FUNCTION",
+                        help="register your own model (a factory (seed, *, width, depth, "
+                             "heads, tokens) -> torch.nn.Module) under MODULE:FUNCTION, so that "
+                             "--grid architecture=MODULE:FUNCTION maps the claim on it")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     parser.set_defaults(handler=run)
 
@@ -77,6 +81,10 @@ def run(args: argparse.Namespace) -> int:
     from attndepth.framework.verdicts import Verdict
 
     check_records()  # the records the map's verdicts join, before any work
+    if args.model is not None:
+        from attndepth.pytorch.architectures import load_model
+
+        load_model(args.model)
     for source in args.claims or []:
         load_claims(source)
     band = None

@@ -93,6 +93,12 @@ def register(sub: Any) -> None:
     verify.add_argument("--member", metavar="JSON",
                         help="run the one --claim on one member of its family, e.g. "
                              "'{\"width\": 3, \"depth\": 2}' (reproduces a counterexample)")
+    verify.add_argument("--model", metavar="MODULE:FUNCTION",
+                        help="your own model: a factory (seed, *, width, depth, heads, tokens) "
+                             "-> torch.nn.Module in an importable module or a .py file; each "
+                             "claim that takes an architecture runs on it at its preset (or "
+                             "--member naming it as its architecture); outside the claims' "
+                             "families, so each verdict is the run's alone")
     verify.add_argument("--explain", action="append", metavar="ID",
                         help="print where claim ID lives (verify function, theory, "
                              "simulation, test, figure, wrong theory, presets) and exit; "
@@ -146,6 +152,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
             raise InvalidParameter("--record needs --search or --member: it keeps what "
                                    "they find")
         check_record_target(args.record)
+    if args.model is not None:
+        from attndepth.pytorch.architectures import load_model
+
+        args.model = load_model(args.model)
+        if args.member is None:
+            return _verify_model(args)
     if args.member is not None:
         return _verify_member(args)
     if args.search:
@@ -246,6 +258,29 @@ def _verify_member(args: argparse.Namespace) -> int:
         print(f"attndepth: {'recorded' if failing else 'no failure to record; removed any'} "
               f"{given} of {found.id} in {args.record}", file=sys.stderr)
     return EXIT_CLAIM_FAILED if result.claim_verdict in FAILING else EXIT_OK
+
+
+def _verify_model(args: argparse.Namespace) -> int:
+    """``verify --model``: each claim that takes an architecture, at its preset, on the
+    user's model (a run with an override: its verdict is the run's alone)."""
+    from attndepth.cli.outputs import emit
+    from attndepth.framework.registry import all_claims, get_claim, run_claim
+    from attndepth.framework.report import render
+    from attndepth.framework.verdicts import FAILING
+
+    takes = [claim_id for claim_id, found in all_claims().items()
+             if "architecture" in found.presets[args.preset] and found.by_default]
+    ids = args.claim or takes
+    for claim_id in ids:
+        if "architecture" not in get_claim(claim_id).presets[args.preset]:
+            raise InvalidParameter(f"claim {claim_id!r} takes no architecture, so --model "
+                                   f"cannot run it (those that do: {', '.join(takes)})")
+    results = []
+    for claim_id in ids:
+        print(f"attndepth: {claim_id} on model {args.model} ...", file=sys.stderr, flush=True)
+        results.append(run_claim(claim_id, args.preset, args.seed, architecture=args.model))
+    emit(render(results, args.format, args.preset, args.seed), args.out)
+    return EXIT_CLAIM_FAILED if any(r.claim_verdict in FAILING for r in results) else EXIT_OK
 
 
 def _search(args: argparse.Namespace) -> int:

@@ -19,14 +19,21 @@ Each is built in float64 with its own initialisation drawn from ``seed`` (the gl
 RNG forked, so the caller's stream is untouched), dropout off, eager attention (so the
 attention matrices can be observed). Inputs: token ids for the Hugging Face models,
 Gaussian embeddings for the ``torch.nn`` stacks (:func:`random_inputs`).
+
+A model of your own stands beside them once registered (:func:`register_model`, or
+``--model module:function`` on the command line): a factory
+``make(seed, *, width, depth, heads, tokens) -> torch.nn.Module`` under a name, which every
+claim that takes ``architecture`` then accepts.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, InvalidType, shown
 from attndepth.pytorch.loading import generator, load_torch, load_transformers
 from attndepth.validation import check_choice, check_int, check_seed, check_size
 
@@ -101,7 +108,7 @@ def build(architecture: str, *, width: int, depth: int, heads: int, tokens: int,
     MissingExtra
         Without torch, or without ``transformers`` for a Hugging Face architecture.
     """
-    check_choice("architecture", architecture, ARCHITECTURES)
+    check_choice("architecture", architecture, known_architectures())
     width, depth, heads, tokens = _check_shape(width, depth, heads, tokens)
     seed = check_seed("seed", seed)
     vocabulary = check_int("vocabulary", vocabulary, minimum=1)
@@ -112,7 +119,9 @@ def build(architecture: str, *, width: int, depth: int, heads: int, tokens: int,
     torch = load_torch()
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        if architecture in HUGGING_FACE:
+        if architecture in MODELS:
+            model = MODELS[architecture].build(seed, width, depth, heads, tokens)
+        elif architecture in HUGGING_FACE:
             transformers = load_transformers()
             verbosity = transformers.logging.get_verbosity()
             transformers.logging.set_verbosity_error()
@@ -145,13 +154,145 @@ def random_inputs(architecture: str, *, batch: int, tokens: int, width: int, see
     torch.Tensor
         (batch, tokens) int64 ids, or (batch, tokens, width) float64 embeddings.
     """
-    check_choice("architecture", architecture, ARCHITECTURES)
+    check_choice("architecture", architecture, known_architectures())
     batch = check_int("batch", batch, minimum=1)
     tokens = check_int("tokens", tokens, minimum=1)
     width = check_int("width", width, minimum=1)
     vocabulary = check_int("vocabulary", vocabulary, minimum=1)
     torch = load_torch()
     drawn = generator(seed)
-    if architecture in HUGGING_FACE:
+    if architecture in MODELS and MODELS[architecture].inputs == "ids":
+        vocabulary = MODELS[architecture].vocabulary
+    if architecture in HUGGING_FACE or architecture in MODELS and \
+            MODELS[architecture].inputs == "ids":
         return torch.randint(0, vocabulary, (batch, tokens), generator=drawn)
     return torch.randn(batch, tokens, width, generator=drawn, dtype=torch.float64)
+
+
+@dataclass(frozen=True)
+class ModelFactory:
+    """A model of a user's, registered under a name (:func:`register_model`).
+
+    Attributes
+    ----------
+    name : what ``architecture`` names it by.
+    make : ``make(seed, *, width, depth, heads, tokens) -> torch.nn.Module``, its weights
+        drawn from the global torch RNG (seeded with ``seed`` before the call) or from
+        ``seed`` itself.
+    inputs : ``"embeddings"`` (standard Gaussian (batch, tokens, width) float64) or
+        ``"ids"`` (uniform token ids below ``vocabulary``).
+    vocabulary : the ids' range, for ``inputs="ids"``.
+    """
+
+    name: str
+    make: Callable[..., Any]
+    inputs: str = "embeddings"
+    vocabulary: int = DEFAULT_VOCABULARY
+
+    def build(self, seed: int, width: int, depth: int, heads: int, tokens: int) -> Any:
+        """The user's model at this size, its factory contained (one error naming it)."""
+        from attndepth.sandbox import user_code
+
+        torch = load_torch()
+        with user_code(f"model factory {self.name!r}"):
+            model = self.make(seed, width=width, depth=depth, heads=heads, tokens=tokens)
+        if not isinstance(model, torch.nn.Module):
+            raise InvalidType(f"model factory {self.name!r} returned "
+                              f"{type(model).__name__}, not a torch.nn.Module")
+        return model
+
+
+#: The models users registered: name -> ModelFactory.
+MODELS: dict[str, ModelFactory] = {}
+
+
+def register_model(name: str, make: Callable[..., Any], *, inputs: str = "embeddings",
+                   vocabulary: int = DEFAULT_VOCABULARY) -> ModelFactory:
+    """Register a model factory under ``name``: every claim that takes ``architecture``
+    (and :func:`build`, :func:`random_inputs`, ``architecture_trace``) accepts it.
+
+    attndepth cannot see where a model normalises: a claim about post-LN stacks
+    measures a registered model as one, and says so in nothing but its name. Register
+    again under the same name to replace it.
+
+    Parameters
+    ----------
+    name : not one of :data:`ARCHITECTURES` or ``attndepth``.
+    make : ``make(seed, *, width, depth, heads, tokens) -> torch.nn.Module``.
+    inputs : ``"embeddings"`` or ``"ids"``.
+    vocabulary : int >= 1, the token ids' range.
+
+    Returns
+    -------
+    ModelFactory
+
+    Raises
+    ------
+    InvalidParameter, InvalidType
+    """
+    if not isinstance(name, str) or not name or name in (*ARCHITECTURES, "attndepth") \
+            or len(name) > 200:
+        raise InvalidParameter(f"a model's name must be a new non-empty name of at most 200 "
+                               f"characters (not {', '.join(ARCHITECTURES)} or attndepth), "
+                               f"got {shown(name, 60)}")
+    if not callable(make):
+        raise InvalidType(f"model {name!r}: make must be a function (seed, *, width, depth, "
+                          f"heads, tokens) -> torch.nn.Module, got {type(make).__name__}")
+    check_choice("inputs", inputs, ("embeddings", "ids"))
+    factory = ModelFactory(name, make, inputs, check_int("vocabulary", vocabulary, minimum=1))
+    MODELS[name] = factory
+    return factory
+
+
+def known_architectures() -> tuple[str, ...]:
+    """:data:`ARCHITECTURES` and the names of the registered models."""
+    return (*ARCHITECTURES, *MODELS)
+
+
+def load_model(spec: str) -> str:
+    """Register the factory ``module:function`` (a module's import name or a ``.py``
+    file's path, then a function of it: ``--model``) under ``spec`` itself; returns the
+    name.
+
+    Raises
+    ------
+    InvalidParameter
+        ``spec`` is not ``MODULE:FUNCTION``, the module cannot be loaded (what it raised,
+        in one line) or has no such function.
+    """
+    import hashlib
+    import importlib
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    from attndepth.sandbox import user_code
+
+    if not isinstance(spec, str) or ":" not in spec:
+        raise InvalidParameter(f"--model takes MODULE:FUNCTION (an importable module or a "
+                               f".py file, then its factory), got {shown(spec, 60)}")
+    source, _, function = spec.rpartition(":")
+    if not source or not function.isidentifier():
+        raise InvalidParameter(f"--model takes MODULE:FUNCTION, got {shown(spec, 60)}")
+    path = Path(source)
+    with user_code(f"loading the model module {source}"):
+        if source.endswith(".py") or path.is_file():
+            digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+            name = f"attndepth_user_model_{digest}"
+            module = sys.modules.get(name)
+            if module is None:
+                found = importlib.util.spec_from_file_location(name, path)
+                if found is None or found.loader is None or not path.is_file():
+                    raise InvalidParameter(f"model module {source} is not a Python file")
+                module = importlib.util.module_from_spec(found)
+                sys.modules[name] = module
+                found.loader.exec_module(module)
+        else:
+            module = importlib.import_module(source)
+    make = getattr(module, function, None)
+    if not callable(make):
+        raise InvalidParameter(f"{source} has no function {function!r} (a model factory "
+                               f"(seed, *, width, depth, heads, tokens) -> torch.nn.Module)")
+    register_model(spec, make, inputs=getattr(make, "inputs", "embeddings"),
+                   vocabulary=getattr(make, "vocabulary", DEFAULT_VOCABULARY))
+    return spec

@@ -16,7 +16,7 @@ import numpy as np
 
 from attndepth.environment import setting
 from attndepth.errors import InvalidParameter, InvalidType
-from attndepth.pytorch.architectures import ARCHITECTURES, build, random_inputs
+from attndepth.pytorch.architectures import build, known_architectures, random_inputs
 from attndepth.pytorch.loading import check_device
 from attndepth.pytorch.observe import observe
 from attndepth.simulations.measures.escalation import EscalationTrace, diversity_contraction
@@ -98,7 +98,7 @@ def architecture_trace(architecture: str, *, depth: int, tokens: int, width: int
     MissingExtra
         Without torch (or ``transformers`` for a Hugging Face architecture).
     """
-    check_choice("architecture", architecture, ARCHITECTURES)
+    check_choice("architecture", architecture, known_architectures())
     batch = check_int("batch", batch, minimum=1)
     seed = check_seed("seed", seed)
     if not isinstance(contraction, bool):
