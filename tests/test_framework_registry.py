@@ -718,3 +718,25 @@ def test_a_rival_whose_prediction_is_nan_is_an_error_not_inconclusive(monkeypatc
 
     [result] = claims.run_claims(["mine.nanrival"])
     assert result.verdict == "error" and "must be finite" in result.outcome.note
+
+
+def test_a_run_the_family_marks_undecidable_is_not_measured(monkeypatch):
+    from attndepth import Estimate, Outcome
+
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims._REGISTRY))
+    calls = []
+
+    @claims.claim("mine.undecidable", source="s", statement="s", tolerance="t",
+                  presets={"quick": {"x": 1}, "full": {"x": 1}},
+                  family=Family(parameters={"x": (1, 2)}, undecidable=(
+                      ("x = 2 compares with a reference that does not move",
+                       lambda kwargs: kwargs["x"] == 2),)),
+                  estimate=Estimate("m", "p", (-0.1, 0.1), seeds=(2, 64)))
+    def verify(seed, x):
+        calls.append(seed)
+        return Outcome("p", "m", "holds", values={"m": 1.0, "p": 1.0})
+
+    result = run_claim("mine.undecidable", x=2)
+    assert result.verdict == "inconclusive" and not calls
+    assert "undecidable by construction: x = 2 compares" in result.outcome.note
+    assert run_claim("mine.undecidable").verdict == "holds" and calls

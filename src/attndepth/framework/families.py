@@ -49,6 +49,11 @@ class Family:
     adapt : callable or None
         ``adapt(member) -> kwargs`` for verify functions that take another
         shape (e.g. a list of configurations); default: the member itself.
+    undecidable : tuple of (str, callable)
+        ``(why, predicate(kwargs) -> bool)``: runs the claim cannot decide by
+        construction (a comparison with a reference that does not move, say). Such a
+        run is not measured: it is ``inconclusive`` at once, its note saying why, instead
+        of growing its sample to the largest size for nothing.
     """
 
     parameters: Mapping[str, tuple]
@@ -56,6 +61,7 @@ class Family:
     constraints: tuple[tuple[str, Callable[[Member], bool]], ...] = ()
     fixed: Mapping[str, Any] = field(default_factory=dict)
     adapt: Callable[[Member], dict[str, Any]] | None = None
+    undecidable: tuple[tuple[str, Callable[[Mapping[str, Any]], bool]], ...] = ()
 
     def __post_init__(self) -> None:
         for name, values in {**self.parameters, **self.beyond}.items():
@@ -76,6 +82,17 @@ class Family:
         object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
         object.__setattr__(self, "beyond", MappingProxyType(dict(self.beyond)))
         object.__setattr__(self, "fixed", MappingProxyType(dict(self.fixed)))
+
+    def undecidable_because(self, kwargs: Mapping[str, Any]) -> str | None:
+        """Why a run with these keyword arguments cannot be decided by construction (None
+        when it can)."""
+        for why, predicate in self.undecidable:
+            try:
+                if predicate(kwargs):
+                    return why
+            except (TypeError, ValueError, KeyError):
+                continue
+        return None
 
     def contains(self, member: Member) -> bool:
         """Whether ``member`` satisfies every constraint."""

@@ -640,6 +640,10 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
         ``inconsistent``).
     """
     theory = found.theory if theory is None else theory
+    why = found.family.undecidable_because(params) if found.family is not None else None
+    if why is not None:  # not measured: no sample could decide it
+        return (Outcome("(not run)", "(not run)", Verdict.INCONCLUSIVE,
+                        f"undecidable by construction: {why}"), None, ())
     run = _sample(found, params)
     if found.estimate is not None:
         evidence, outcomes = decide(run, params, seed, found.estimate, found.rivals, theory)
