@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import math
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from attndepth.cli._parsing import EXIT_INTERRUPTED
 from attndepth.errors import InvalidParameter, shown
-from attndepth.framework.progress import MemberProgress
+from attndepth.framework.progress import MemberProgress, seed_progress
 from attndepth.simulations.output_files import CSV_TABLE, PDF, PNG, OutputFile, output_folder
 
 
@@ -106,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
     total = 1
     for values in grid.values():
         total *= len(values)
-    with MemberProgress(found.id, total, "map", enabled=not args.quiet) as bar:
+    with MemberProgress(found.id, total, "map", enabled=not args.quiet) as bar, \
+            seed_progress() if not args.quiet else contextlib.nullcontext():
         def progress(point) -> None:
             bar.done(point.params, point.verdict + (f" ({point.note})" if point.note else ""))
 

@@ -4,6 +4,7 @@ member of a family."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import math
 import sys
@@ -20,6 +21,7 @@ from attndepth.cli._parsing import (
     non_negative_int,
 )
 from attndepth.errors import InvalidParameter
+from attndepth.framework.progress import seed_progress
 
 
 def register(sub: Any) -> None:
@@ -177,8 +179,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     jobs = available_cores() if args.jobs is None else max(1, args.jobs)
     try:
-        results = run_claims(args.claim, args.preset, args.seed, wrong_theory=wrong,
-                             jobs=jobs, finished=finished)
+        # one claim says nothing until it ends: a line every 10 s with its seeds instead
+        with seed_progress() if total == 1 else contextlib.nullcontext():
+            results = run_claims(args.claim, args.preset, args.seed, wrong_theory=wrong,
+                                 jobs=jobs, finished=finished)
     except ClaimsInterrupted as stopped:  # the finished claims' report, then exit 130
         if stopped.results:
             emit(render(stopped.results, args.format, args.preset, args.seed), args.out)
@@ -238,7 +242,8 @@ def _verify_member(args: argparse.Namespace) -> int:
     if args.record is not None and not in_family:
         raise InvalidParameter(f"--record: {given} lies outside the family of "
                                f"{found.id}, so it says nothing of the claim's domain")
-    result = run_claim(found.id, args.preset, args.seed, **found.family.kwargs(member))
+    with seed_progress():  # a line every 10 s of a long member
+        result = run_claim(found.id, args.preset, args.seed, **found.family.kwargs(member))
     result = dataclasses.replace(result, in_family=in_family)
     if not in_family:
         print(f"attndepth: note: {given} lies outside the family of {found.id} "
@@ -278,7 +283,9 @@ def _verify_model(args: argparse.Namespace) -> int:
     results = []
     for claim_id in ids:
         print(f"attndepth: {claim_id} on model {args.model} ...", file=sys.stderr, flush=True)
-        results.append(run_claim(claim_id, args.preset, args.seed, architecture=args.model))
+        with seed_progress():
+            results.append(run_claim(claim_id, args.preset, args.seed,
+                                     architecture=args.model))
     emit(render(results, args.format, args.preset, args.seed), args.out)
     return EXIT_CLAIM_FAILED if any(r.claim_verdict in FAILING for r in results) else EXIT_OK
 

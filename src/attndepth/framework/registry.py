@@ -62,6 +62,7 @@ from attndepth.framework.evidence import (
     verify_form,
 )
 from attndepth.framework.families import Family
+from attndepth.framework.progress import seed_done
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import DECIDED, Verdict, domain_verdict, failing_for
 from attndepth.sandbox import no_process_exit, user_code
@@ -905,11 +906,14 @@ def _sample(found: Claim, params: Mapping[str, Any]) -> Sample:
 
     def call(**kwargs: Any) -> Any:
         if limit is None:
-            return found.verify(**kwargs)
-        with user_code(f"claim {found.id!r}", limit):
-            # what the user's code returned is read here, inside the containment: a
-            # sample whose __len__ raises, a value whose __float__ raises, is the claim's
-            return plain_return(found.verify(**kwargs), "seed_sample" in kwargs)
+            returned = found.verify(**kwargs)
+        else:
+            with user_code(f"claim {found.id!r}", limit):
+                # what the user's code returned is read here, inside the containment: a
+                # sample whose __len__ raises, a value whose __float__ raises, is the claim's
+                returned = plain_return(found.verify(**kwargs), "seed_sample" in kwargs)
+        seed_done(found.id)
+        return returned
 
     measured = sampler(call, params, verify_form(found.verify))
 
