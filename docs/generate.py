@@ -7,6 +7,7 @@ the executed notebooks.
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 
@@ -73,7 +74,10 @@ def gallery(out: Path) -> str:
              "its PDF and the CSV of its data. Apply the same style to your own figures",
              "with `plt.style.use(\"attndepth.figures.paper\")`.", ""]
     for name, module in all_figures().items():
-        if not _drawn(name, out):
+        if _drawn(name, out):
+            _say(f"  figure {name}: reused")
+        else:
+            _say(f"  figure {name}: drawn")
             write_figure(name, out, "quick", 0)
         height, width = matplotlib.image.imread(out / f"{name}.png").shape[:2]
         inches = width / PNG_DPI
@@ -376,16 +380,31 @@ def write_generated(target: Path) -> None:
     import shutil
 
     target.mkdir(parents=True, exist_ok=True)
+    _say("the claims table")
     (target / "claims.md").write_text(claims_table())
+    _say("the results: every claim at its quick preset (about 20 s on 2 cores)")
     (target / "results.md").write_text(results_page())
     shutil.rmtree(target / "api", ignore_errors=True)  # no page of a module since removed
     (target / "api").mkdir()
+    _say("the API pages")
     for name, text in api_pages().items():
         (target / "api" / name).write_text(text)
+    _say("the gallery (figures the tests drew are reused: $" + DRAWN_FIGURES + ")")
     (target / "gallery.md").write_text(gallery(target / "figures"))
+    _say("the atlas page")
     (target / "atlas.md").write_text(atlas_page(target))
+    _say("the notebooks, each executed")
     for name, text in notebook_pages(target / "notebooks").items():
         (target / "notebooks" / name).write_text(text)
+    _say("done")
+
+
+_START = time.monotonic()
+
+
+def _say(step: str) -> None:
+    """One line of the build's progress on stderr, with the seconds since it began."""
+    print(f"docs [{time.monotonic() - _START:5.0f} s] {step}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
