@@ -13,7 +13,8 @@ def test_points_bands_and_the_fit_are_drawn():
     axes = figure.axes[0]
     labels = [text.get_text() for text in axes.get_legend().get_texts()]
     assert labels[0] == "tolerance band" and "in the family" in labels
-    assert "outside the family" in labels and any(label.startswith("fit") for label in labels)
+    assert any("outside the family" in label for label in labels)
+    assert any(label.startswith("fit") for label in labels)
     assert axes.get_xscale() == "log" and axes.get_title() == "x.y"
 
 
@@ -37,3 +38,15 @@ def test_a_one_sided_band_is_drawn_as_a_bound_on_the_data_range_and_fits_nothing
                                                           for label in labels)
     bottom, top = axes.get_ylim()
     assert bottom <= 0 and 0.08 <= top < 0.2
+
+
+def test_each_verdict_has_its_own_marker_and_colour():
+    """A point that holds never looks like one that is inconclusive."""
+    figure = draw_validity_map([8, 16, 32], [0.01, 0.02, 0.03], [0.0, 0.0, 0.0],
+                               [0.02, 0.04, 0.06], [True, True, True], parameter="width",
+                               label="e", claim="c", band=(-0.05, 0.05),
+                               verdicts=["holds", "inconclusive", "fails"])
+    drawn = {bars.get_label(): (bars.lines[0].get_marker(), bars.lines[0].get_color())
+             for bars in figure.axes[0].containers}
+    assert {"holds", "inconclusive", "fails"} <= set(drawn)
+    assert len({drawn[word] for word in ("holds", "inconclusive", "fails")}) == 3

@@ -227,7 +227,7 @@ def _write(result, scaling, parameter: str, files: dict[str, OutputFile]) -> Non
         [p.high for p in result.points], [p.in_family for p in result.points],
         parameter=parameter, label=result.label, claim=result.claim, band=result.band,
         scaling=(scaling.c, scaling.k) if scaling else None,
-        log_x=numeric and min(x) > 0)
+        log_x=numeric and min(x) > 0, verdicts=[str(p.verdict) for p in result.points])
     try:
         with files[".png"].open("wb") as handle:
             figure.savefig(handle, format="png", dpi=PNG_DPI)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attndepth.figures.style import PALETTE, new_figure, separate_labels, styled
+from attndepth.figures.style import PALETTE, new_figure, separate_labels, styled, tidy
 from attndepth.theory.depth_width import (
     DEFAULT_FIT,
     AllocationFit,
@@ -94,4 +94,5 @@ def draw(data: dict[str, list]):
         axis.set_ylim(0, None)
         axis.legend(loc="upper left")
         separate_labels(figure, texts)
+    tidy(figure)
     return figure

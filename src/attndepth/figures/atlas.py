@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, new_figure, styled, tidy
 from attndepth.rank.atlas_table import atlas
 
 NAME = "atlas"
@@ -70,12 +70,15 @@ def draw(data: dict[str, list]):
             axis.set_xscale("log")
             axis.axhline(1.0, color="0.5", linewidth=0.6, linestyle=":")
             axis.set_ylim(top=STRIP_BASE + STRIP_STEP * (len(DEPTHS) + 1))
-            axis.set_yticks([t for t in axis.get_yticks() if t <= 1.0])
-            axis.set_xlabel("split bound, (d) of §1")
+            ticks = [t for t in axis.get_yticks() if t <= 1.0]
+            strip = STRIP_BASE + STRIP_STEP * (len(DEPTHS) + 1) / 2
+            axis.set_yticks([*ticks, strip], [f"{t:g}" for t in ticks] + ["= 1 (ticks)"])
+            axis.set_xlabel("split bound (d)")
         axes[0].set_ylabel("rank / split bound")
         # one legend for both panels: the lower bounds may stand in either
         entries = {label: handle for axis in axes
                    for handle, label in zip(*axis.get_legend_handles_labels(), strict=True)}
         axes[0].legend(entries.values(), entries.keys(), loc="lower left",
                        title="filled: $H = 1$, hollow: $H > 1$")
+    tidy(figure)
     return figure

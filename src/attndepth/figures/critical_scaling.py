@@ -24,6 +24,7 @@ from attndepth.figures.style import (
     new_figure,
     style_key,
     styled,
+    tidy,
 )
 from attndepth.simulations.measures.self_weight import (
     half_points,
@@ -111,8 +112,7 @@ def draw(data: dict[str, list]):
         left.minorticks_off()
         left.set_xlabel("tokens $n$")
         left.set_ylabel(r"$\gamma_{1/2}/\gamma_c = \beta_{1/2}(1-\rho)/\ln n$")
-        low, top = left.get_ylim()
-        left.set_ylim(low, top + 0.6 * (top - low))  # room for the key above the points
+
         for colour, n in zip(PALETTE[3:], CURVE_LENGTHS, strict=False):
             rows = (array["panel"] == "b") & (array["tokens"] == n)
             gamma = array["x"][rows].astype(float)
@@ -130,4 +130,5 @@ def draw(data: dict[str, list]):
                        fontsize=6)
         right.set_title(rf"$\rho = {CURVE_OVERLAP:g}$, d = {CURVE_WIDTH}",
                         fontsize=6)
+    tidy(figure)
     return figure

@@ -18,11 +18,13 @@ from attndepth.claims.presets import CURSE_OF_DEPTH
 from attndepth.figures.style import (
     INTERVAL_TEXT,
     PALETTE,
+    VARIANT_COLOURS,
     interval_half_width,
     legend_with_keys,
     new_figure,
     style_key,
     styled,
+    tidy,
 )
 from attndepth.simulations.measures.block_jacobian import depth_profile
 from attndepth.simulations.models.stacks import StackConfig
@@ -30,8 +32,9 @@ from attndepth.theory.curse_of_depth import SCALINGS, growth_sum, input_scale
 
 NAME = "curse_of_depth"
 DESCRIPTION = "variance growth and blocks' distance from the identity, pre-LN and LNS"
-#: One colour per block input; every block up to 2L of the claim's preset is drawn.
-COLOURS = dict(zip(SCALINGS, PALETTE, strict=False))
+#: One colour per block input (pre-LN's of every figure; LNS one no variant has); every
+#: block up to 2L of the claim's preset is drawn.
+COLOURS = {"pre-LN": VARIANT_COLOURS["pre-ln"], "LNS": PALETTE[5]}
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
@@ -107,4 +110,5 @@ def draw(data: dict[str, list]):
                        fontsize=6)
         right.set_title(f"{batch} stacks a point, {INTERVAL_TEXT}; $k$ matched at "
                         f"$\\ell = {int(block.max()) // 2}$", fontsize=6)
+    tidy(figure)
     return figure

@@ -21,6 +21,7 @@ from attndepth.figures.style import (
     interval_half_width,
     new_figure,
     styled,
+    tidy,
 )
 from attndepth.simulations.measures.displacement import stream_displacement
 from attndepth.simulations.models.stacks import StackConfig
@@ -62,7 +63,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
 
 
 def draw(data: dict[str, list]):
-    figure, axes = new_figure(columns=1, aspect=0.8)
+    figure, axes = new_figure(columns=1, aspect=1.15)  # room for the legend below
     scheme = np.array(data["scheme"])
     depth = np.array(data["depth"], dtype=float)
     measured, error = (np.array(data[k], dtype=float) for k in ("measured", "error"))
@@ -93,7 +94,6 @@ def draw(data: dict[str, list]):
         tokens, width, batch = (int(data[k][0]) for k in ("tokens", "width", "batch"))
         axes.set_title(f"pre-LN + FFN at initialisation\nn = {tokens}, d = {width}, "
                        f"{batch} stacks a point, {INTERVAL_TEXT}", fontsize=6)
-        low, high = axes.get_ylim()
-        axes.set_ylim(low, high * 1e3)  # room for the key above the points
-        axes.legend(loc="upper left")
+        axes.legend(loc="upper left")  # where it covers no point, else below (tidy)
+    tidy(figure)
     return figure

@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter
 
 from attndepth.claims.presets import DONG
-from attndepth.figures.style import new_figure, styled, variant_colour
+from attndepth.figures.style import new_figure, styled, tidy, variant_colour
 from attndepth.simulations.measures.escalation import relative_residuals
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.rank_collapse import convergence_order
@@ -78,4 +78,5 @@ def draw(data: dict[str, list]):
         zoom.set_ylabel(r"$e_{k+1}$")
         zoom.set_title("both slopes through the median point", fontsize=6.5)
         zoom.legend()
+    tidy(figure)
     return figure

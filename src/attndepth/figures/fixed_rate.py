@@ -10,7 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from attndepth.claims.presets import FIXED_MATRIX
-from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
+from attndepth.figures.style import (
+    PALETTE,
+    legend_with_keys,
+    new_figure,
+    style_key,
+    styled,
+    tidy,
+)
 from attndepth.simulations.measures.escalation import fixed_matrix_decay
 from attndepth.theory.similarity import fixed_matrix_slope
 
@@ -69,4 +76,5 @@ def draw(data: dict[str, list]):
                                           markersize=2.5),
                                 style_key(r"slope $2\log|\lambda_2(P)|$", color="0.3")],
                          separate=True, loc="lower right", bbox_to_anchor=(1.0, 0.17))
+    tidy(figure)
     return figure

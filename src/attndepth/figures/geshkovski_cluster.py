@@ -19,7 +19,14 @@ import numpy as np
 from scipy.stats import binomtest
 
 from attndepth.claims.presets import CLUSTER_DIAMETER, DIAMETER_RESOLUTION, WENDEL_LEVEL
-from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
+from attndepth.figures.style import (
+    PALETTE,
+    legend_with_keys,
+    new_figure,
+    style_key,
+    styled,
+    tidy,
+)
 from attndepth.simulations.models.sphere_dynamics import (
     cluster_diameter,
     hemisphere_fraction,
@@ -103,11 +110,12 @@ def draw(data: dict[str, list]):
                       label=f"one cluster, {CLUSTER_DIAMETER:g}")
         right.axhspan(1e-12, DIAMETER_RESOLUTION, color="0.92", linewidth=0)
         right.text(2e2, 2e-11, "integration error", fontsize=6, color="0.4")
-        right.set_ylim(1e-12, 1e5)  # room for the key above the curves
+        right.set_ylim(1e-12, 1e2)
         right.set_xlabel("time $t$")
         right.set_ylabel(r"$\max_{i,j} \|x_i - x_j\|$")
         right.set_title("tokens from one hemisphere: metastable, then one cluster",
                         fontsize=6.5)
         right.set_yticks([1e-12, 1e-9, 1e-6, 1e-3, 1e0])
         right.legend(loc="upper right", ncols=2)
+    tidy(figure)
     return figure

@@ -10,7 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from attndepth.claims.presets import GESHKOVSKI_ORTHOGONAL
-from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
+from attndepth.figures.style import (
+    PALETTE,
+    legend_with_keys,
+    new_figure,
+    style_key,
+    styled,
+    tidy,
+)
 from attndepth.simulations.models.sphere_dynamics import (
     integrate_scalar,
     integrate_tokens,
@@ -73,4 +80,5 @@ def draw(data: dict[str, list]):
                                 style_key("β = 0 closed form", color="k", linestyle=":",
                                     linewidth=1.4)],
                          separate=True, loc="lower right")
+    tidy(figure)
     return figure

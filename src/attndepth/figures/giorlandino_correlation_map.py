@@ -15,7 +15,14 @@ import math
 import numpy as np
 
 from attndepth.claims.presets import GIORLANDINO
-from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
+from attndepth.figures.style import (
+    PALETTE,
+    legend_with_keys,
+    new_figure,
+    style_key,
+    styled,
+    tidy,
+)
 from attndepth.simulations.measures.fitting import standard_error
 from attndepth.simulations.measures.rem import rem_participation, wide_layer_map
 from attndepth.theory.correlation_map import critical_beta, energy_scale, limit_participation
@@ -76,7 +83,7 @@ def draw(data: dict[str, list]):
         left.plot(fine, np.maximum(0, 1 - 1 / fine), color="k", label=r"$(1-\beta_c/\beta)_+$")
         rows = (panel == "map") & (overlap == OVERLAPS[0])
         left.plot(x[rows], rem[rows], "--", color="0.45", linewidth=0.9,
-                  label="REM at $T=256$ (any $p$)")
+                  label="random-energy model, $T=256$ (any $p$)")
         # the overlaps' points nearly coincide: each is shifted a little sideways
         shifts = np.linspace(-0.04, 0.04, len(OVERLAPS)) if len(OVERLAPS) > 1 else [0.0]
         for colour, p, shift in zip(PALETTE, OVERLAPS, shifts, strict=False):
@@ -95,7 +102,8 @@ def draw(data: dict[str, list]):
                            label=rf"$\beta/\beta_c={value:g}$")
             right.axhline(limit[rows][0], color=colour, linestyle=":", linewidth=0.8)
         right.set_xlabel("tokens $T$")
-        right.set_ylabel(r"REM $E\,Y_2$")
+        right.set_ylabel("participation $\\mathbb{E}\\,Y_2$\n(random-energy model)")
         legend_with_keys(right, [style_key(r"limit $T \to \infty$ (the map)", color="0.3",
                                      linestyle=":", linewidth=0.8)])
+    tidy(figure)
     return figure

@@ -14,7 +14,14 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from attndepth.claims.presets import NADERI
-from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
+from attndepth.figures.style import (
+    PALETTE,
+    legend_with_keys,
+    new_figure,
+    style_key,
+    styled,
+    tidy,
+)
 from attndepth.simulations.measures.spectral_gap import spectrum_sample
 from attndepth.theory.spectral_gap import bulk_edge, collapsed_stable_rank
 
@@ -79,6 +86,10 @@ def draw(data: dict[str, list]):
         right.set_ylabel("stable rank")
         right.set_title("random Markov $A$, $s=1$, $d=64$", fontsize=6.5)
         right.legend(title="stable rank of", loc="lower right", bbox_to_anchor=(1.0, 0.1))
+        # up to the next 1-2-5 value above the data, so that the top is labelled
+        top = right.get_ylim()[1]
+        right.set_ylim(top=1.05 * min(m * 10.0**e for e in range(-3, 7) for m in (1, 2, 5)
+                                      if m * 10.0**e >= top))
         sizes = np.unique(T)
         for axis in (left, right):  # plain numbers: T at its sizes, y at 1, 2, 5 a decade
             axis.set_xticks(sizes, [f"{size:g}" for size in sizes])
@@ -86,4 +97,5 @@ def draw(data: dict[str, list]):
             axis.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
             axis.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
             axis.yaxis.set_minor_formatter(NullFormatter())
+    tidy(figure)
     return figure

@@ -21,10 +21,12 @@ from attndepth.claims.presets import NOCI
 from attndepth.figures.style import (
     PALETTE,
     interval_half_width,
+    legend_below,
     legend_with_keys,
     new_figure,
     style_key,
     styled,
+    tidy,
 )
 from attndepth.simulations.measures.alignment import alignment_sample
 from attndepth.simulations.measures.similarity import mean_pairwise_cosine
@@ -138,7 +140,7 @@ def draw(data: dict[str, list]):
             term.axhline(level, color="0.3", linestyle=style, linewidth=0.8, label=text)
         term.errorbar(widths, measured[rows], yerr=error[rows], fmt="o", color=PALETTE[0],
                       markerfacecolor="none", markersize=3.5, elinewidth=0.6, capsize=1.5,
-                      label="measured (99 %)")
+                      label=r"$\alpha=1$, measured (99 %)")
         term.set_xscale("log", base=2)
         term.set_xticks(widths, [f"{w:g}" for w in widths])
         term.minorticks_off()
@@ -146,5 +148,6 @@ def draw(data: dict[str, list]):
         term.set_xlabel("width $d$")
         term.set_ylabel(r"$d\times$ Jensen gap per block")
         term.set_title(rf"$\alpha=1$, {int(stacks[rows][0])} stacks a width", fontsize=6.5)
-        term.legend(loc="center", bbox_to_anchor=(0.5, 0.36))
+        legend_below(term)  # its reference lines cross the whole panel
+    tidy(figure)
     return figure

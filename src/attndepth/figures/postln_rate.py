@@ -14,7 +14,9 @@ from attndepth.figures.style import (
     new_figure,
     style_key,
     styled,
+    tidy,
     variant_colour,
+    variant_name,
 )
 from attndepth.simulations.measures.escalation import escalation_trace
 from attndepth.simulations.measures.fitting import ESCALATION_WINDOW
@@ -53,29 +55,34 @@ def compute(preset: str, seed: int) -> dict[str, list]:
     return columns
 
 
-#: The log-odds shown; a prediction is drawn only where it lies inside them.
-LIMITS = (-12.0, 60.0)
+#: The lowest log-odds shown (the top is the data's); a prediction is drawn only where it
+#: lies inside the axes.
+BOTTOM = -12.0
 
 
 def draw(data: dict[str, list]):
-    figure, axis = new_figure(columns=1, aspect=0.8)
+    figure, axis = new_figure(columns=1, aspect=1.05)  # room for the legend below
+    top = float(np.nanmax(data["q90"])) * 1.04
+    limits = (BOTTOM, top)
     curve = np.array(data["curve"])
     with styled():
         for name in dict.fromkeys(data["curve"]):
             colour = variant_colour(name)
             rows = curve == name
             depth = np.array(data["depth"])[rows]
-            axis.plot(depth, np.array(data["median"])[rows], color=colour, label=name)
+            axis.plot(depth, np.array(data["median"])[rows], color=colour,
+                      label=variant_name(name))
             axis.fill_between(depth, np.array(data["q10"])[rows], np.array(data["q90"])[rows],
                               color=colour, alpha=0.2, linewidth=0)
             predicted = np.array(data["predicted"], dtype=float)[rows]
             # each prediction in its variant's colour, dotted, cut where it leaves the axes
-            predicted[(predicted < LIMITS[0]) | (predicted > LIMITS[1])] = np.nan
+            predicted[(predicted < limits[0]) | (predicted > limits[1])] = np.nan
             if np.isfinite(predicted).any():
                 axis.plot(depth, predicted, ":", color=colour, linewidth=1.0)
-        axis.set_ylim(*LIMITS)
+        axis.set_ylim(*limits)
         axis.set_xlabel("depth $l$")
         axis.set_ylabel(r"log-odds $\ln(t_{\mathrm{sim}}/t_{\mathrm{div}})$")
         legend_with_keys(axis, [style_key("derived rate (post-LN variants)", linestyle=":",
                                     color="k", linewidth=1.0)])
+    tidy(figure)
     return figure

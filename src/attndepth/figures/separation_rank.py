@@ -19,7 +19,13 @@ import math
 import numpy as np
 
 from attndepth.claims.presets import HEADS
-from attndepth.figures.style import PALETTE, legend_with_keys, new_figure, style_key, styled
+from attndepth.figures.style import (
+    PALETTE,
+    new_figure,
+    style_key,
+    styled,
+    tidy,
+)
 from attndepth.rank.grids import SeparationRankConfig, certified_rank
 from attndepth.theory.separation_rank import (
     log_bigraded_bound,
@@ -86,22 +92,26 @@ def draw(data: dict[str, list]):
         left.set_xlabel("depth $L$")
         # the quantity is ln sep, drawn on a logarithmic axis: 3^L is then a straight line
         left.set_ylabel(r"$\ln \mathrm{sep}$, log scale  ($N = 2$)")
-        left.legend(title="colour: width", loc="upper left")
-        legend_with_keys(left, [style_key("bound (d)", color="k"),
-                                style_key(f"certified (d ≤ {max(EXACT_WIDTHS)})", color="k",
-                                    marker="o", linestyle="none", markerfacecolor="none"),
-                                style_key(r"$L_{th} = \log_3 d$", color="k", linestyle=":",
-                                    linewidth=0.8),
-                                style_key(r"$\propto 3^L$", color="0.55", linestyle="--",
-                                    linewidth=0.8)],
-                         separate=True, loc="lower left", bbox_to_anchor=(0.07, 1.0),
-                         ncols=4, handlelength=1.5, columnspacing=0.8)
+        # the styles' key above the axes (kept as an artist); the widths' legend is the
+        # axes' own, which the layout makes room for wherever tidy() puts it
+        keys = [style_key("bound (d)", color="k"),
+                style_key(f"certified (d ≤ {max(EXACT_WIDTHS)})", color="k", marker="o",
+                          linestyle="none", markerfacecolor="none"),
+                style_key(r"$L_{th} = \log_3 d$", color="k", linestyle=":", linewidth=0.8),
+                style_key(r"$\propto 3^L$", color="0.55", linestyle="--", linewidth=0.8)]
+        widths_legend = left.legend(title="colour: width", loc="lower right")
+        left.add_artist(left.legend([h for h, _ in keys], [label for _, label in keys],
+                                    loc="lower left", bbox_to_anchor=(0.07, 1.0), ncols=4,
+                                    handlelength=1.5, columnspacing=0.8))
+        left.legend_ = widths_legend
         exact = (panel == "heads") & (series == "exact")
         bound = (panel == "heads") & (series == "bound")
         heads = x[exact].astype(int)
         slots = np.arange(heads.size)  # the divisors of d, evenly spaced
-        right.plot(slots, value[exact], "o-", color=PALETTE[0], label="certified rank")
-        right.plot(slots, value[bound], "--", color=PALETTE[1], label="bigraded bound")
+        # black and grey: the left panel's colours mean widths
+        right.plot(slots, value[exact], "o-", color="k", markerfacecolor="none",
+                   label="certified rank")
+        right.plot(slots, value[bound], "--", color="0.5", label="bigraded bound")
         case = int(width[exact][0]) if exact.any() else 0
         right.set_xlabel("heads $H$ (divisors of $d$)")
         right.set_ylabel("separation rank")
@@ -109,4 +119,5 @@ def draw(data: dict[str, list]):
                         f"N = {HEADS['quick']['tokens']}", fontsize=6.5)
         right.set_xticks(slots, [str(h) for h in heads])
         right.legend()
+    tidy(figure)
     return figure

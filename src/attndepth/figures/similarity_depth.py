@@ -17,7 +17,9 @@ from attndepth.figures.style import (
     interval_half_width,
     new_figure,
     styled,
+    tidy,
     variant_colour,
+    variant_name,
 )
 from attndepth.simulations.measures.similarity import token_similarity
 from attndepth.simulations.models.stacks import VARIANTS, StackConfig, run_stack
@@ -63,7 +65,7 @@ def draw(data: dict[str, list]):
             depth = np.array(data["depth"])[rows]
             colour = variant_colour(variant)
             axis.plot(depth, np.array(data["mean"])[rows], DASHED.get(variant, "-"),
-                      color=colour, label=variant)
+                      color=colour, label=variant_name(variant))
             axis.fill_between(depth, np.array(data["low"])[rows], np.array(data["high"])[rows],
                               color=colour, alpha=0.25, linewidth=0)
         axis.set_xscale("symlog", linthresh=1.0, linscale=0.4)
@@ -71,7 +73,7 @@ def draw(data: dict[str, list]):
         ticks = [t for t in ticks if t <= max(data["depth"])]
         axis.set_xticks(ticks, [str(t) for t in ticks])
         axis.minorticks_off()
-        axis.set_xlabel("depth $l$")
+        axis.set_xlabel("depth $l$ (linear to 1, log beyond)")
         axis.set_ylabel(r"token similarity $t_{\mathrm{sim}}$")
         axis.set_ylim(-0.02, 1.02)
         axis.legend(loc="center right", bbox_to_anchor=(1.0, 0.3))
@@ -79,4 +81,5 @@ def draw(data: dict[str, list]):
                                                                   "batch"))
         axis.set_title(f"n = {tokens}, d = {width}, H = {heads}, {batch} stacks; "
                        f"{INTERVAL_TEXT} of the mean", fontsize=6)
+    tidy(figure)
     return figure

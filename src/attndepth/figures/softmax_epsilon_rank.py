@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, new_figure, styled, tidy
 from attndepth.rank.epsilon_rank import (
     linear_epsilon_ranks,
     softmax_epsilon_ranks,
@@ -95,8 +95,10 @@ def draw(data: dict[str, list]):
                            fontsize=6.5)
             axis.legend(loc="upper left")
         stacks = np.isin(series, VARIANTS)
+        for axis in axes[1:len(VARIANTS)]:  # one scale for the variants: compare them
+            axis.sharey(axes[0])
         for axis in axes[:len(VARIANTS)]:
-            axis.set_ylim(1.5, np.nanmax(rank[stacks]) * 2.0)
+            axis.set_ylim(1.5, np.nanmax(rank[stacks]) * 1.3)
             ticks = sorted(set(epsilon[stacks]), reverse=True)
             axis.set_xscale("log")
             axis.set_xticks(ticks, [f"{t:g}" for t in ticks])
@@ -119,4 +121,5 @@ def draw(data: dict[str, list]):
             axis.invert_xaxis()
             axis.set_xlabel(r"tolerance $\varepsilon$")
             axis.set_ylabel(r"$\varepsilon$-rank $r_\varepsilon$ ($N = 2$)")
+    tidy(figure)
     return figure

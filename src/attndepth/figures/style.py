@@ -43,6 +43,14 @@ VARIANT_COLOURS: dict[str, str] = {
 }
 
 
+#: What a figure calls each block variant: its display name, never its key.
+VARIANT_NAMES: dict[str, str] = {
+    "post-ln": "post-LN", "post-ln-deesc-a": "post-LN, de-escalated (a)",
+    "post-ln-deesc-b": "post-LN, de-escalated (b)", "pre-ln": "pre-LN",
+    "residual": "residual", "pure": "pure attention",
+}
+
+
 def variant_colour(label: str) -> str:
     """The colour of the variant a label names (``"post-ln-deesc-a (τ=0.5)"`` → deesc-a's)."""
     name = label.split(" ", 1)[0]
@@ -50,6 +58,17 @@ def variant_colour(label: str) -> str:
         raise InvalidParameter(f"no colour for variant {name!r}; known: "
                                f"{', '.join(VARIANT_COLOURS)}")
     return VARIANT_COLOURS[name]
+
+
+def variant_name(label: str) -> str:
+    """The display name of the variant a label names, its details kept
+    (``"post-ln-deesc-a (τ=0.5)"`` → ``"post-LN, de-escalated (a), τ=0.5"``)."""
+    name, _, rest = label.partition(" ")
+    if name not in VARIANT_NAMES:
+        raise InvalidParameter(f"no display name for variant {name!r}; known: "
+                               f"{', '.join(VARIANT_NAMES)}")
+    detail = rest.strip().removeprefix("(").removesuffix(")")
+    return f"{VARIANT_NAMES[name]}, {detail}" if detail else VARIANT_NAMES[name]
 
 
 #: The level of every interval a figure draws: the verdicts' (99 % Student-t intervals of
@@ -183,3 +202,240 @@ def separate_labels(figure, texts: list, step_points: float = 2.0, max_steps: in
             if not any(box.overlaps(other) for other in placed):
                 break
         placed.append(text.get_window_extent(renderer))
+
+
+def _data_points(axis) -> np.ndarray:
+    """The display coordinates of every data point of an axes (lines and scatters)."""
+    from matplotlib.collections import PathCollection
+
+    found = []
+    for line in axis.lines:
+        transform = line.get_transform()
+        if not transform.contains_branch(axis.transData):
+            continue
+        xy = np.column_stack([np.asarray(v, dtype=float) for v in line.get_data()])
+        xy = transform.transform(xy[np.all(np.isfinite(xy), axis=1)])
+        found.append(densified(xy) if str(line.get_linestyle()) not in ("None", "")
+                     else xy)
+    for collection in axis.collections:
+        if isinstance(collection, PathCollection) and np.size(collection.get_offsets()):
+            xy = np.asarray(collection.get_offsets(), dtype=float).reshape(-1, 2)
+            found.append(collection.get_offset_transform().transform(
+                xy[np.all(np.isfinite(xy), axis=1)]))
+    found = [xy for xy in found if len(xy)]
+    return np.concatenate(found) if found else np.empty((0, 2))
+
+
+def densified(xy: np.ndarray, step: float = 2.0) -> np.ndarray:
+    """A line's display points with its segments filled in every ``step`` pixels (a legend
+    between two vertices still covers the line)."""
+    if len(xy) < 2:
+        return xy
+    parts = [xy[:1]]
+    for a, b in zip(xy[:-1], xy[1:], strict=True):
+        count = int(min(500, max(1, np.hypot(*(b - a)) // step)))
+        t = np.linspace(0, 1, count + 1)[1:, None]
+        parts.append(a + t * (b - a))
+    return np.concatenate(parts)
+
+
+#: Where a legend may stand inside its axes, tried in order.
+LEGEND_PLACES = ("upper left", "upper right", "lower right", "lower left", "center left",
+                 "center right", "upper center", "lower center", "center")
+
+
+def tidy(figure) -> None:
+    """The last step of every figure's ``draw``: series whose equal markers would stand on
+    one point are offset sideways (:func:`dodge_coincident`), then every axes legend is
+    put where it covers no data (:func:`place_legends`)."""
+    figure.canvas.draw()
+    for axis in figure.axes:
+        dodge_coincident(axis)
+    place_legends(figure)
+
+
+def _marked(axis) -> list[list[Any]]:
+    """The axes' series that draw markers, each as the artists that move together (an
+    errorbar's line, caps and bars)."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.container import ErrorbarContainer
+
+    grouped: list[list[Any]] = []
+    taken: set[int] = set()
+    for container in axis.containers:
+        if isinstance(container, ErrorbarContainer) and container.lines[0] is not None:
+            line = container.lines[0]
+            if str(line.get_marker()) not in ("None", "", " ", "none"):
+                group = [line, *container.lines[1], *container.lines[2]]
+                grouped.append(group)
+                taken.update(id(artist) for artist in group)
+    for line in axis.lines:
+        if id(line) not in taken and str(line.get_marker()) not in ("None", "", " ", "none") \
+                and line.get_transform().contains_branch(axis.transData):
+            grouped.append([line])
+    grouped += [[collection] for collection in axis.collections
+                if isinstance(collection, PathCollection) and np.size(collection.get_offsets())]
+    return grouped
+
+
+def _vertices(artist) -> np.ndarray:
+    if isinstance(artist, Line2D):
+        xy = np.column_stack([np.asarray(v, dtype=float) for v in artist.get_data()])
+        transform = artist.get_transform()
+    else:
+        xy = np.asarray(artist.get_offsets(), dtype=float).reshape(-1, 2)
+        transform = artist.get_offset_transform()
+    xy = xy[np.all(np.isfinite(xy), axis=1)]
+    return transform.transform(xy) if len(xy) else xy.reshape(0, 2)
+
+
+def dodge_coincident(axis, points: float = 3.0) -> None:
+    """Where two marker series of an axes put a marker on one point (within 2 px), move
+    those markers sideways, symmetric about the point, by ``points`` each: only the
+    coinciding markers move (an errorbar's bar with its marker), so that neither hides
+    the other and every other marker stays on its line. The data are unchanged; only
+    where they are drawn."""
+    series = _marked(axis)
+    where: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for index, group in enumerate(series):
+        xy = _vertices(group[0])
+        for k, (px, py) in enumerate(np.round(xy / 2).astype(int)):
+            where.setdefault((px, py), []).append((index, k))
+    moves: dict[int, dict[int, float]] = {}
+    for found in where.values():
+        owners = sorted({index for index, _ in found})
+        if len(owners) < 2:
+            continue
+        for index, k in found:
+            moves.setdefault(index, {})[k] = (owners.index(index) - (len(owners) - 1) / 2) \
+                * points * axis.figure.dpi / 72
+    for index, shifts in moves.items():
+        for artist in series[index]:
+            _shift_points(axis, artist, shifts)
+
+
+def _shift_points(axis, artist, shifts: dict[int, float]) -> None:
+    """Move points ``k`` of a marker series (a line's vertices, a scatter's offsets) by
+    ``shifts[k]`` pixels sideways, through the inverse of its transform."""
+    if isinstance(artist, Line2D):
+        x, y = (np.array(v, dtype=float) for v in artist.get_data())
+        transform = artist.get_transform()
+        for k, dx in shifts.items():
+            if k < len(x) and np.isfinite(x[k]) and np.isfinite(y[k]):
+                px, py = transform.transform((x[k], y[k]))
+                x[k] = transform.inverted().transform((px + dx, py))[0]
+        artist.set_data(x, y)
+    elif hasattr(artist, "get_offsets") and hasattr(artist, "set_offsets"):
+        offsets = np.array(artist.get_offsets(), dtype=float).reshape(-1, 2)
+        transform = artist.get_offset_transform()
+        for k, dx in shifts.items():
+            if k < len(offsets) and np.all(np.isfinite(offsets[k])):
+                px, py = transform.transform(offsets[k])
+                offsets[k, 0] = transform.inverted().transform((px + dx, py))[0]
+        artist.set_offsets(offsets)
+    else:  # an errorbar's bars (a LineCollection): segment k moves with marker k
+        segments = [np.array(s, dtype=float) for s in artist.get_segments()]
+        transform = artist.get_transform()
+        for k, dx in shifts.items():
+            if k < len(segments):
+                shifted = transform.transform(segments[k])
+                shifted[:, 0] += dx
+                segments[k] = transform.inverted().transform(shifted)
+        artist.set_segments(segments)
+
+
+def place_legends(figure) -> None:
+    """Put every axes legend where it covers no data: its own place if clear, else the
+    first clear place of :data:`LEGEND_PLACES`, else below the axes, outside (the
+    constrained layout makes room)."""
+    renderer = figure.canvas.get_renderer()
+
+    def covers(axis, legend, margin: float = 3.0) -> bool:  # the layout moves: draw first
+        figure.canvas.draw()
+        points = _data_points(axis)
+        box = legend.get_window_extent(renderer).expanded(1, 1).padded(margin)
+        others = [other.get_window_extent(renderer) for other in _legends(axis)
+                  if other is not legend and other.get_visible()]
+        return bool(np.any((points[:, 0] > box.x0) & (points[:, 0] < box.x1)
+                           & (points[:, 1] > box.y0) & (points[:, 1] < box.y1))) or any(
+            box.overlaps(other) for other in others)
+
+    outside: list[tuple[Any, Any]] = [(axis, legend) for axis in figure.axes
+                                       for legend in _legends(axis)
+                                       if getattr(legend, "_below_axes", False)]
+    for _ in range(3):  # a legend moved outside reshapes the others' axes: look again
+        moved = False
+        for axis, legend in [(panel, legend) for panel in figure.axes
+                             for legend in _legends(panel)]:
+            if (axis, legend) in outside or not covers(axis, legend):
+                continue
+            moved = True
+            legend.set_bbox_to_anchor(None)
+            for place in LEGEND_PLACES:
+                legend.set_loc(place)
+                if not covers(axis, legend):
+                    break
+            else:  # outside: beside the axes if tall and narrow, else below its labels
+                if legend is not axis.get_legend():  # the layout makes room for the axes'
+                    _make_main(axis, legend)          # own legend only: make it that one
+                box = legend.get_window_extent(renderer)
+                if box.height > box.width and box.width < \
+                        0.6 * axis.get_window_extent(renderer).width:
+                    legend.set_loc("center left")
+                    legend.set_bbox_to_anchor((1.02, 0.5), transform=axis.transAxes)
+                    continue
+                legend.set_loc("upper center")
+                outside.append((axis, legend))
+                _below(figure, axis, legend)
+                if len(legend.texts) > 3:  # two columns where they fit the axes' width
+                    legend.set_ncols(2)
+                    figure.canvas.draw()
+                    if legend.get_window_extent(renderer).width > \
+                            1.05 * axis.get_window_extent(renderer).width:
+                        legend.set_ncols(1)
+        if not moved:
+            break
+    for _ in range(3):  # the layout shrinks the axes for a legend below: follow it
+        for axis, legend in outside:
+            _below(figure, axis, legend)
+
+
+def legend_below(axis, **options: Any):
+    """The axes' legend below it, under its tick labels and label (for a legend of
+    reference lines that cross the whole axes, which no place inside can leave clear);
+    :func:`tidy` anchors it once the layout is done."""
+    legend = axis.legend(loc="upper center", **options)
+    legend._below_axes = True
+    return legend
+
+
+def _make_main(axis, legend) -> None:
+    """Make ``legend`` (kept as an artist) the axes' own legend, and the axes' own legend
+    (if any) an artist beside it."""
+    main = axis.get_legend()
+    legend.remove()
+    if main is not None:
+        main.remove()
+        axis.add_artist(main)
+    axis.legend_ = legend
+    legend.axes = axis
+    legend.set_figure(axis.figure)
+    legend.set_clip_path(None)  # add_artist clipped it to the axes: the layout then omits it
+    legend.set_clip_box(None)
+
+
+def _legends(axis) -> list[Any]:
+    """Every legend of an axes: its own, and those kept beside it as artists."""
+    from matplotlib.legend import Legend
+
+    return [child for child in axis.get_children() if isinstance(child, Legend)]
+
+
+def _below(figure, axis, legend) -> None:
+    """Anchor ``legend`` just below ``axis``'s tick labels and label, as laid out now."""
+    renderer = figure.canvas.get_renderer()
+    figure.canvas.draw()
+    bottom = min(axis.xaxis.get_tightbbox(renderer).y0,
+                 axis.get_window_extent(renderer).y0)
+    below = axis.transAxes.inverted().transform((0, bottom - 2))[1]
+    legend.set_bbox_to_anchor((0.5, below), transform=axis.transAxes)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attndepth.figures.style import new_figure, styled, variant_colour
+from attndepth.figures.style import new_figure, styled, tidy, variant_colour
 from attndepth.simulations.sweeps.store import finished_rows
 
 NAME = "sweep_similarity"
@@ -77,4 +77,5 @@ def draw(data: dict[str, list]):
         axis.set_title(f"median over {'/'.join(map(str, seeds))} seeds, band 10–90 %",
                        fontsize=7)
         axis.legend()
+    tidy(figure)
     return figure

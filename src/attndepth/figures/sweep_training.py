@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from attndepth.errors import InvalidParameter
-from attndepth.figures.style import new_figure, styled, variant_colour
+from attndepth.figures.style import new_figure, styled, tidy, variant_colour
 from attndepth.simulations.sweeps.store import finished_rows
 
 NAME = "sweep_training"
@@ -95,4 +95,5 @@ def draw(data: dict[str, list]):
         right.set_ylabel(r"final $t_{\mathrm{sim}}$")
         right.set_ylim(-0.02, 1.02)
         right.set_title(f"trained networks of depth {deepest}", fontsize=6.5)
+    tidy(figure)
     return figure

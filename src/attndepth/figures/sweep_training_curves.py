@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from attndepth.errors import InvalidParameter
-from attndepth.figures.style import new_figure, styled
+from attndepth.figures.style import new_figure, styled, tidy
 from attndepth.figures.sweep_training import variant_label
 from attndepth.simulations.sweeps.store import finished_rows
 
@@ -86,4 +86,5 @@ def draw(data: dict[str, list]):
         colourbar.set_label(r"$t_{\mathrm{sim}}$ (median over seeds)")
         figure.suptitle(f"token similarity during training, depth {max(data['depth'])}",
                         fontsize=7)
+    tidy(figure)
     return figure

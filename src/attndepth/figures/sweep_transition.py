@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from attndepth.errors import InvalidParameter
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, new_figure, styled, tidy
 from attndepth.simulations.sweeps.store import finished_rows
 from attndepth.simulations.training.tasks import RecallTask
 from attndepth.theory.trained_transition import (
@@ -88,4 +88,5 @@ def draw(data: dict[str, list]):
         axis.legend()
         axis.set_title(f"median over {max(data['seeds'])} seeds, bars: smallest–largest",
                        fontsize=6.5)
+    tidy(figure)
     return figure

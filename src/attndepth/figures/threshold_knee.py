@@ -22,7 +22,7 @@ import numpy as np
 
 from attndepth.claims.presets import CLOSED_FORM_ABOVE, THRESHOLD
 from attndepth.errors import InvalidParameter
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import PALETTE, new_figure, styled, tidy
 from attndepth.rank.knee import KNEE_RATIO, measure_knee
 from attndepth.theory.rank_closed_forms import single_position_knee
 from attndepth.theory.separation_rank import corrected_knee, log_bigraded_bound, regime_bounds
@@ -77,7 +77,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
 
 
 def draw(data: dict[str, list]):
-    figure, axis = new_figure(columns=2, aspect=0.42)
+    figure, axis = new_figure(columns=2, aspect=0.5)
     series = np.array(data["series"])
     q, width, x, knee = (np.array(data[k], dtype=float) for k in ("q", "width", "log3_width",
                                                                     "knee"))
@@ -96,7 +96,7 @@ def draw(data: dict[str, list]):
         closed = series == "closed"
         if closed.any():
             axis.step(x[closed], knee[closed], where="post", color=PALETTE[0], linewidth=0.8,
-                      label=r"closed form (one Q position)")
+                      label=r"one Q position, closed form")
         for value, label, colour, marker, shift, law in regimes:
             bound = (series == "bound") & (q == value)
             if bound.any():
@@ -118,12 +118,8 @@ def draw(data: dict[str, list]):
                   label="bound-based [conjecture]")
         axis.plot([], [], ":", color="grey", label=r"$\log_3(2D + 1)$ [conjecture]")
         axis.set_xlabel(r"$\log_3 d$")
-        axis.set_ylabel(r"knee $\kappa$: first $L$ with sep$(L+1) <$ sep$(L)^2$")
-        # two columns in the empty upper left (one column there covered the small-d knees),
-        # with headroom above the highest knee and law
-        # (the |Q| ≥ d law is drawn over the bound widths only)
-        top = max(float(np.max(knee)), float(grid.max()), float(np.nanmax(
-            [corrected_knee(int(w), int(w)) for w in np.unique(width[series == "bound"])])))
-        axis.set_ylim(top=1.35 * top)
+        axis.set_ylabel("knee $\\kappa$: first $L$ with\nsep$(L+1) <$ sep$(L)^2$")
+        # two columns; beside the data where they leave room, else below (tidy)
         axis.legend(loc="upper left", ncols=2)
+    tidy(figure)
     return figure

@@ -12,14 +12,30 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from attndepth.figures.style import PALETTE, new_figure, styled
+from attndepth.figures.style import (
+    PALETTE,
+    legend_with_keys,
+    new_figure,
+    style_key,
+    styled,
+    tidy,
+)
+
+#: Each verdict's marker and colour on a map (a point without a verdict: the first colour).
+VERDICT_STYLES: dict[str, tuple[str, str]] = {
+    "holds": ("o", PALETTE[2]), "fails": ("X", PALETTE[5]),
+    "inconclusive": ("s", "0.55"), "indistinguishable": ("D", PALETTE[4]),
+    "consistent": ("o", PALETTE[2]), "inconsistent": ("X", PALETTE[5]),
+    "error": ("x", "0.3"),
+}
 
 
 def draw_validity_map(x: Sequence[float], mean: Sequence[float], low: Sequence[float],
                       high: Sequence[float], in_family: Sequence[bool | None], *,
                       parameter: str, label: str, claim: str,
                       band: tuple[float, float] | None = None,
-                      scaling: tuple[float, float] | None = None, log_x: bool = True):
+                      scaling: tuple[float, float] | None = None, log_x: bool = True,
+                      verdicts: Sequence[str] | None = None):
     """Draw one validity map; returns the matplotlib figure.
 
     Parameters
@@ -38,6 +54,9 @@ def draw_validity_map(x: Sequence[float], mean: Sequence[float], low: Sequence[f
         one-sided band (a margin has no power law to approach 0 by).
     log_x : bool
         A logarithmic x axis (widths, token counts).
+    verdicts : (n,) str, optional
+        Each point's verdict: drawn in its own marker and colour (:data:`VERDICT_STYLES`),
+        so that a point that holds never looks like one that is inconclusive.
     """
     drawn = np.isfinite(np.asarray(mean, dtype=float))  # points that raised have no number
     xs, ms, lows, highs = (np.asarray(v, dtype=float)[drawn] for v in (x, mean, low, high))
@@ -59,13 +78,23 @@ def draw_validity_map(x: Sequence[float], mean: Sequence[float], low: Sequence[f
                     f"tolerance: above {lo:g}" if np.isfinite(lo) else f"tolerance: below {hi:g}")
             axes.axhspan(max(lo, bottom), min(hi, top), color="0.9", zorder=0, label=name)
         axes.axhline(0, color="0.5", linewidth=0.6, zorder=1)
-        for mask, face, name in ((inside, None, "in the family"),
-                                 (~inside, "white", "outside the family")):
-            if mask.any():
-                axes.errorbar(xs[mask], ms[mask], yerr=[ms[mask] - lows[mask],
-                                                        highs[mask] - ms[mask]],
-                              fmt="o", color=PALETTE[0], markerfacecolor=face, capsize=2,
-                              label=name, zorder=3)
+        words = (np.array(["" for _ in xs], dtype=object) if verdicts is None else
+                 np.array([str(v) for v in verdicts], dtype=object)[drawn])
+        for word in dict.fromkeys(words):
+            marker, colour = VERDICT_STYLES.get(word, ("o", PALETTE[0]))
+            for mask, face in ((inside & (words == word), None),
+                               (~inside & (words == word), "white")):
+                if mask.any():
+                    axes.errorbar(xs[mask], ms[mask], yerr=[ms[mask] - lows[mask],
+                                                            highs[mask] - ms[mask]],
+                                  fmt=marker, color=colour, markerfacecolor=face, capsize=2,
+                                  label=(word or "in the family") if face is None or not (
+                                      inside & (words == word)).any() else None, zorder=3)
+        if (~inside).any():
+            legend_keys = [style_key("open: outside the family", color="0.3", marker="o",
+                                     linestyle="none", markerfacecolor="white")]
+        else:
+            legend_keys = []
         if scaling is not None:
             c, k = scaling
             grid = np.geomspace(xs.min(), xs.max(), 100) if log_x else np.linspace(
@@ -79,5 +108,6 @@ def draw_validity_map(x: Sequence[float], mean: Sequence[float], low: Sequence[f
         axes.set_xlabel(parameter)
         axes.set_ylabel(label)
         axes.set_title(claim)
-        axes.legend()
+        legend_with_keys(axes, legend_keys)
+    tidy(figure)
     return figure

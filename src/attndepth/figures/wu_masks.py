@@ -18,6 +18,7 @@ from attndepth.figures.style import (
     new_figure,
     separate_labels,
     styled,
+    tidy,
 )
 from attndepth.simulations.measures.collapse import collapse_sample
 from attndepth.simulations.measures.similarity import log_odds
@@ -69,7 +70,7 @@ def draw(data: dict[str, list]):
         # one colour per mask kind in both panels (band: the first); windows by line style
         for style, w in zip((":", "--", "-."), [w for w in PROFILE_WINDOWS if w], strict=True):
             rows = (panel == "profile") & (window == w)
-            left.plot(x[rows], value[rows], style, color=PALETTE[0], label=f"band $w={w}$")
+            left.plot(x[rows], value[rows], style, color=PALETTE[0], label=f"band window $w={w}$")
         rows = (panel == "profile") & (window == 0)
         left.plot(x[rows], value[rows], "-", color="k", label="full attention")
         left.set_xlabel("depth $l$")
@@ -103,4 +104,5 @@ def draw(data: dict[str, list]):
                         f"{INTERVAL_TEXT}", fontsize=6)
         right.legend(loc="lower left")
         separate_labels(figure, labels, step_points=2.5)
+    tidy(figure)
     return figure
