@@ -19,11 +19,14 @@ def test_figure_from_a_sweep_store(tmp_path, capsys):
     assert set(data["seeds"]) == {3}
     assert all(q10 <= m <= q90 for q10, m, q90 in zip(data["q10"], data["median"], data["q90"],
                                                        strict=True))
+    from figure_rules import figure_problems
     from matplotlib.colors import to_hex
 
     from attndepth.figures.style import variant_colour
 
-    lines = [line for line in sweep_similarity.draw(data).axes[0].get_lines()
+    figure = sweep_similarity.draw(data)
+    assert figure_problems(figure) == []
+    lines = [line for line in figure.axes[0].get_lines()
              if not line.get_label().startswith("_")]
     assert [to_hex(line.get_color()) for line in lines] == [
         to_hex(variant_colour(variant)) for variant, _ in curves]

@@ -16,11 +16,16 @@ def test_figure_from_a_training_store(tmp_path, training_store):
     assert sorted(set(variant)) == ["post-ln", "post-ln-deesc-a τ=1"]
     assert np.all(np.array(data["x"])[panel == "loss"] <= 2)
     assert (panel == "similarity").sum() == 2 * 3  # two variants, layers 0..2 of depth 2
-    from attndepth.figures.style import variant_colour
+    from figure_rules import figure_problems
 
-    right = sweep_training.draw(data).axes[1]  # the variant's colour of every figure
+    from attndepth.figures.style import variant_colour, variant_name
+
+    figure = sweep_training.draw(data)
+    assert figure_problems(figure) == []
+    right = figure.axes[1]  # the variant's colour of every figure, under its display name
     colours = {line.get_label(): line.get_color() for line in right.get_lines()}
-    assert colours == {name: variant_colour(name) for name in sorted(set(variant))}
+    assert colours == {variant_name(name): variant_colour(name)
+                       for name in sorted(set(variant))}
     paths = write_store_figure(store, tmp_path / "out")  # and the curves during training
     assert [p.name for p in paths][:3] == ["sweep_training.pdf", "sweep_training.png",
                                            "sweep_training.csv"]

@@ -21,6 +21,9 @@ def test_curves_from_a_training_store(tmp_path, training_store):
     expected = np.median([r["metrics"]["t_sim_curves"] for r in rows], axis=0)
     shown = np.array(data["t_sim"])[np.array(data["variant"]) == "post-ln"].reshape(4, 4)
     assert np.allclose(shown, expected)
+    from figure_rules import figure_problems
+
+    assert figure_problems(sweep_training_curves.draw(data)) == []
     names = [path.name for path in write_store_figure(store, tmp_path / "out")]
     assert names == [f"{name}.{ext}" for name in ("sweep_training", "sweep_training_curves")
                      for ext in ("pdf", "png", "csv")]

@@ -23,6 +23,9 @@ def test_figure_from_a_budget_store(tmp_path):
     assert data["width"][:3] == [16, 11, 8]  # √(N/12L) rounded
     assert np.allclose(data["paper"][:3], transition_depth(3000))
     assert np.allclose(data["corrected"][:3], transition_depth(3000, corrected_knee_law(2)))
+    from figure_rules import figure_problems
+
+    assert figure_problems(sweep_transition.draw(data)) == []
     names = [path.name for path in write_store_figure(store, tmp_path / "out")]
     assert names == ["sweep_transition.pdf", "sweep_transition.png", "sweep_transition.csv"]
 

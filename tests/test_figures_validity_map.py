@@ -50,3 +50,6 @@ def test_each_verdict_has_its_own_marker_and_colour():
              for bars in figure.axes[0].containers}
     assert {"holds", "inconclusive", "fails"} <= set(drawn)
     assert len({drawn[word] for word in ("holds", "inconclusive", "fails")}) == 3
+    from figure_rules import figure_problems
+
+    assert figure_problems(figure) == []

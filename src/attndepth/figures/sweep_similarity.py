@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attndepth.figures.style import new_figure, styled, tidy, variant_colour
+from attndepth.figures.style import new_figure, styled, tidy, variant_colour, variant_name
 from attndepth.simulations.sweeps.store import finished_rows
 
 NAME = "sweep_similarity"
@@ -63,7 +63,7 @@ def draw(data: dict[str, list]):
     with styled():
         for curve in dict.fromkeys(zip(data["variant"], data["label"], strict=True)):
             rows = (variant == curve[0]) & (label == curve[1])
-            text = " · ".join(part for part in curve if part)
+            text = ", ".join(part for part in (variant_name(curve[0]), curve[1]) if part)
             colour = variant_colour(curve[0])
             axis.plot(layer[rows], np.array(data["median"])[rows], color=colour,
                       linestyle=styles[curve[1]], label=text)

@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from attndepth.errors import InvalidParameter
-from attndepth.figures.style import new_figure, styled, tidy, variant_colour
+from attndepth.figures.style import new_figure, styled, tidy, variant_colour, variant_name
 from attndepth.simulations.sweeps.store import finished_rows
 
 NAME = "sweep_training"
@@ -75,10 +75,10 @@ def draw(data: dict[str, list]):
             left.errorbar(x[rows], median[rows], yerr=[median[rows] - low[rows],
                                                        high[rows] - median[rows]],
                           fmt="o-", color=colour, markersize=3, linewidth=0.8,
-                          elinewidth=0.6, capsize=0, label=name)
+                          elinewidth=0.6, capsize=0, label=variant_name(name))
             rows = (panel == "similarity") & (variant == name)
             right.plot(x[rows], median[rows], "o-", color=colour, markersize=2.5,
-                       linewidth=0.8, label=name)
+                       linewidth=0.8, label=variant_name(name))
         left.axhline(CHANCE, color="0.5", linestyle=":", linewidth=0.8)
         left.text(x[panel == "loss"].min(), CHANCE, " chance", va="bottom", fontsize=6,
                   color="0.4")
@@ -93,7 +93,6 @@ def draw(data: dict[str, list]):
         right.xaxis.set_major_locator(MaxNLocator(integer=True))
         right.set_xlabel("depth $l$")
         right.set_ylabel(r"final $t_{\mathrm{sim}}$")
-        right.set_ylim(-0.02, 1.02)
         right.set_title(f"trained networks of depth {deepest}", fontsize=6.5)
     tidy(figure)
     return figure

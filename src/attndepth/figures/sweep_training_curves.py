@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from attndepth.errors import InvalidParameter
-from attndepth.figures.style import new_figure, styled, tidy
+from attndepth.figures.style import new_figure, styled, tidy, variant_name
 from attndepth.figures.sweep_training import variant_label
 from attndepth.simulations.sweeps.store import finished_rows
 
@@ -77,7 +77,7 @@ def draw(data: dict[str, list]):
             ticks = np.arange(1, steps.size + 1)
             shown = ticks[:: max(1, steps.size // 4)]
             axis.set_xticks(shown, [str(steps[k - 1]) for k in shown])
-            axis.set_title(name, fontsize=6.5)
+            axis.set_title(variant_name(name), fontsize=6.5)
             axis.set_xlabel("training step", fontsize=6)
             axis.set_ylabel("layer", fontsize=6)
         for axis in axes[len(names):]:
