@@ -252,6 +252,9 @@ def tidy(figure) -> None:
     for axis in figure.axes:
         dodge_coincident(axis)
     place_legends(figure)
+    figure.canvas.draw()  # the legends moved the axes: markers that meet there now
+    for axis in figure.axes:
+        dodge_coincident(axis)
 
 
 def _marked(axis) -> list[list[Any]]:
@@ -296,16 +299,24 @@ def dodge_coincident(axis, points: float = 3.0) -> None:
     the other and every other marker stays on its line. The data are unchanged; only
     where they are drawn."""
     series = _marked(axis)
-    where: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    for index, group in enumerate(series):
-        xy = _vertices(group[0])
-        for k, (px, py) in enumerate(np.round(xy / 2).astype(int)):
-            where.setdefault((px, py), []).append((index, k))
+    vertices = [_vertices(group[0]) for group in series]
+    # the markers of other series within 2 px of each marker: the groups that meet
+    meeting: dict[tuple[int, int], set[tuple[int, int]]] = {}
+    for a, first in enumerate(vertices):
+        for b in range(a + 1, len(vertices)):
+            second = vertices[b]
+            if not len(first) or not len(second):
+                continue
+            close = np.argwhere((np.abs(first[:, None, 0] - second[None, :, 0]) < 2)
+                                & (np.abs(first[:, None, 1] - second[None, :, 1]) < 2))
+            for i, j in close:
+                group = meeting.get((a, int(i))) or meeting.get((b, int(j))) or set()
+                group |= {(a, int(i)), (b, int(j))}
+                for member in group:
+                    meeting[member] = group
     moves: dict[int, dict[int, float]] = {}
-    for found in where.values():
+    for found in {id(group): group for group in meeting.values()}.values():
         owners = sorted({index for index, _ in found})
-        if len(owners) < 2:
-            continue
         for index, k in found:
             moves.setdefault(index, {})[k] = (owners.index(index) - (len(owners) - 1) / 2) \
                 * points * axis.figure.dpi / 72
