@@ -90,9 +90,16 @@ def draw(data: dict[str, list]):
                            label=label)
             right.plot(block[rows], np.array(data["law"])[rows], "--", color=colour,
                        linewidth=0.8)
-        legend_with_keys(left, [style_key(r"the law's range, $c_\ell \in [1, 2]$",
-                                          color="0.6", linewidth=4, alpha=0.4)],
-                         loc="upper left")
+        # the band's key in each band's colour, side by side (a grey patch would name a
+        # band no series has)
+        from matplotlib.legend_handler import HandlerTuple
+        from matplotlib.patches import Patch
+
+        bands = tuple(Patch(color=COLOURS[scaling], alpha=0.25) for scaling in SCALINGS)
+        handles, labels = left.get_legend_handles_labels()
+        left.legend([*handles, bands], [*labels, r"the law's range, $c_\ell \in [1, 2]$"],
+                    handler_map={tuple: HandlerTuple(ndivide=None, pad=0.0)},
+                    loc="upper left")
         left.set_xlabel(r"block $\ell$")
         left.set_ylabel(r"$D_\ell - D_0$, $D_\ell = \|x_\ell\|^2/(nd)$")
         legend_with_keys(right, [style_key(r"$k\,s_\ell/\sigma_\ell$ (measured $\sigma_\ell$)",
