@@ -21,11 +21,12 @@ from attndepth.figures.style import (
     tidy,
 )
 
-#: Each verdict's marker and colour on a map (a point without a verdict: the first colour).
+#: Each verdict's marker and colour on a map (a point without a verdict: the first colour):
+#: green holds, vermilion fails, grey inconclusive.
 VERDICT_STYLES: dict[str, tuple[str, str]] = {
-    "holds": ("o", PALETTE[2]), "fails": ("X", PALETTE[5]),
+    "holds": ("o", PALETTE[2]), "fails": ("X", PALETTE[1]),
     "inconclusive": ("s", "0.55"), "indistinguishable": ("D", PALETTE[4]),
-    "consistent": ("o", PALETTE[2]), "inconsistent": ("X", PALETTE[5]),
+    "consistent": ("o", PALETTE[2]), "inconsistent": ("X", PALETTE[1]),
     "error": ("x", "0.3"),
 }
 
@@ -100,7 +101,7 @@ def draw_validity_map(x: Sequence[float], mean: Sequence[float], low: Sequence[f
             grid = np.geomspace(xs.min(), xs.max(), 100) if log_x else np.linspace(
                 xs.min(), xs.max(), 100)
             sign = 1.0 if np.mean(ms) >= 0 else -1.0
-            axes.plot(grid, sign * c * grid ** (-k), "--", color=PALETTE[1],
+            axes.plot(grid, sign * c * grid ** (-k), "--", color="0.3",
                       label=f"fit {c:.2g}·{parameter}$^{{-{k:.2f}}}$", zorder=2)
         if log_x:
             axes.set_xscale("log", base=2)
