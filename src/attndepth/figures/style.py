@@ -9,6 +9,10 @@ module, which users can apply to their own figures::
 Widths follow two-column journals: single column 3.25 in, double 6.75 in.
 Palette: Okabe & Ito (2008), distinguishable under the common colour-vision
 deficiencies. Mathtext renders formulas, so no TeX installation is needed.
+One colour and one display name per block variant (:data:`VARIANT_COLOURS`,
+:data:`VARIANT_NAMES`) in every figure; :func:`tidy`, the last step of every figure's
+``draw``, offsets markers that would hide each other and puts each legend where it
+covers no data.
 """
 
 from __future__ import annotations
