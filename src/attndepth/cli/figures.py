@@ -25,7 +25,9 @@ def register(sub: Any) -> None:
                         "attndepth figures --store sweep.sqlite --out figs"))
     figures.add_argument("--out", default="figures-out", metavar="DIR",
                          help="output directory (created if missing); NAME.pdf, .png and .csv "
-                              "there are replaced only if they are earlier figures")
+                              "there are replaced only if attndepth wrote them there and "
+                              "nobody changed them since (its manifest), never through a "
+                              "link")
     figures.add_argument("--only", action="append", metavar="NAME",
                          help="draw only this figure (repeatable; names: --list); "
                               "default: all")

@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="load your own claims first (repeatable)")
     parser.add_argument("--out", default="maps", metavar="DIR",
                         help="output directory (created if missing); CLAIM.png, .pdf and .csv "
-                             "there are replaced only if they are earlier maps")
+                             "there are replaced only if attndepth wrote them there and "
+                             "nobody changed them since (its manifest), never through a link")
     parser.add_argument("--fit", action=argparse.BooleanOptionalAction, default=True,
                         help="fit and draw a power law c·x^(−k) to the error's size along "
                              "the first grid parameter")
