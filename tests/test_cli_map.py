@@ -42,7 +42,10 @@ def verify(seed, x):
 '''
 
 
-def test_ctrl_c_writes_the_points_computed_and_exits_130(tmp_path, capsys):
+def test_ctrl_c_writes_the_points_computed_and_exits_130(tmp_path, capsys, monkeypatch):
+    from attndepth.framework import registry
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # leaves no claim
     (tmp_path / "stops.py").write_text(STOPS)
     out = tmp_path / "maps"
     assert main(["map", "mine.stops", "--claims", str(tmp_path / "stops.py"), "--grid",
