@@ -6,18 +6,16 @@ checks every variable that is set with :func:`check_environment` before any work
 bad value is one line naming the variable and exit 2, whichever command runs (a value
 is echoed shortened). Like :mod:`attndepth.errors`, this module imports no layer.
 
-========================== ===================================================
-variable                   value
-========================== ===================================================
-``ATTNDEPTH_THREADS``      threads attndepth starts: an integer from 1 to 64
-``ATTNDEPTH_CLAIM_SECONDS`` time limit of one call of a user's verify function:
-                           seconds, > 0 and at most a day
-``ATTNDEPTH_CLAIM_MEMORY`` memory one call of a user's function may allocate:
-                           GiB, > 0
-``ATTNDEPTH_DOMAIN_RECORD`` a domain record read beside the shipped one: a path
-``ATTNDEPTH_TORCH_DEVICE`` the device of the PyTorch models: ``cpu``, ``cuda``
-                           or ``cuda:N`` (N < 1000)
-========================== ===================================================
+``ATTNDEPTH_THREADS``
+    threads attndepth starts: an integer from 1 to 64
+``ATTNDEPTH_CLAIM_SECONDS``
+    time limit of one call of a user's verify function: seconds, > 0 and at most a day
+``ATTNDEPTH_CLAIM_MEMORY``
+    memory one call of a user's function may allocate: GiB, > 0
+``ATTNDEPTH_DOMAIN_RECORD``
+    a domain record read beside the shipped one: a path
+``ATTNDEPTH_TORCH_DEVICE``
+    the device of the PyTorch models: ``cpu``, ``cuda`` or ``cuda:N`` (N < 1000)
 """
 
 from __future__ import annotations

@@ -63,8 +63,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "point that is a member of the claim's family as a known failure "
                              "(attndepth verify then reports it)")
     parser.add_argument("--model", metavar="MODULE:FUNCTION",
-                        help="register your own model (a factory (seed, *, width, depth, "
-                             "heads, tokens) -> torch.nn.Module) under MODULE:FUNCTION, so that "
+                        help="register your own model (a factory f(seed, width=, depth=, "
+                             "heads=, tokens=) returning a torch.nn.Module) under "
+                             "MODULE:FUNCTION, so that "
                              "--grid architecture=MODULE:FUNCTION maps the claim on it")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     parser.set_defaults(handler=run)

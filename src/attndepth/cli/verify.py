@@ -96,8 +96,9 @@ def register(sub: Any) -> None:
                         help="run the one --claim on one member of its family, e.g. "
                              "'{\"width\": 3, \"depth\": 2}' (reproduces a counterexample)")
     verify.add_argument("--model", metavar="MODULE:FUNCTION",
-                        help="your own model: a factory (seed, *, width, depth, heads, tokens) "
-                             "-> torch.nn.Module in an importable module or a .py file; each "
+                        help="your own model: a factory f(seed, width=, depth=, heads=, "
+                             "tokens=) returning a torch.nn.Module, in an importable module or "
+                             "a .py file; each "
                              "claim that takes an architecture runs on it at its preset (or "
                              "--member naming it as its architecture); outside the claims' "
                              "families, so each verdict is the run's alone")
