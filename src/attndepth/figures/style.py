@@ -365,8 +365,9 @@ def place_legends(figure) -> None:
     constrained layout makes room)."""
     renderer = figure.canvas.get_renderer()
 
-    def covers(axis, legend, margin: float = 3.0) -> bool:  # the layout moves: draw first
-        figure.canvas.draw()
+    def covers(axis, legend, margin: float = 3.0, redraw: bool = True) -> bool:
+        if redraw:  # a legend moved outside changes the layout; one inside does not
+            figure.canvas.draw()
         points = _data_points(axis)
         box = legend.get_window_extent(renderer).expanded(1, 1).padded(margin)
         others = [other.get_window_extent(renderer) for other in _legends(axis)
@@ -388,7 +389,7 @@ def place_legends(figure) -> None:
             legend.set_bbox_to_anchor(None)
             for place in LEGEND_PLACES:
                 legend.set_loc(place)
-                if not covers(axis, legend):
+                if not covers(axis, legend, redraw=False):
                     break
             else:  # outside: beside the axes if tall and narrow, else below its labels
                 if legend is not axis.get_legend():  # the layout makes room for the axes'
