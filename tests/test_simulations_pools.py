@@ -50,6 +50,8 @@ def test_an_interrupted_pool_stops_its_workers_at_once():
         futures = [pool.submit(_sleep, 600) for _ in range(4)]
         workers = list(pool._processes.values())
         raise KeyboardInterrupt
+    for process in workers:  # gone long before a task could end
+        process.join(60)
     assert time.monotonic() - start < 300
     assert all(not process.is_alive() for process in workers)
     assert all(future.cancelled() or future.done() for future in futures)

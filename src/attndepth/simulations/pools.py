@@ -70,6 +70,11 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     for process in processes:
         with contextlib.suppress(Exception):
             process.join(TERMINATE_SECONDS)
+    for process in processes:  # one that outlived SIGTERM (busy being forked): SIGKILL
+        with contextlib.suppress(Exception):
+            if process.is_alive():
+                process.kill()
+                process.join(TERMINATE_SECONDS)
 
 
 def finished_results(futures: Iterable[Future[Any]], seen: set[Future[Any]]) -> list[Any]:
