@@ -5,6 +5,7 @@ import json
 import pytest
 
 from attndepth.cli.main import main
+from attndepth.framework.registry import get_claim
 
 
 def test_verify_one_claim_json(capsys):
@@ -139,6 +140,28 @@ def test_a_member_is_read_at_the_door(capsys):
                      member]) == 2
         [line] = capsys.readouterr().err.strip().splitlines()
         assert why in line and len(line) < 300, line
+
+
+def test_a_member_names_only_what_differs_from_the_preset(capsys):
+    """One key: the preset gives the family's other parameters (and the report says the
+    whole member it ran; the family's fixed values the rest, as for every member)."""
+    code = main(["verify", "--claim", "levine.degree", "--member", '{"width": 2}',
+                 "--format", "json"])
+    ran = json.loads(capsys.readouterr().out)["claims"][0]["params"]
+    found = get_claim("levine.degree")
+    preset = found.presets["quick"]
+    assert code in (0, 1) and ran["width"] == 2
+    assert all(ran[name] == preset[name] for name in found.family.parameters
+               if name != "width")
+
+
+@pytest.mark.parametrize(("member", "why"), [
+    ('{"widht": 4}', "'widht' is not a parameter of the family of levine.degree"),
+    ('{"width": 4, "x": 1}', "'x' is not a parameter")])
+def test_a_member_key_outside_the_family_is_named(member, why, capsys):
+    assert main(["verify", "--claim", "levine.degree", "--member", member]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert why in line, line
 
 
 FAILING = '''

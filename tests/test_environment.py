@@ -1,10 +1,24 @@
 """The environment variables: each parsed in one place, every one checked at the door of
-every command (enumerated from :data:`attndepth.environment.VARIABLES`)."""
+every command (enumerated from :data:`attndepth.environment.VARIABLES`), and read or
+written nowhere else."""
+
+import contextlib
+import os
+from pathlib import Path
 
 import pytest
 
+import attndepth
 from attndepth.cli.main import EXIT_BAD_INPUT, main
-from attndepth.environment import VARIABLES, check_environment, setting
+from attndepth.environment import (
+    VARIABLES,
+    cache_folder,
+    check_environment,
+    is_set,
+    keep_hypothesis_files_in_cache,
+    set_here,
+    setting,
+)
 from attndepth.errors import InvalidParameter
 
 #: Values no variable takes (each echoed shortened in the refusal).
@@ -65,3 +79,35 @@ def test_only_a_device_torch_names_is_taken(device, monkeypatch):
     with pytest.raises(InvalidParameter, match="cpu, cuda or cuda:N") as refused:
         setting("ATTNDEPTH_TORCH_DEVICE")
     assert len(str(refused.value)) < 200
+
+
+@pytest.mark.parametrize("name", sorted(VARIABLES))
+def test_a_value_set_here_is_checked_as_a_read_one_is(name, monkeypatch):
+    monkeypatch.delenv(name, raising=False)
+    set_here(name, VALID[name])
+    assert is_set(name) and setting(name) is not None
+    for value in HOSTILE:
+        with contextlib.suppress(InvalidParameter):
+            set_here(name, value)
+            assert setting(name) is not None  # what it accepted, it reads back
+
+
+def test_the_cache_follows_xdg_and_hypothesis_keeps_its_files_there(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    assert cache_folder() == tmp_path / "attndepth"
+    keep_hypothesis_files_in_cache()
+    assert os.environ["HYPOTHESIS_STORAGE_DIRECTORY"].startswith(str(tmp_path))
+    monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", "mine")
+    keep_hypothesis_files_in_cache()  # the user's choice stays
+    assert os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] == "mine"
+
+
+def test_no_other_module_reads_or_writes_the_environment():
+    """Every variable goes through this module: ``os.environ`` and ``os.getenv`` appear
+    nowhere else in the package (the CLI reads none of its own either)."""
+    package = Path(attndepth.__file__).parent
+    for path in package.rglob("*.py"):
+        if path.name != "environment.py":
+            text = path.read_text()
+            assert "os.environ" not in text and "getenv" not in text, path

@@ -12,6 +12,7 @@ import inspect
 from pathlib import Path
 
 import pytest
+from verify_numbers import differences, numbers_of, recorded
 
 from attndepth.figures.registry import all_figures
 from attndepth.framework import registry as claims
@@ -37,6 +38,8 @@ from attndepth.framework.verdicts import UNDECIDED, Verdict, domain_verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAIMS = all_claims()
+#: Every claim's numbers at its quick preset and base seed 0 (tests/verify_numbers.py).
+KEPT_NUMBERS = recorded()
 #: Claims run by ``attndepth verify``; the others (training) are tested at small sizes in
 #: their own test modules, their quick presets taking minutes.
 DEFAULT = [claim_id for claim_id, found in CLAIMS.items() if found.by_default]
@@ -94,6 +97,9 @@ SLOW_QUICK = ("levine.threshold", "yuzhang.linear-rate-postln", "naderi.spectral
                                       if c in SLOW_QUICK else c for c in DEFAULT])
 def test_quick_preset_reaches_its_verdict(claim_id):
     result = run_claim(claim_id, "quick", seed=0)
+    # every number and verdict as recorded: a change of the framework moves none of them
+    assert claim_id in KEPT_NUMBERS, "record it: python tests/verify_numbers.py " + claim_id
+    assert not differences(KEPT_NUMBERS[claim_id], numbers_of(result))
     assert result.preset_verdict == _expected(claim_id), result.outcome
     assert result.verdict == _expected_claim(claim_id), result.domain
     # an undecided verdict says what would decide it; a decided one needs nothing

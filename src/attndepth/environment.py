@@ -16,6 +16,12 @@ is echoed shortened). Like :mod:`attndepth.errors`, this module imports no layer
     a domain record read beside the shipped one: a path
 ``ATTNDEPTH_TORCH_DEVICE``
     the device of the PyTorch models: ``cpu``, ``cuda`` or ``cuda:N`` (N < 1000)
+
+Two variables of other programs are read or set here too: ``XDG_CACHE_HOME`` (where
+attndepth keeps its cache, :func:`cache_folder`) and hypothesis's
+``HYPOTHESIS_STORAGE_DIRECTORY`` (:func:`keep_hypothesis_files_in_cache`). A worker
+process that takes a share of the machine sets its own values with :func:`set_here`.
+No other module of attndepth reads or writes ``os.environ``.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from attndepth.errors import InvalidParameter, shown
@@ -117,6 +124,42 @@ def setting(name: str) -> Any:
     except ValueError:
         raise InvalidParameter(f"{name} must be {variable.wanted}, got {shown(text, 40)}") \
             from None
+
+
+def set_here(name: str, value: object) -> None:
+    """Set variable ``name`` to ``value`` in this process (and the processes it starts),
+    checked as :func:`setting` checks it: a worker's share of the threads or memory.
+
+    Raises
+    ------
+    InvalidParameter
+        ``value`` is not one the variable can take.
+    """
+    variable = VARIABLES[name]
+    text = str(value)
+    try:
+        variable.parse(text)
+    except ValueError:
+        raise InvalidParameter(f"{name} must be {variable.wanted}, got {shown(text, 40)}") \
+            from None
+    os.environ[name] = text
+
+
+def is_set(name: str) -> bool:
+    """Whether variable ``name`` is set (to anything)."""
+    return name in os.environ
+
+
+def cache_folder() -> Path:
+    """``$XDG_CACHE_HOME/attndepth`` (default ``~/.cache/attndepth``): attndepth's cache."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attndepth"
+
+
+def keep_hypothesis_files_in_cache() -> None:
+    """Hypothesis keeps its files in :func:`cache_folder` unless the user named a place
+    (``HYPOTHESIS_STORAGE_DIRECTORY``; hypothesis's default is the current directory)."""
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
+                          str(cache_folder() / "hypothesis-storage"))
 
 
 def check_environment() -> None:

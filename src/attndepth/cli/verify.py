@@ -6,11 +6,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import json
 import math
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attndepth.cli._parsing import (
     EXIT_BAD_INPUT,
@@ -20,8 +21,11 @@ from attndepth.cli._parsing import (
     examples,
     non_negative_int,
 )
-from attndepth.errors import InvalidParameter
+from attndepth.errors import InvalidParameter, shown
 from attndepth.framework.progress import seed_progress
+
+if TYPE_CHECKING:
+    from attndepth.framework.registry import Claim
 
 
 def register(sub: Any) -> None:
@@ -94,7 +98,8 @@ def register(sub: Any) -> None:
                              "ATTNDEPTH_DOMAIN_RECORD=FILE to read yours beside it")
     verify.add_argument("--member", metavar="JSON",
                         help="run the one --claim on one member of its family, e.g. "
-                             "'{\"width\": 3, \"depth\": 2}' (reproduces a counterexample)")
+                             "'{\"width\": 16}': the keys it names, the preset's values for "
+                             "the others (reproduces a counterexample)")
     verify.add_argument("--model", metavar="MODULE:FUNCTION",
                         help="your own model: a factory f(seed, width=, depth=, heads=, "
                              "tokens=) returning a torch.nn.Module, in an importable module or "
@@ -222,7 +227,6 @@ def check_figures(claim_ids: list[str]) -> None:
 def _verify_member(args: argparse.Namespace) -> int:
     """``verify --claim ID --member JSON``: one family member (reproduces a counterexample)."""
     from attndepth.cli.outputs import emit
-    from attndepth.errors import shown
     from attndepth.framework.registry import get_claim, run_claim
     from attndepth.framework.report import render
     from attndepth.framework.verdicts import FAILING
@@ -233,11 +237,8 @@ def _verify_member(args: argparse.Namespace) -> int:
     found = get_claim(args.claim[0])
     if found.family is None:
         raise InvalidParameter(f"claim {found.id!r} declares no family")
-    member = parse_json(args.member, "--member")
-    given = shown(args.member, 80, quote=False)
-    if not isinstance(member, dict) or set(member) != set(found.family.parameters):
-        raise InvalidParameter(f"--member must be a JSON object with the keys "
-                               f"{', '.join(found.family.parameters)}")
+    member = _member(found, parse_json(args.member, "--member"), args.preset)
+    given = shown(json.dumps(member), 80, quote=False)
     # the member's own values decide, not the reshaped keyword arguments
     in_family = bool(found.family.includes(member))
     if args.record is not None and not in_family:
@@ -264,6 +265,27 @@ def _verify_member(args: argparse.Namespace) -> int:
         print(f"attndepth: {'recorded' if failing else 'no failure to record; removed any'} "
               f"{given} of {found.id} in {args.record}", file=sys.stderr)
     return EXIT_CLAIM_FAILED if result.claim_verdict in FAILING else EXIT_OK
+
+
+def _member(found: Claim, given: object, preset: str) -> dict[str, Any]:
+    """The family member ``--member`` names: its keys, and the preset's values for the
+    family's other parameters (a member names only what differs from the preset)."""
+    assert found.family is not None
+    keys = ", ".join(found.family.parameters)
+    if not isinstance(given, dict):
+        raise InvalidParameter(f"--member must be a JSON object with keys among {keys}")
+    unknown = [name for name in given if name not in found.family.parameters]
+    if unknown:
+        raise InvalidParameter(f"--member: {shown(unknown[0], 40)} is not a parameter "
+                               f"of the family of {found.id} ({keys})")
+    defaults = found.presets[preset]
+    missing = [name for name in found.family.parameters
+               if name not in given and name not in defaults]
+    if missing:
+        raise InvalidParameter(f"--member must name {', '.join(missing)}: the {preset} "
+                               f"preset of {found.id} does not set it")
+    return {name: given[name] if name in given else defaults[name]
+            for name in found.family.parameters}
 
 
 def _verify_model(args: argparse.Namespace) -> int:

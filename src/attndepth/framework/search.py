@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import sys
 import tempfile
@@ -32,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from attndepth.environment import keep_hypothesis_files_in_cache
 from attndepth.errors import (
     InvalidParameter,
     MissingExtra,
@@ -282,9 +282,7 @@ def _random_phase(found: Claim, seed: int, draws: int, known: dict[str, MemberRe
     -------
     (results, draws beyond the exhaustive part, whether the time budget ran out)
     """
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "attndepth"
-    # hypothesis keeps its own files under the current directory unless told otherwise
-    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(cache / "hypothesis-storage"))
+    keep_hypothesis_files_in_cache()
     try:
         from hypothesis import HealthCheck, Phase, find, settings
         from hypothesis import strategies as st

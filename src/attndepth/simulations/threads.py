@@ -8,7 +8,7 @@ from functools import cache
 
 from threadpoolctl import ThreadpoolController
 
-from attndepth.environment import setting
+from attndepth.environment import MAX_THREADS, is_set, set_here, setting
 from attndepth.sandbox import MEMORY_VARIABLE, user_memory
 from attndepth.validation import check_int, check_optional_int
 
@@ -48,9 +48,9 @@ def share_cores(workers: int, parent: int | None = None) -> None:
     workers = check_int("workers", workers, minimum=1)
     _die_with_parent(check_optional_int("parent", parent, minimum=1))
     share = max(1, available_cores() // workers)
-    os.environ[THREADS_VARIABLE] = str(share)
-    if MEMORY_VARIABLE not in os.environ:  # a user's code: a share of the memory too
-        os.environ[MEMORY_VARIABLE] = f"{user_memory() / workers / 2**30:.6g}"
+    set_here(THREADS_VARIABLE, min(share, MAX_THREADS))
+    if not is_set(MEMORY_VARIABLE):  # a user's code: a share of the memory too
+        set_here(MEMORY_VARIABLE, f"{user_memory() / workers / 2**30:.6g}")
     _controller().limit(limits=share, user_api="blas")
 
 
