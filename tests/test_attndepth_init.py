@@ -23,7 +23,7 @@ def test_required_names_are_public():
 
 
 def test_unknown_name_is_an_attribute_error():
-    with pytest.raises(AttributeError, match="no attribute"):
+    with pytest.raises(AttributeError, match="attribute not_a_name"):
         attndepth.not_a_name  # noqa: B018
 
 
@@ -33,21 +33,23 @@ def test_import_loads_no_layer():
     assert run.stdout.strip() == "False", run.stderr
 
 
-def test_all_is_a_literal_that_static_tools_can_read():
+def test_the_public_api_is_named_once_in_the_stub_static_tools_read():
+    """``__init__.pyi`` names each public name once, re-exported (``name as name``) from
+    the module that defines it; ``__all__`` is built from it."""
     import ast
+    import importlib
     from pathlib import Path
 
-    tree = ast.parse(Path(attndepth.__file__).read_text())
-    [literal] = [node.value for node in tree.body if isinstance(node, ast.Assign)
-                 and any(getattr(t, "id", "") == "__all__" for t in node.targets)]
-    assert isinstance(literal, ast.List)
-    assert [element.value for element in literal.elts] == sorted(attndepth._PUBLIC)
-    # and every public name is imported under TYPE_CHECKING from the module _PUBLIC names
-    [guarded] = [node for node in tree.body if isinstance(node, ast.If)
-                 and getattr(node.test, "id", "") == "TYPE_CHECKING"]
-    imported = {alias.name: statement.module for statement in guarded.body
-                for alias in statement.names}
-    assert imported == attndepth._PUBLIC
+    stub = Path(attndepth.__file__).with_suffix(".pyi")
+    tree = ast.parse(stub.read_text())
+    names = [(alias.name, alias.asname, node.module) for node in tree.body
+             if isinstance(node, ast.ImportFrom) for alias in node.names]
+    assert all(name == asname for name, asname, _ in names)
+    assert sorted(name for name, _, _ in names) == sorted(attndepth.__all__)
+    assert len({name for name, _, _ in names}) == len(names)
+    for name, _, module in names:  # defined where the stub says, not merely passed through
+        assert getattr(importlib.import_module(f"attndepth.{module}"), name) \
+            is getattr(attndepth, name)
 
 
 #: A small valid call of each public function; the walk replaces one argument at a time.

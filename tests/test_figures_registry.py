@@ -11,8 +11,9 @@ from attndepth.figures.registry import all_figures, write_csv, write_figure
 FIGURES = Path(registry.__file__).parent
 
 
-def test_every_figure_module_is_registered():
-    # A module defining NAME/compute/draw but missing from FIGURE_MODULES is never drawn.
+def test_every_figure_module_is_found_in_the_theory_documents_order():
+    """Discovery, not a list: every module of attndepth.figures defining compute and draw
+    is a figure, listed by its SECTION."""
     defined = set()
     for path in FIGURES.glob("*.py"):
         tree = ast.parse(path.read_text())
@@ -21,6 +22,8 @@ def test_every_figure_module_is_registered():
             defined.add(path.stem)
     assert defined == {module.__name__.rsplit(".", 1)[1] for module in all_figures().values()}
     assert all(module.DESCRIPTION for module in all_figures().values())
+    sections = [module.SECTION for module in all_figures().values()]
+    assert sections == sorted(sections) and len(set(sections)) == len(sections)
 
 
 def test_a_written_figure_has_its_data_as_csv(tmp_path, quick_data):

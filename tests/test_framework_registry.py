@@ -19,11 +19,11 @@ from attndepth.framework import registry as claims
 from attndepth.framework.domain import known_domain
 from attndepth.framework.families import Family
 from attndepth.framework.registry import (
-    CLAIM_MODULES,
     PRESETS,
     Claim,
     Outcome,
     all_claims,
+    built_in_claim_modules,
     claim,
     default_claims,
     explain,
@@ -382,20 +382,36 @@ def test_installed_packages_register_claims_through_the_entry_point_group(monkey
 
 def test_claims_not_run_by_default_are_named_and_still_declare_a_wrong_theory():
     optional = [claim_id for claim_id in CLAIMS if claim_id not in DEFAULT]
-    assert optional == ["yuzhang.deep-training", "levine.trained-transition"]
+    assert optional == ["levine.trained-transition", "yuzhang.deep-training"]
     assert not set(optional) & set(default_claims())
     assert all(CLAIMS[claim_id].wrong_theory for claim_id in optional)
     assert set(r.id for r in run_claims(["yuzhang.linear-rate-fixed"])) == {
         "yuzhang.linear-rate-fixed"}
 
 
-def test_built_in_claims_follow_the_module_order_whatever_was_imported_first():
+def test_built_in_claims_follow_the_theory_documents_order_whatever_was_imported_first():
     """A test module importing attndepth.claims.residual first registers the seprank claims
-    before the expressivity claims; the listing (and the README table) keeps module order."""
-    modules = [found.verify.__module__ for found in all_claims().values()
-               if found.verify.__module__ in CLAIM_MODULES]
-    positions = [CLAIM_MODULES.index(module) for module in modules]
-    assert positions == sorted(positions)
+    before the expressivity claims; the listing (and the README table) keeps the order of
+    the modules' SECTION, the theory document's."""
+    modules = built_in_claim_modules()
+    order = [modules.index(found.verify.__module__) for found in all_claims().values()
+             if found.verify.__module__ in modules]
+    assert order == sorted(order)
+    sections = [importlib.import_module(module).SECTION for module in modules
+                if hasattr(importlib.import_module(module), "SECTION")]
+    assert sections == sorted(sections) and len(set(sections)) == len(sections)
+
+
+def test_every_module_of_the_claims_package_is_found_and_each_claim_module_has_a_section():
+    """Discovery, not a list: a module added to attndepth.claims is imported, and one that
+    registers a claim must say where the theory document states it."""
+    package = ROOT / "src" / "attndepth" / "claims"
+    files = {f"attndepth.claims.{path.stem}" for path in package.glob("*.py")
+             if not path.stem.startswith("_")}
+    assert set(built_in_claim_modules()) == files
+    registering = {found.verify.__module__ for found in all_claims().values()}
+    for module in files & registering:
+        assert isinstance(importlib.import_module(module).SECTION, tuple), module
 
 
 @pytest.mark.parametrize("body, expected", [

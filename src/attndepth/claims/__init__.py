@@ -1,2 +1,3 @@
-"""The registered claims, one module per topic (listed in
-:data:`attndepth.framework.registry.CLAIM_MODULES`)."""
+"""The registered claims, one module per topic: every module here is imported, in the
+order of the theory document (each declares ``SECTION``;
+:func:`attndepth.framework.registry.built_in_claim_modules`)."""

@@ -21,6 +21,10 @@ from attndepth.theory.depth_width import (
     plan_for_budget,
 )
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (2, 1)
+
 TESTS = "tests/test_claims_allocation.py"
 
 #: GPT-3 175B (Brown et al. 2020, Table 2.1).

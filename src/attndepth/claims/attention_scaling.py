@@ -24,6 +24,10 @@ from attndepth.theory.attention_scaling import (
     rival_ratio,
 )
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (5, 6)
+
 TESTS = "tests/test_claims_attention_scaling.py"
 #: Allowed relative error of β_½ at the longest sequence: the formula is first order in
 #: 1/d; the rows' scattered means bias the mean over rows by +0.2 to +0.7 % at d ≥ 64

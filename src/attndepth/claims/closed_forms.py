@@ -27,6 +27,10 @@ from attndepth.theory.single_position_rank import (
     single_position_rank,
 )
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (1, 4)
+
 TESTS = "tests/test_claims_closed_forms.py"
 
 

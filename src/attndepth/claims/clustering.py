@@ -33,6 +33,10 @@ from attndepth.theory.clustering import (
     wendel_probability,
 )
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (5, 1)
+
 TESTS = "tests/test_claims_clustering.py"
 #: Largest |γ_measured − γ_ODE| allowed: both integrations run at relative tolerance 1e-11.
 GAMMA_TOLERANCE = 1e-8

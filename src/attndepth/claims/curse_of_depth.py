@@ -28,6 +28,10 @@ from attndepth.theory.curse_of_depth import (
     power_exponent,
 )
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (5, 5)
+
 TESTS = "tests/test_claims_curse_of_depth.py"
 SOURCE = ("Sun et al. 2025, arXiv 2502.05795, §3 (pre-LN: Θ(L) ≤ σ²_{x_L} ≤ Θ(exp L), deep "
           "blocks near the identity) and §4 (LayerNorm scaling, LN(x)/√ℓ)")

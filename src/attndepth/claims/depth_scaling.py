@@ -20,6 +20,10 @@ from attndepth.theory.depth_scaling import (
     displacement_exponent,
 )
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (5, 4)
+
 TESTS = "tests/test_claims_depth_scaling.py"
 #: Allowed |log₂ D(2L)/D(L) − (1 − 2α)|: the law neglects the drift of the branches'
 #: size c_ℓ as the stream moves (measured +0.04 to +0.07 at α = ½, L = 16 → 32, d = 16–64;

@@ -24,6 +24,10 @@ from attndepth.rank.knee import measure_knee
 from attndepth.rank.measure import RankCase
 from attndepth.theory.separation_rank import necessary_width, regime_bounds
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (1, 6)
+
 TESTS = "tests/test_claims_efficiency.py"
 #: Exponent splitting the regimes: removing a layer before the knee costs e ≈ 3
 #: (d′ ≈ d³), past it e ≤ 2.3 at every width measured; 2.5 is the midpoint of 3 and 2.

@@ -17,6 +17,10 @@ from attndepth.theory.separation_rank import (
     symbolic_network,
 )
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (1, 1)
+
 #: Relative tolerance on the fitted homogeneity degree.
 DEGREE_FIT_TOLERANCE = 1e-6
 #: Worst pointwise |f(tx) − t^k f(x)| relative to t^k max|f(x)| (float64 round-off).

@@ -22,6 +22,10 @@ from attndepth.theory.masks import (
     mask_radius_closed_form,
 )
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (5, 7)
+
 TESTS = "tests/test_claims_masks.py"
 #: Rates closer than this fraction of each other count as equal for the rival "the rate is
 #: independent of the mask" (it is rejected when the smallest ratio of a smaller radius's

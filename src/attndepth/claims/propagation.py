@@ -38,6 +38,10 @@ from attndepth.theory.residual_scaling import (
 )
 from attndepth.validation import check_positive
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (5, 3)
+
 TESTS = "tests/test_claims_propagation.py"
 #: Relative tolerance of the growth for α = 1: the finite-width growth (**) neglects
 #: O(1/d²) (the uniform-attention model itself sits −1.2 % off it at d = 16, within

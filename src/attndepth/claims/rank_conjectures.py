@@ -31,6 +31,10 @@ from attndepth.rank.atlas_table import Atlas, AtlasRow, atlas
 from attndepth.theory.rank_deficits import one_position_deficit, two_head_deficit
 from attndepth.theory.separation_rank import TIGHT_FAMILY_STATEMENT, in_tight_family
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (1, 3)
+
 TESTS = "tests/test_claims_rank_conjectures.py"
 # a size class (d, L, H, ρ, |P|, |Q|); "atlas" in a preset means every row
 Key = tuple[int, int, int, int, int, int]

@@ -37,6 +37,10 @@ from attndepth.theory.residual_rank import (
 )
 from attndepth.theory.separation_rank import separation_rank_bounds
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (1, 5)
+
 TESTS = "tests/test_claims_residual.py"
 Config = RankCase
 

@@ -44,6 +44,10 @@ from attndepth.theory.separation_rank import (
 )
 from attndepth.theory.single_position_rank import single_position_rank
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (1, 2)
+
 TESTS = "tests/test_claims_separation_rank.py"
 
 Config = RankCase

@@ -64,6 +64,10 @@ from attndepth.theory.similarity import (
     scaling_share,
 )
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (3, 1)
+
 TESTS = "tests/test_claims_similarity.py"
 HEADS_DIVIDE_WIDTH = ("heads divide width", lambda m: m["width"] % m["heads"] == 0)
 

@@ -29,6 +29,10 @@ from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.separation_rank import threshold_depth
 from attndepth.theory.softmax_rank import doubly_exponential_growth, exponential_growth
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (1, 7)
+
 TESTS = "tests/test_claims_softmax_rank.py"
 #: Allowed |later − first growth| of ln r_ε per layer above the threshold: r_ε may grow by
 #: a factor e^{±0.25} ≈ 1.28 more or less per layer than over the first layer and still

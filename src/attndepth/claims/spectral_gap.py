@@ -25,6 +25,10 @@ from attndepth.theory.spectral_gap import (
     fix_difference,
 )
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (5, 2)
+
 TESTS = "tests/test_claims_spectral_gap.py"
 #: Largest |slope of log s₂ against log T − (−1/2)|.
 SLOPE_TOLERANCE = 0.05

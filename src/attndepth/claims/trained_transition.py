@@ -35,6 +35,10 @@ from attndepth.theory.trained_transition import (
     transition_slope,
 )
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (2, 2)
+
 TESTS = "tests/test_claims_trained_transition.py"
 #: The knee law the statement asserts (the wrong theory replaces it).
 KNEE = paper_knee

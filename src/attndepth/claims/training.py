@@ -22,6 +22,10 @@ from attndepth.simulations.training.jax_model import TrainingSettings
 from attndepth.simulations.training.tasks import RecallTask
 from attndepth.theory.similarity import postln_rate
 
+#: Where the theory document states these claims (section, place in it): the
+#: built-in claims are listed, and run, in that order.
+SECTION = (3, 2)
+
 TESTS = "tests/test_claims_training.py"
 #: The block variants trained: plain post-LN, pre-LN (reported) and the four de-escalations.
 VARIANTS: tuple[tuple[str, float], ...] = (

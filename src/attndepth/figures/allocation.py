@@ -23,6 +23,8 @@ from attndepth.theory.depth_width import (
 from attndepth.theory.zoo import load_zoo
 
 NAME = "allocation"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (2, 1)
 DESCRIPTION = "optimal depth vs budget: empirical rule, log_3 d threshold, model zoo"
 BUDGET_RANGE = (1e7, 1e13)
 #: The factors on the fit's slope b that bound the drawn band (the verdicts' rivals).

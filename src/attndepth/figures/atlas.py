@@ -20,6 +20,8 @@ from attndepth.figures.style import PALETTE, new_figure, styled, tidy
 from attndepth.rank.atlas_table import atlas
 
 NAME = "atlas"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (1, 2)
 DESCRIPTION = "rank / split bound of every atlas class, by depth, heads and residual"
 DEPTHS = (1, 2, 3, 4, 5)
 #: One marker shape per depth, so that neighbouring colours are told apart by shape too.

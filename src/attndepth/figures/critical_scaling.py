@@ -34,6 +34,8 @@ from attndepth.simulations.measures.self_weight import (
 from attndepth.theory.attention_scaling import bare_half_point, critical_gamma, half_point
 
 NAME = "critical_scaling"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (5, 7)
 DESCRIPTION = "half point of one attention layer vs sequence length; self weight vs gamma"
 OVERLAPS = (0.25, 0.5, 0.75)
 WIDTHS = (64, 256)

@@ -31,6 +31,8 @@ from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.curse_of_depth import SCALINGS, growth_sum, input_scale
 
 NAME = "curse_of_depth"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (5, 6)
 DESCRIPTION = "variance growth and blocks' distance from the identity, pre-LN and LNS"
 #: One colour per block input (pre-LN's of every figure; LNS one no variant has); every
 #: block up to 2L of the claim's preset is drawn.

@@ -28,6 +28,8 @@ from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.depth_scaling import branch_scale, displacement_exponent
 
 NAME = "depth_scaling"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (5, 5)
 DESCRIPTION = "stream displacement vs depth for CompleteP, depth-muP, SP and GPT-2 scalings"
 #: The depths drawn; every other size is the claim's (``presets.DEPTH_SCALING``).
 DEPTHS = {"quick": (4, 8, 16, 32, 64), "full": (4, 8, 16, 32, 64, 128)}

@@ -20,6 +20,8 @@ from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.rank_collapse import convergence_order
 
 NAME = "dong_collapse"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (4, 1)
 DESCRIPTION = "relative residual e_{k+1} vs e_k, pure vs residual stacks (log-log)"
 
 

@@ -22,6 +22,8 @@ from attndepth.simulations.measures.escalation import fixed_matrix_decay
 from attndepth.theory.similarity import fixed_matrix_slope
 
 NAME = "fixed_rate"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (3, 2)
 DESCRIPTION = "log t_div for X <- P X with one P, and slopes 2 log|lambda_2| (dashed)"
 #: Stacks drawn (of the claim's batch): more lines would not be told apart.
 SHOWN = 5

@@ -36,6 +36,8 @@ from attndepth.simulations.models.sphere_dynamics import (
 from attndepth.theory.clustering import wendel_probability
 
 NAME = "geshkovski_cluster"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (5, 2)
 DESCRIPTION = "P(one hemisphere): Wendel vs Monte Carlo; cluster diameter vs time for several beta"
 #: What the figure draws beyond the claim (``presets.GESHKOVSKI_CLUSTER``, one (n, d) and
 #: one β): every n up to max_tokens at several d, and several β. Fewer trials per point

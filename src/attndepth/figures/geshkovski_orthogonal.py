@@ -27,6 +27,8 @@ from attndepth.simulations.models.sphere_dynamics import (
 from attndepth.theory.clustering import beta_zero_gamma, orthogonal_start_rate
 
 NAME = "geshkovski_orthogonal"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (5, 1)
 DESCRIPTION = "gamma(t) of orthogonal starts: token flow (markers) vs the reduced ODE (lines)"
 #: (tokens, beta) per curve, the claim's (``presets.GESHKOVSKI_ORTHOGONAL``) among them;
 #: drawn over HORIZON_FACTOR times the claim's horizon, so that every curve reaches its

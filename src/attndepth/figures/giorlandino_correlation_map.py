@@ -28,6 +28,8 @@ from attndepth.simulations.measures.rem import rem_participation, wide_layer_map
 from attndepth.theory.correlation_map import critical_beta, energy_scale, limit_participation
 
 NAME = "giorlandino_correlation_map"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (5, 8)
 DESCRIPTION = "one-layer correlation map: wide layers, finite-T REM and the T -> infinity map"
 #: The ratios β/β_c drawn, at the claim's tokens, samples and widest width
 #: (``presets.GIORLANDINO``).

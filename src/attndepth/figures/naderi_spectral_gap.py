@@ -26,6 +26,8 @@ from attndepth.simulations.measures.spectral_gap import spectrum_sample
 from attndepth.theory.spectral_gap import bulk_edge, collapsed_stable_rank
 
 NAME = "naderi_spectral_gap"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (5, 3)
 DESCRIPTION = "s2 of attention vs T (random Markov vs key-query) and rank collapse in width"
 #: The sequence lengths drawn; width, samples and scale are the claim's (``presets.NADERI``).
 TOKENS = {"quick": (16, 32, 64, 128, 256, 512, 1024),

@@ -39,6 +39,8 @@ from attndepth.theory.residual_scaling import (
 )
 
 NAME = "noci_residual_scaling"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (5, 4)
 DESCRIPTION = ("log-odds growth and cosine vs depth for residual scales 1, 1/sqrt(L), 1/L; the "
                "finite-width term (Jensen gap) vs width")
 #: The depths drawn; every other size is the claim's (``presets.NOCI``).

@@ -24,6 +24,8 @@ from attndepth.simulations.models.stacks import StackConfig
 from attndepth.theory.similarity import postln_rate
 
 NAME = "postln_rate"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (3, 3)
 DESCRIPTION = "post-LN and de-escalated log-odds vs depth, with the derived rates"
 CURVES = (("post-ln", "post-ln", 1.0), ("post-ln-deesc-a", "deesc-a", 0.5),
           ("post-ln-deesc-b", "deesc-b", 0.5), ("pre-ln", None, 1.0))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import functools
 import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,26 +28,22 @@ from attndepth.simulations.output_files import (
     output_folder,
 )
 
-FIGURE_MODULES: tuple[str, ...] = (
-    "attndepth.figures.similarity_depth",
-    "attndepth.figures.allocation",
-    "attndepth.figures.separation_rank",
-    "attndepth.figures.threshold_knee",
-    "attndepth.figures.atlas",
-    "attndepth.figures.softmax_epsilon_rank",
-    "attndepth.figures.fixed_rate",
-    "attndepth.figures.postln_rate",
-    "attndepth.figures.dong_collapse",
-    "attndepth.figures.geshkovski_orthogonal",
-    "attndepth.figures.geshkovski_cluster",
-    "attndepth.figures.naderi_spectral_gap",
-    "attndepth.figures.noci_residual_scaling",
-    "attndepth.figures.depth_scaling",
-    "attndepth.figures.curse_of_depth",
-    "attndepth.figures.critical_scaling",
-    "attndepth.figures.giorlandino_correlation_map",
-    "attndepth.figures.wu_masks",
-)
+#: The package whose modules hold the built-in figures.
+BUILT_IN_FIGURES = "attndepth.figures"
+
+
+@functools.cache
+def built_in_figure_modules() -> tuple[ModuleType, ...]:
+    """The built-in figures, found (not listed): every module of :data:`BUILT_IN_FIGURES`
+    with a ``NAME``, ``compute(preset, seed)`` and ``draw(data)``, in the order of the
+    theory document (each declares ``SECTION``, its section and place)."""
+    package = importlib.import_module(BUILT_IN_FIGURES)
+    modules = [importlib.import_module(f"{BUILT_IN_FIGURES}.{info.name}")
+               for info in pkgutil.iter_modules(package.__path__)
+               if not info.name.startswith("_")]
+    figures = [module for module in modules
+               if all(hasattr(module, name) for name in ("NAME", "compute", "draw"))]
+    return tuple(sorted(figures, key=lambda module: (module.SECTION, module.NAME)))
 PRESETS: tuple[str, ...] = ("quick", "full")
 
 
@@ -54,8 +52,7 @@ def all_figures() -> dict[str, ModuleType | UserFigure]:
 
     Each has NAME, DESCRIPTION, compute(preset, seed) and draw(data).
     """
-    modules = [importlib.import_module(name) for name in FIGURE_MODULES]
-    return {**{module.NAME: module for module in modules}, **_USER_FIGURES}
+    return {**{module.NAME: module for module in built_in_figure_modules()}, **_USER_FIGURES}
 
 
 @dataclass(frozen=True)
@@ -117,8 +114,7 @@ def figure(name: str, *, description: str,
     def register(compute: Callable) -> Callable:
         if not callable(compute):
             raise InvalidType(f"figure {name!r}: decorate its compute(preset, seed) function")
-        taken = {module.NAME for module in
-                 (importlib.import_module(m) for m in FIGURE_MODULES)}
+        taken = {module.NAME for module in built_in_figure_modules()}
         existing = _USER_FIGURES.get(name)
         if name in taken or (existing is not None
                              and existing.compute.__qualname__ != compute.__qualname__):

@@ -34,6 +34,8 @@ from attndepth.theory.separation_rank import (
 )
 
 NAME = "separation_rank"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (1, 1)
 DESCRIPTION = "ln sep vs depth (exact ranks, bounds, log_3 d) and rank vs heads"
 #: Deepest L drawn for the bound lines (drawing extent only).
 MAX_DEPTH = {"quick": 8, "full": 10}

@@ -25,6 +25,8 @@ from attndepth.simulations.measures.similarity import token_similarity
 from attndepth.simulations.models.stacks import VARIANTS, StackConfig, run_stack
 
 NAME = "similarity_depth"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (3, 1)
 DESCRIPTION = "t_sim vs depth, all block variants (mean and its 99% interval over stacks)"
 #: Line style per variant where the default (solid) would hide one under another.
 DASHED = {"residual": "--"}

@@ -26,6 +26,8 @@ from attndepth.rank.grids import SeparationRankConfig, rank_from_grids
 from attndepth.simulations.models.stacks import StackConfig
 
 NAME = "softmax_epsilon_rank"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (1, 4)
 DESCRIPTION = "epsilon-rank vs epsilon of softmax stacks per depth (pure, pre-LN; d = 3)"
 WIDTH = 3
 DEPTHS = (1, 2, 3, 4)

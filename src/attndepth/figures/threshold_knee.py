@@ -28,6 +28,8 @@ from attndepth.theory.rank_closed_forms import single_position_knee
 from attndepth.theory.separation_rank import corrected_knee, log_bigraded_bound, regime_bounds
 
 NAME = "threshold_knee"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (1, 3)
 DESCRIPTION = "knee of ln sep vs log_3 d: decided (certified) and bound-based, two laws"
 #: Widths whose bound-based knee is drawn (one Q position and long sequences).
 BOUND_WIDTHS = {"quick": [2, 3, 4, 6, 9, 13, 27, 40, 81],

@@ -26,6 +26,8 @@ from attndepth.simulations.models.stacks import StackConfig, run_stack
 from attndepth.theory.masks import mask_radius
 
 NAME = "wu_masks"
+#: Where the theory document draws it (section, place): figures are listed in that order.
+SECTION = (5, 9)
 DESCRIPTION = "rank collapse of pure attention under local masks: log-odds and rate vs radius"
 #: The windows drawn; tokens, width, depth and batch are the claim's (``presets.WU_MASKS``).
 WINDOWS = {"quick": (2, 3, 4, 6, 8), "full": (2, 3, 4, 6, 8, 12, 16)}

@@ -23,14 +23,18 @@ Words: a *verify* function compares theory with measurement and returns an
 sweep *observable* returns a dict of numbers for the store; a theory *check*
 (``attndepth.theory``) confirms an identity symbolically.
 
-Claims are defined in the topic modules listed in :data:`CLAIM_MODULES`.
+The built-in claims are defined in the topic modules of :mod:`attndepth.claims`, each
+found by :func:`built_in_claim_modules`.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
+import math
 import os
+import pkgutil
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -72,26 +76,23 @@ from attndepth.validation import check_int
 KINDS: tuple[str, ...] = ("theory", "consistency")
 PRESETS: tuple[str, ...] = ("quick", "full")
 
-CLAIM_MODULES: tuple[str, ...] = (
-    "attndepth.claims.expressivity",
-    "attndepth.claims.separation_rank",
-    "attndepth.claims.rank_conjectures",
-    "attndepth.claims.closed_forms",
-    "attndepth.claims.residual",
-    "attndepth.claims.efficiency",
-    "attndepth.claims.softmax_rank",
-    "attndepth.claims.allocation",
-    "attndepth.claims.similarity",
-    "attndepth.claims.clustering",
-    "attndepth.claims.spectral_gap",
-    "attndepth.claims.propagation",
-    "attndepth.claims.depth_scaling",
-    "attndepth.claims.curse_of_depth",
-    "attndepth.claims.attention_scaling",
-    "attndepth.claims.masks",
-    "attndepth.claims.training",
-    "attndepth.claims.trained_transition",
-)
+#: The package whose modules hold the built-in claims (every module of it is imported).
+BUILT_IN_CLAIMS = "attndepth.claims"
+
+
+@functools.cache
+def built_in_claim_modules() -> tuple[str, ...]:
+    """Every module of :data:`BUILT_IN_CLAIMS`, found (not listed), in the order of the
+    theory document: each claim module declares ``SECTION``, its (section, place); a
+    module that registers no claim (presets, architectures) declares none and comes last.
+    """
+    package = importlib.import_module(BUILT_IN_CLAIMS)
+    names = [f"{BUILT_IN_CLAIMS}.{info.name}"
+             for info in pkgutil.iter_modules(package.__path__)
+             if not info.name.startswith("_")]
+    sections = {name: getattr(importlib.import_module(name), "SECTION", (math.inf,))
+                for name in names}
+    return tuple(sorted(names, key=lambda name: (sections[name], name)))
 
 
 @dataclass(frozen=True)
@@ -425,14 +426,13 @@ def all_claims() -> dict[str, Claim]:
     """Every registered claim, by id.
 
     The built-in claims come first, module by module in the order of
-    :data:`CLAIM_MODULES` (whichever a program imported first), then those of
+    :func:`built_in_claim_modules` (whichever a program imported first), then those of
     installed packages that declare the entry-point group
     :data:`ENTRY_POINT_GROUP`, then any loaded with :func:`load_claims`, in
     registration order.
     """
     global _entry_points_loaded
-    for module in CLAIM_MODULES:
-        importlib.import_module(module)
+    modules = built_in_claim_modules()
     if not _entry_points_loaded:
         _entry_points_loaded = True
         from importlib.metadata import entry_points
@@ -443,7 +443,7 @@ def all_claims() -> dict[str, Claim]:
             except Exception as error:  # a broken plug-in must not break the toolkit
                 raise InvalidParameter(f"claims entry point {entry.name!r} ({entry.value}) failed "
                                        f"to load: {type(error).__name__}: {error}") from None
-    built_in = {module: index for index, module in enumerate(CLAIM_MODULES)}
+    built_in = {module: index for index, module in enumerate(modules)}
     return dict(sorted(_REGISTRY.items(),  # stable: registration order within a module
                        key=lambda item: built_in.get(item[1].module,
                                                      len(built_in))))
