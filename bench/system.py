@@ -83,7 +83,8 @@ def seed_samples() -> list[dict]:
     cold caches; and the part of the sample spent drawing stack weights (the random
     numbers themselves: a floor no batching of the forward pass lowers)."""
     from attndepth.framework.evidence import sampler
-    from attndepth.framework.registry import all_claims, run_claim
+    from attndepth.framework.registry import all_claims
+    from attndepth.framework.running import run_claim
     from attndepth.simulations.measures import escalation
     from attndepth.simulations.models import stacks
 

@@ -145,7 +145,7 @@ def api_pages() -> dict[str, str]:
 def results_page() -> str:
     """Every default claim run at the quick preset, base seed 0: ``attndepth verify --format
     markdown``, run when the site is built (never pasted)."""
-    from attndepth.framework.registry import run_claims
+    from attndepth.framework.pool_runs import run_claims
     from attndepth.framework.report import render_markdown
     from attndepth.simulations.threads import available_cores
 
@@ -160,7 +160,7 @@ def results_page() -> str:
 def _conjecture_rows() -> list[str]:
     """One table row per atlas conjecture: support, refutations, the smallest refutation."""
     from attndepth.claims.rank_conjectures import CONJECTURES
-    from attndepth.framework.registry import run_claim
+    from attndepth.framework.running import run_claim
 
     rows = ["| conjecture | verdict | supporting classes | refuting classes | smallest "
             "refutation (d, L, H, ρ, \\|P\\|, \\|Q\\|) |", "|---|---|---|---|---|"]

@@ -1,4 +1,4 @@
-from attndepth.framework.registry import run_claim
+from attndepth.framework.running import run_claim
 
 
 def test_allocation_claims_hold_with_reported_numbers():

@@ -1,7 +1,8 @@
 """chen.critical-scaling: the finite-d half point holds, the paper's limit and the rival
 scalings are rejected, and the wrong sign of the scatter's term fails."""
 
-from attndepth.framework.registry import get_claim, run_claim
+from attndepth.framework.registry import get_claim
+from attndepth.framework.running import run_claim
 
 SMALL = dict(overlap=0.25, width=64, smallest=32, largest=256, batch=2)
 

@@ -1,7 +1,8 @@
 """levine.one-position-rank: proved at its presets, against every atlas class with one
 position each side; a wrong closed form fails with the class named."""
 
-from attndepth.framework.registry import get_claim, run_claim
+from attndepth.framework.registry import get_claim
+from attndepth.framework.running import run_claim
 
 
 def test_the_closed_form_is_proved_and_matches_the_atlas():

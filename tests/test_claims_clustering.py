@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from attndepth.framework.registry import run_claim
+from attndepth.framework.running import run_claim
 
 
 def test_orthogonal_start_matches_tanh_for_two_tokens():

@@ -3,7 +3,8 @@ and a wrong theory fails."""
 
 import pytest
 
-from attndepth.framework.registry import get_claim, run_claim
+from attndepth.framework.registry import get_claim
+from attndepth.framework.running import run_claim
 
 SMALL = dict(depth=16, tokens=8, width=16, batch=16)  # the smallest member
 

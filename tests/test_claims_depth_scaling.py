@@ -2,7 +2,7 @@
 
 import pytest
 
-from attndepth.framework.registry import run_claim
+from attndepth.framework.running import run_claim
 
 SMALL = dict(depth=16, tokens=8, width=16, ffn=True, batch=16)  # the smallest member
 

@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attndepth.framework.registry import run_claim
+from attndepth.framework.running import run_claim
 
 seeds = st.integers(0, 10_000)
 

@@ -1,4 +1,5 @@
-from attndepth.framework.registry import get_claim, run_claim
+from attndepth.framework.registry import get_claim
+from attndepth.framework.running import run_claim
 
 
 def test_depth_efficiency_holds_and_can_fail(monkeypatch):

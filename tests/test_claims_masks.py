@@ -1,6 +1,7 @@
 """wu.masks at small sizes, and what it shows beyond the paper's statement."""
 
-from attndepth.framework.registry import get_claim, run_claim
+from attndepth.framework.registry import get_claim
+from attndepth.framework.running import run_claim
 
 
 def test_masks_report_that_causal_masks_are_not_ordered_by_radius():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attndepth.framework.registry import run_claim
+from attndepth.framework.running import run_claim
 
 
 def test_residual_scaling_reports_the_departure_at_temperature_one():

@@ -13,7 +13,8 @@ from attndepth.claims.rank_conjectures import (
     shipped_atlas,
     two_head_deficit,
 )
-from attndepth.framework.registry import all_claims, run_claim
+from attndepth.framework.registry import all_claims
+from attndepth.framework.running import run_claim
 from attndepth.rank.atlas_table import Atlas
 
 

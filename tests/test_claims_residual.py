@@ -1,6 +1,7 @@
 import pytest
 
-from attndepth.framework.registry import get_claim, run_claim
+from attndepth.framework.registry import get_claim
+from attndepth.framework.running import run_claim
 from attndepth.theory.residual_rank import grouped_bound
 
 

@@ -1,7 +1,8 @@
 import pytest
 
 from attndepth.claims.separation_rank import bounds_of, exact_rank
-from attndepth.framework.registry import get_claim, run_claim
+from attndepth.framework.registry import get_claim
+from attndepth.framework.running import run_claim
 
 
 def test_seprank_claims_hold_on_small_configs():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attndepth.framework.registry import run_claim
+from attndepth.framework.running import run_claim
 
 SMALL = {
     # the rate's band (±2 %) needs d = 32 and 16 stacks a seed (at d = 16 the O(1/d²)

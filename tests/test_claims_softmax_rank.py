@@ -7,7 +7,7 @@ import pytest
 
 from attndepth.claims import softmax_rank
 from attndepth.claims.softmax_rank import growth_above_threshold
-from attndepth.framework.registry import run_claim
+from attndepth.framework.running import run_claim
 
 
 def test_the_growth_is_read_above_the_threshold_only():

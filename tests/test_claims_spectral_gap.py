@@ -1,6 +1,6 @@
 """naderi.spectral-gap at small sizes, and what it reports beside its verdict."""
 
-from attndepth.framework.registry import run_claim
+from attndepth.framework.running import run_claim
 
 
 def test_spectral_gap_reports_the_key_query_departure():

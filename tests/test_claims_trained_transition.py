@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from attndepth.claims.trained_transition import judge_budget, near_optimal
-from attndepth.framework.registry import all_claims, get_claim, run_claim
+from attndepth.framework.registry import all_claims, get_claim
+from attndepth.framework.running import run_claim
 from attndepth.simulations.training.jax_model import budget_width
 
 DEPTHS = (1, 2, 3, 4, 6, 8)

@@ -2,7 +2,8 @@
 
 import pytest
 
-from attndepth.framework.registry import get_claim, run_claim
+from attndepth.framework.registry import get_claim
+from attndepth.framework.running import run_claim
 
 # JAX is part of the test extra (train): missing, these tests fail, never skip
 pytestmark = pytest.mark.jax

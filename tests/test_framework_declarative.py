@@ -4,7 +4,7 @@ import pytest
 import sympy as sp
 
 from attndepth import Family, StackConfig
-from attndepth.framework import registry
+from attndepth.framework import pool_runs, registry, running
 from attndepth.framework.declarative import derived_claim
 
 width = sp.Symbol("width", positive=True)
@@ -32,7 +32,7 @@ def declared(monkeypatch):
 
 
 def test_a_declared_claim_runs_with_its_rivals_wrong_theory_and_seed_sample(declared):
-    [result] = registry.run_claims([declared], wrong_theory=[declared])
+    [result] = pool_runs.run_claims([declared], wrong_theory=[declared])
     assert result.verdict == "holds", result.outcome
     assert result.wrong_theory == "fails"
     assert [r.rejected for r in result.rivals] == [True]
@@ -81,7 +81,7 @@ def test_a_non_finite_prediction_is_an_error_not_inconclusive(monkeypatch, expre
     def stack(width, tokens):
         return StackConfig(variant="pure", depth=2, tokens=tokens, width=width)
 
-    result = registry.run_claims([claim_id])[0]
+    result = pool_runs.run_claims([claim_id])[0]
     assert result.verdict == "error" and shown in result.outcome.note
     with pytest.raises(UserCodeFailed, match=shown):
-        registry.run_claim(claim_id)
+        running.run_claim(claim_id)

@@ -17,8 +17,10 @@ from attndepth.framework.domain import (
     record_search,
 )
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Claim, Outcome, get_claim, run_claim, verdict_from
+from attndepth.framework.model import Claim, Outcome, verdict_from
+from attndepth.framework.registry import get_claim
 from attndepth.framework.report import render
+from attndepth.framework.running import run_claim
 from attndepth.framework.search import reproduce_command
 from attndepth.framework.verdicts import VERDICTS, Verdict, domain_verdict, failing_for
 

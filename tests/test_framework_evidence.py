@@ -17,7 +17,7 @@ from attndepth.framework.evidence import (
     seed_sample,
     verify_form,
 )
-from attndepth.framework.registry import Outcome
+from attndepth.framework.model import Outcome
 from attndepth.framework.theories import Theory
 
 

@@ -4,7 +4,7 @@ long claim, with the seeds it has measured."""
 import io
 
 from attndepth.framework.progress import MemberProgress, seed_done, seed_progress
-from attndepth.framework.registry import run_claim
+from attndepth.framework.running import run_claim
 
 
 def test_a_member_is_one_line_off_a_terminal():

@@ -15,24 +15,22 @@ import pytest
 from verify_numbers import differences, numbers_of, recorded
 
 from attndepth.figures.registry import all_figures
+from attndepth.framework import pool_runs
 from attndepth.framework import registry as claims
 from attndepth.framework.domain import known_domain
+from attndepth.framework.explaining import explain
 from attndepth.framework.families import Family
+from attndepth.framework.model import PRESETS, Claim, Outcome, verdict_from
+from attndepth.framework.pool_runs import run_claims
 from attndepth.framework.registry import (
-    PRESETS,
-    Claim,
-    Outcome,
     all_claims,
     built_in_claim_modules,
     claim,
     default_claims,
-    explain,
     get_claim,
     register,
-    run_claim,
-    run_claims,
-    verdict_from,
 )
+from attndepth.framework.running import run_claim
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import UNDECIDED, Verdict, domain_verdict
 
@@ -513,7 +511,7 @@ def test_whatever_a_users_claim_does_is_one_line_naming_it_and_exit_2(
 
 @pytest.mark.parametrize("setting", ["0", "-1", "nan", "inf", "1e9", "x", "9" * 5000, ""])
 def test_a_bad_claim_time_limit_is_one_clear_error(monkeypatch, setting):
-    from attndepth.framework.registry import claim_seconds
+    from attndepth.framework.running import claim_seconds
 
     monkeypatch.setenv("ATTNDEPTH_CLAIM_SECONDS", setting)
     with pytest.raises(ValueError, match="ATTNDEPTH_CLAIM_SECONDS must be a number"):
@@ -692,7 +690,7 @@ def _run_path(path, claim_id):
     from attndepth.framework.validity import validity_map
 
     if path in ("verify", "pool"):  # the pytest plugin runs claims as verify does
-        results = claims.run_claims([claim_id, "levine.fit-consistency"],
+        results = pool_runs.run_claims([claim_id, "levine.fit-consistency"],
                                     jobs=2 if path == "pool" else 1)
         result = next(r for r in results if r.id == claim_id)
         return result.outcome.note if result.verdict == "error" else ""
@@ -707,7 +705,7 @@ def _run_path(path, claim_id):
 @pytest.mark.parametrize("path", ["verify", "pool", "map", "search"])
 def test_a_users_misbehaving_return_is_contained_the_same_way_on_every_path(
         kind, path, monkeypatch):
-    """One containment (registry.plain_return inside the sandbox): whatever the user's
+    """One containment (returns.plain_return inside the sandbox): whatever the user's
     objects raise when read is the claim's failure, named, on verify (and the plugin),
     the process pool, map and search."""
     from attndepth import Estimate, Family
@@ -738,7 +736,7 @@ def test_a_rival_whose_prediction_is_nan_is_an_error_not_inconclusive(monkeypatc
     def verify(seed, theory):
         return Outcome("p", "m", "holds", values={"m": 1.0, "p": theory.p})
 
-    [result] = claims.run_claims(["mine.nanrival"])
+    [result] = pool_runs.run_claims(["mine.nanrival"])
     assert result.verdict == "error" and "must be finite" in result.outcome.note
 
 

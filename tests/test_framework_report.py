@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from attndepth.framework.registry import ClaimResult, Outcome
+from attndepth.framework.model import ClaimResult, Outcome
 from attndepth.framework.report import TABLE_WIDTH, render, summary
 
 

@@ -8,7 +8,7 @@ import pytest
 from attndepth.claims.separation_rank import exact_rank
 from attndepth.framework import registry as claims
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Claim, Outcome, verdict_from
+from attndepth.framework.model import Claim, Outcome, verdict_from
 from attndepth.framework.search import counterexample_rows, search_claim
 from attndepth.theory.separation_rank import separation_rank_bounds
 
@@ -170,7 +170,7 @@ def test_a_search_says_each_finished_member_on_a_log_and_counts_errors_apart(
 def test_a_search_where_a_rival_agrees_everywhere_is_indistinguishable(monkeypatch):
     from attndepth import Family, Rival, Theory, claim, verdict_from
     from attndepth.framework import registry
-    from attndepth.framework.registry import Outcome
+    from attndepth.framework.model import Outcome
     from attndepth.framework.search import search_claim
 
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry.all_claims()))

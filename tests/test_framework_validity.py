@@ -8,7 +8,7 @@ import pytest
 from attndepth.framework import registry
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Claim, Outcome
+from attndepth.framework.model import Claim, Outcome
 from attndepth.framework.validity import error_scaling, parse_grid, validity_map
 
 

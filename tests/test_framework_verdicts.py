@@ -5,7 +5,7 @@ import json
 import pytest
 
 from attndepth.errors import InvalidParameter, InvalidType
-from attndepth.framework.registry import Outcome
+from attndepth.framework.model import Outcome
 from attndepth.framework.verdicts import (
     CONSISTENCY_VERDICTS,
     COUNTEREXAMPLE,

@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attndepth.errors import AttndepthError
-from attndepth.framework import registry
+from attndepth.framework import pool_runs, registry
 from attndepth.framework.evidence import Estimate
-from attndepth.framework.registry import Claim, Outcome
+from attndepth.framework.model import Claim, Outcome
 from attndepth.framework.validity import parse_grid
 from attndepth.rank.atlas_table import ATLAS_COLUMNS, Atlas, atlas, write_atlas
 from attndepth.simulations.output_files import CSV_TABLE, PDF, output_file, text_kind
@@ -154,7 +154,7 @@ def test_fuzz_a_users_claim_cannot_take_the_run_down(monkeypatch, behaviour):
     mine = Claim("mine.fuzzed", "s", "s", "t", verify, {"quick": {}, "full": {}},
                  estimate=Estimate("m", "p", (-0.1, 0.1), seeds=(2, 2)))
     registry._REGISTRY["mine.fuzzed"] = mine
-    [result] = registry.run_claims(["mine.fuzzed"])
+    [result] = pool_runs.run_claims(["mine.fuzzed"])
     assert result.verdict == "error" and "mine.fuzzed" in result.outcome.note \
         or kind == "return" and "not an Outcome" in result.outcome.note, result.outcome.note
 

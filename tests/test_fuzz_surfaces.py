@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attndepth.errors import AttndepthError
-from attndepth.framework import registry
+from attndepth.framework import pool_runs, registry
 from attndepth.framework.families import Family
 from attndepth.framework.relations import (
     first_crossing,
@@ -101,7 +101,7 @@ def _run_fuzzed_claim(action, value):
             raise ZeroDivisionError("user bug")
         return registry.Outcome(*value) if action == "build" else value
 
-    [result] = registry.run_claims(["mine.fuzzed"], wrong_theory=["mine.fuzzed"])
+    [result] = pool_runs.run_claims(["mine.fuzzed"], wrong_theory=["mine.fuzzed"])
     assert result.verdict in VERDICTS
     from attndepth.framework.report import render
 
@@ -134,7 +134,7 @@ def _declare(fields):
     declared = _attndepth_error_or(lambda: derived_claim("mine.declared", **arguments)(
         lambda width: StackConfig(variant="pure", depth=2, tokens=3, width=width)))
     if declared is not None:
-        [result] = registry.run_claims(["mine.declared"])
+        [result] = pool_runs.run_claims(["mine.declared"])
         assert result.verdict in VERDICTS
 
 

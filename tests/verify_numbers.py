@@ -78,7 +78,8 @@ def recorded() -> dict[str, dict[str, Any]]:
 
 
 def main() -> None:
-    from attndepth.framework.registry import default_claims, run_claims
+    from attndepth.framework.pool_runs import run_claims
+    from attndepth.framework.registry import default_claims
 
     ids = sys.argv[1:] or default_claims()
     kept = recorded()

@@ -85,7 +85,7 @@ class ClaimItem(pytest.Item):
             if report.verdict not in passing:
                 raise ClaimFailed(f"{report.verdict}: {report.summary()}")
             return
-        from attndepth.framework.registry import run_claims
+        from attndepth.framework.pool_runs import run_claims
         from attndepth.framework.report import wrong_theory_line
 
         wrong = () if config.getoption("attndepth_no_wrong_theory") else (self.claim_id,)

@@ -11,7 +11,8 @@ from scipy.optimize import brentq
 
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.theory.depth_width import (
     DEFAULT_FIT,

@@ -12,7 +12,8 @@ import numpy as np
 from attndepth.claims import presets
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.simulations.measures.self_weight import half_points, near_simplex_tokens
 from attndepth.theory.attention_scaling import (

@@ -17,7 +17,8 @@ from functools import lru_cache
 from attndepth.claims.rank_conjectures import shipped_atlas
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim
+from attndepth.framework.model import Outcome
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
 from attndepth.rank.atlas_table import atlas

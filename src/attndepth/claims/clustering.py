@@ -13,7 +13,8 @@ from attndepth.claims import presets
 from attndepth.claims.presets import CLUSTER_DIAMETER, DIAMETER_RESOLUTION, WENDEL_LEVEL
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.simulations.models.sphere_dynamics import (
     RTOL,

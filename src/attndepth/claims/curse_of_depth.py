@@ -13,7 +13,8 @@ import numpy as np
 from attndepth.claims import presets
 from attndepth.framework.evidence import Estimate, Rival, predict_constant, predict_value
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.simulations.measures.block_jacobian import DepthProfile, depth_profile
 from attndepth.simulations.models.stacks import StackConfig

@@ -8,7 +8,8 @@ import math
 from attndepth.claims import presets
 from attndepth.framework.evidence import Estimate, Rival, predict_constant
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.simulations.measures.displacement import stream_displacement
 from attndepth.simulations.models.stacks import StackConfig

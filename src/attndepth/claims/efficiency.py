@@ -17,7 +17,8 @@ import math
 from attndepth.claims.separation_rank import exact_rank
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.rank.degree_blocks import measure_block_ranks
 from attndepth.rank.knee import measure_knee

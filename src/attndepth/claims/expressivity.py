@@ -6,7 +6,8 @@ import numpy as np
 
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.rank.polynomial import measure_homogeneity, measure_structure
 from attndepth.theory.separation_rank import (

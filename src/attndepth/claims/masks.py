@@ -11,7 +11,8 @@ from typing import Any
 from attndepth.claims import presets
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.simulations.measures.collapse import collapse_sample
 from attndepth.simulations.models.stacks import StackConfig

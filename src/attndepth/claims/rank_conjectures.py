@@ -24,7 +24,8 @@ from typing import Any, cast
 from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim
+from attndepth.framework.model import Outcome
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
 from attndepth.rank.atlas_table import Atlas, AtlasRow, atlas

@@ -25,7 +25,8 @@ from attndepth.claims.separation_rank import (
 from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.rank.degree_blocks import BLOCK_PRIME, measure_block_ranks
 from attndepth.rank.grids import certified_rank

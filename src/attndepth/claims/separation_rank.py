@@ -18,7 +18,8 @@ from attndepth.claims.presets import CLOSED_FORM_ABOVE
 from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.rank.arithmetic.modular import DEFAULT_PRIME, SECOND_PRIME
 from attndepth.rank.degree_blocks import BLOCK_PRIME, measure_block_ranks

@@ -18,7 +18,8 @@ from attndepth.claims.architectures import OWN, POST_LN_REFERENCE, trace, with_a
 from attndepth.errors import InvalidParameter
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
 from attndepth.pytorch.escalation import POST_NORM, architecture_trace

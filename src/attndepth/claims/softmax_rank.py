@@ -16,7 +16,8 @@ import numpy as np
 
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.rank.epsilon_rank import (
     epsilon_ranks,

@@ -14,7 +14,8 @@ import numpy as np
 
 from attndepth.framework.evidence import Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim, verdict_from
+from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups_once

@@ -13,7 +13,7 @@ from attndepth.errors import InvalidParameter
 
 def register(sub: Any) -> None:
     """Add ``figures`` to the subcommands."""
-    from attndepth.framework.registry import PRESETS
+    from attndepth.framework.model import PRESETS
 
     figures = sub.add_parser(
         "figures", help="draw the figures (PDF, PNG and the CSV of their data)",

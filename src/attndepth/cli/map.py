@@ -18,7 +18,7 @@ from attndepth.simulations.output_files import CSV_TABLE, PDF, PNG, OutputFile, 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``map`` subcommand."""
     from attndepth.cli._parsing import examples, non_negative_int
-    from attndepth.framework.registry import PRESETS
+    from attndepth.framework.model import PRESETS
 
     parser = sub.add_parser(
         "map", help="map a claim's error over a grid of its parameters",

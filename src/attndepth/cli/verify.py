@@ -25,12 +25,12 @@ from attndepth.errors import InvalidParameter, shown
 from attndepth.framework.progress import seed_progress
 
 if TYPE_CHECKING:
-    from attndepth.framework.registry import Claim
+    from attndepth.framework.model import Claim
 
 
 def register(sub: Any) -> None:
     """Add ``verify`` to the subcommands."""
-    from attndepth.framework.registry import PRESETS
+    from attndepth.framework.model import PRESETS
     from attndepth.framework.report import FORMATS
 
     verify = sub.add_parser(
@@ -117,16 +117,10 @@ def register(sub: Any) -> None:
 def cmd_verify(args: argparse.Namespace) -> int:
     from attndepth.cli.outputs import REPORT, emit, output_option
     from attndepth.framework.domain import check_records
-    from attndepth.framework.registry import (
-        ClaimResult,
-        ClaimsInterrupted,
-        all_claims,
-        default_claims,
-        explain,
-        get_claim,
-        load_claims,
-        run_claims,
-    )
+    from attndepth.framework.explaining import explain
+    from attndepth.framework.model import ClaimResult
+    from attndepth.framework.pool_runs import ClaimsInterrupted, run_claims
+    from attndepth.framework.registry import all_claims, default_claims, get_claim, load_claims
     from attndepth.framework.report import render
     from attndepth.framework.verdicts import FAILING, Verdict
     from attndepth.simulations.threads import available_cores
@@ -227,8 +221,9 @@ def check_figures(claim_ids: list[str]) -> None:
 def _verify_member(args: argparse.Namespace) -> int:
     """``verify --claim ID --member JSON``: one family member (reproduces a counterexample)."""
     from attndepth.cli.outputs import emit
-    from attndepth.framework.registry import get_claim, run_claim
+    from attndepth.framework.registry import get_claim
     from attndepth.framework.report import render
+    from attndepth.framework.running import run_claim
     from attndepth.framework.verdicts import FAILING
     from attndepth.input_files import parse_json
 
@@ -292,8 +287,9 @@ def _verify_model(args: argparse.Namespace) -> int:
     """``verify --model``: each claim that takes an architecture, at its preset, on the
     user's model (a run with an override: its verdict is the run's alone)."""
     from attndepth.cli.outputs import emit
-    from attndepth.framework.registry import all_claims, get_claim, run_claim
+    from attndepth.framework.registry import all_claims, get_claim
     from attndepth.framework.report import render
+    from attndepth.framework.running import run_claim
     from attndepth.framework.verdicts import FAILING
 
     takes = [claim_id for claim_id, found in all_claims().items()

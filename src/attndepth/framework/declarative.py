@@ -46,7 +46,8 @@ import sympy as sp
 from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.framework.evidence import Estimate, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.registry import Outcome, claim
+from attndepth.framework.model import Outcome
+from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict
 from attndepth.simulations.measures.catalogue import OBSERVABLES, measure

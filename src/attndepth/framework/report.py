@@ -22,7 +22,7 @@ from attndepth.framework.result_text import (
 from attndepth.framework.verdicts import DECIDED, THEORY_VERDICTS, VERDICTS, Verdict
 
 if TYPE_CHECKING:  # the commands that only write JSON need not import every claim's machinery
-    from attndepth.framework.registry import ClaimResult
+    from attndepth.framework.model import ClaimResult
 
 __all__ = ["FORMATS", "TABLE_WIDTH", "dumps", "environment", "render", "render_json",
            "render_latex", "render_markdown", "render_table", "summary", "wrong_theory_line"]

@@ -40,17 +40,10 @@ from attndepth.errors import (
     describe_exception,
 )
 from attndepth.framework.families import Family, Member
+from attndepth.framework.model import Claim
 from attndepth.framework.progress import MemberProgress
-from attndepth.framework.registry import (
-    Claim,
-    all_claims,
-    check_base_seed,
-    claim_source,
-    evaluate,
-    get_claim,
-    is_users,
-    load_claims,
-)
+from attndepth.framework.registry import all_claims, claim_source, get_claim, is_users, load_claims
+from attndepth.framework.running import check_base_seed, evaluate
 from attndepth.framework.verdicts import COUNTEREXAMPLE, Verdict, failing_for
 from attndepth.simulations.sweeps.observables import Parameter, register_observable
 from attndepth.simulations.sweeps.store import open_store

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from attndepth.errors import InvalidParameter, UserCodeFailed, describe_exception
-from attndepth.framework.registry import get_claim, run_claim
+from attndepth.framework.registry import get_claim
+from attndepth.framework.running import run_claim
 from attndepth.framework.verdicts import Verdict
 
 
@@ -176,7 +177,7 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
         then a family member, turned into keyword arguments as the search does);
         the product of the sequences is mapped, in order.
     preset, seed
-        As for :func:`~attndepth.framework.registry.run_claim`.
+        As for :func:`~attndepth.framework.running.run_claim`.
     value : str, optional
         For a claim without an estimate: the numeric key of its outcome values
         to map.

@@ -3,7 +3,7 @@
 ``Verdict`` is a :class:`enum.StrEnum`, so a verdict *is* its word: it compares
 equal to ``"holds"``, prints as ``holds`` and is written to JSON as
 ``"holds"``. User claims may keep returning the plain words; an
-:class:`~attndepth.framework.registry.Outcome` turns them into members (and
+:class:`~attndepth.framework.model.Outcome` turns them into members (and
 refuses any other word).
 
 How strongly a claim was checked:

@@ -1,0 +1,253 @@
+"""What a claim is, what one run of it found, and what a run reports: the data model.
+
+A claim is the unit of this toolkit: an id, the paper and place it comes from, one
+sentence, a theory side (``attndepth.theory``), a simulation side
+(``attndepth.simulations``) and a comparison with an explicit tolerance. Its *verify*
+function runs both sides for one parameter set and returns an :class:`Outcome`;
+presets name parameter sets (``quick`` for ``attndepth verify``, ``full`` for
+publication numbers). :class:`ClaimResult` is what a run reports.
+
+Words: a *verify* function measures and returns an ``Outcome``; a *measure* function
+(``attndepth.simulations``) only measures; a sweep *observable* returns a dict of
+numbers for the store; a theory *check* (``attndepth.theory``) confirms an identity
+symbolically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from attndepth.errors import (
+    InvalidType,
+)
+from attndepth.framework.deciding import ToDecide
+from attndepth.framework.domain import Domain
+from attndepth.framework.evidence import (
+    Estimate,
+    Evidence,
+    Rival,
+    RivalResult,
+)
+from attndepth.framework.families import Family
+from attndepth.framework.theories import Theory
+from attndepth.framework.verdicts import Verdict, domain_verdict, failing_for
+
+#: What a claim is: a theory verdict, or a consistency check of the software.
+KINDS: tuple[str, ...] = ("theory", "consistency")
+PRESETS: tuple[str, ...] = ("quick", "full")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one run of a claim found.
+
+    Attributes
+    ----------
+    predicted, measured : str
+        Short human-readable statements of the numbers.
+    verdict : Verdict
+        Usually ``holds``, ``fails`` or ``inconclusive``
+        (:mod:`attndepth.framework.verdicts`); the word is accepted too.
+    note : str
+        What the comparison was and anything worth knowing.
+    values : dict
+        The numbers behind predicted/measured, for JSON.
+    """
+
+    predicted: str
+    measured: str
+    verdict: Verdict
+    note: str = ""
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verdict", Verdict.of(self.verdict))
+        for name in ("predicted", "measured", "note"):
+            if not isinstance(getattr(self, name), str):
+                raise InvalidType(f"Outcome.{name} must be a str, got "
+                                  f"{type(getattr(self, name)).__name__}")
+        if not isinstance(self.values, dict):
+            raise InvalidType(f"Outcome.values must be a dict, got {type(self.values).__name__}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A registered claim and everything that makes it up.
+
+    Attributes
+    ----------
+    id : str
+        E.g. ``levine.degree``.
+    source : str
+        Paper, section or equation; ``[derived]`` marks what this project derived.
+    statement : str
+        One sentence.
+    tolerance : str
+        The comparison, in words, with its numbers.
+    verify : callable
+        ``verify(seed, [theory,] [shown,] **params) -> Outcome``, or
+        ``verify(seed_sample, [theory,] [shown,] **params) -> [Outcome, ...]``
+        measuring a whole sample of seeds in one call; ``shown`` is False where only
+        the verdict and the estimates' values of the outcome are used
+        (:func:`attndepth.framework.evidence.verify_form`).
+    presets : mapping
+        Parameters for each preset name.
+    theory : Theory
+        The functions and constants ``verify`` predicts with, passed to it as
+        ``theory`` when it takes that argument.
+    simulation : tuple of callables
+        The functions of ``attndepth.simulations`` that ``verify`` measures with.
+    test : str
+        ``tests/<module>.py::<test>`` that exercises the claim beyond the registry test.
+    figure : str or None
+        Name of the figure that draws it (``attndepth figures --list``).
+    wrong_theory : mapping
+        Names of ``theory`` and wrong values for them: with
+        ``theory.replaced(wrong_theory)`` the prediction is false and ``verify``
+        must say ``fails``.
+    conjecture : bool
+        The statement is a conjecture of this project, not a theorem.
+    family : Family or None
+        The domain the claim is asserted on (:mod:`attndepth.framework.families`), searched
+        by ``attndepth verify --search``.
+    by_default : bool
+        Whether ``attndepth verify`` (and ``--search``) without ``--claim`` runs it.
+        Claims that train networks are not run by default: they need the ``train``
+        extra and minutes; name them with ``--claim``.
+    estimate : Estimate or None
+        For a stochastic claim: the number compared across a sample of seeds
+        (:mod:`attndepth.framework.evidence`); the verdict comes from its interval.
+    rivals : tuple of Rival
+        Plausible alternative theories, each with its source; ``holds`` needs
+        every one rejected.
+    kind : {"theory", "consistency"}
+        ``consistency``: a comparison only a software bug can fail (reported
+        apart from theory verdicts, as ``consistent`` / ``inconsistent``).
+    """
+
+    id: str
+    source: str
+    statement: str
+    tolerance: str
+    verify: Callable[..., Outcome]
+    presets: Mapping[str, Mapping[str, Any]]
+    theory: Theory = field(default_factory=Theory)
+    simulation: tuple[Callable[..., Any], ...] = ()
+    test: str = ""
+    figure: str | None = None
+    wrong_theory: Mapping[str, Any] = field(default_factory=dict)
+    conjecture: bool = False
+    family: Family | None = None
+    by_default: bool = True
+    estimate: Estimate | tuple[Estimate, ...] | None = None
+    rivals: tuple[Rival, ...] = ()
+    kind: str = "theory"
+
+    @property
+    def module(self) -> str:
+        """The module holding ``verify``; ``__main__`` for code without one (a notebook
+        cell, ``exec``, a callable object without ``__module__``): a user's."""
+        return getattr(self.verify, "__module__", None) or "__main__"
+
+    @property
+    def wrong(self) -> Theory:
+        """The claim's theory with its wrong theory in place."""
+        return self.theory.replaced(self.wrong_theory)
+
+    @property
+    def estimates(self) -> tuple[Estimate, ...]:
+        """The claim's estimates as a tuple (empty: decided by one run)."""
+        if self.estimate is None:
+            return ()
+        return (self.estimate,) if isinstance(self.estimate, Estimate) else tuple(self.estimate)
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A claim's outcome with the run's provenance."""
+
+    id: str
+    source: str
+    statement: str
+    tolerance: str
+    preset: str
+    seed: int
+    params: dict[str, Any]
+    outcome: Outcome
+    seconds: float
+    conjecture: bool = False
+    #: What the sample of seeds said (None: a claim decided by one run).
+    evidence: Evidence | None = None
+    rivals: tuple[RivalResult, ...] = ()
+    #: Whether the parameters lie in the claim's family (None: it has none, or a
+    #: family parameter is not among them).
+    in_family: bool | None = None
+    kind: str = "theory"
+    #: The verdict with the claim's wrong theory in place, when it was run: the
+    #: claim is shown able to fail when this is ``fails`` (``inconsistent`` for a
+    #: check); ``"none"`` when the claim declares no wrong theory.
+    wrong_theory: str | None = None
+    #: What is known of the claim's whole family (:mod:`attndepth.framework.domain`):
+    #: set when the claim ran at a preset with its own theory; None for a run at other
+    #: parameters (a family member, a map's grid point) or with another theory.
+    domain: Domain | None = None
+    #: What would decide an undecided run (:mod:`attndepth.framework.deciding`); None
+    #: when it is decided.
+    to_decide: ToDecide | None = None
+
+    def __repr__(self) -> str:
+        """One line: the id, the verdict (and the preset's, where the domain's differs),
+        the preset and the seconds. A notebook shows the whole report
+        (``_repr_pretty_``)."""
+        word = self.claim_verdict or "outside its family"
+        preset = (f", {self.preset_verdict} at the preset" if self.claim_verdict is not None
+                  and self.verdict != self.preset_verdict else "")
+        return (f"<ClaimResult {self.id}: {word}{preset} ({self.preset}, base seed "
+                f"{self.seed}, {self.seconds:.2f} s)>")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython and Jupyter
+        from attndepth.framework.result_text import TABLE_WIDTH, result_block
+
+        printer.text(repr(self) if cycle else "\n".join(result_block(self, TABLE_WIDTH)))
+
+    def _repr_html_(self) -> str:  # Jupyter
+        """The report's lines as an HTML table: verdict, prediction, measurement,
+        tolerance, rivals, and the domain's failing members."""
+        from attndepth.framework.result_text import result_html
+
+        return result_html(self)
+
+    @property
+    def verdict(self) -> Verdict:
+        """The claim's verdict: its domain's (:func:`~attndepth.framework.verdicts.
+        domain_verdict`) when the domain is joined, else the run's own."""
+        if self.domain is None:
+            return self.outcome.verdict
+        return domain_verdict(self.outcome.verdict, bool(self.domain.failures), self.kind)
+
+    @property
+    def claim_verdict(self) -> Verdict | None:
+        """The verdict as the claim's: None for parameters outside its family (a run
+        there says nothing of the claim)."""
+        return None if self.in_family is False else self.verdict
+
+    @property
+    def preset_verdict(self) -> Verdict:
+        """The verdict of this run alone (at its preset or parameters)."""
+        return self.outcome.verdict
+
+    @property
+    def wrong_theory_caught(self) -> bool | None:
+        """Whether the wrong theory made the claim fail (None: not run, or none declared)."""
+        if self.wrong_theory in (None, "none"):
+            return None
+        return self.wrong_theory == failing_for(self.kind)
+
+
+def verdict_from(condition: bool, inconclusive: bool = False) -> Verdict:
+    """``holds`` / ``fails``, or ``inconclusive`` when the test could not decide."""
+    if inconclusive:
+        return Verdict.INCONCLUSIVE
+    return Verdict.HOLDS if condition else Verdict.FAILS
