@@ -141,7 +141,8 @@ def _run_task(claim_id: str, preset: str, seed: int, wrong: bool) -> ClaimResult
 def _workers_can_run(ids: list[str]) -> bool:
     """Whether a fresh worker process finds every claim: a forked worker inherits the
     registry; another start method imports attndepth's claims and loads each user's
-    claims from the source it was loaded from (:func:`~attndepth.framework.registry.claim_source`)."""
+    claims from the source it was loaded from
+    (:func:`~attndepth.framework.registry.claim_source`)."""
     import multiprocessing
 
     if multiprocessing.get_start_method() == "fork":

@@ -145,10 +145,10 @@ def claim(id: str, *, source: str, statement: str, tolerance: str,
           ) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
     """Decorator: register the decorated verify function as claim ``id``.
 
-    The keyword arguments are the :class:`~attndepth.framework.model.Claim` attributes; ``theory`` may be
-    a :class:`~attndepth.framework.theories.Theory`, a tuple of functions (named by
-    their ``__name__``) or a mapping of names, and every name of ``wrong_theory``
-    and of the rivals' ``replace`` must be one of its names.
+    The keyword arguments are the :class:`~attndepth.framework.model.Claim` attributes;
+    ``theory`` may be a :class:`~attndepth.framework.theories.Theory`, a tuple of
+    functions (named by their ``__name__``) or a mapping of names, and every name of
+    ``wrong_theory`` and of the rivals' ``replace`` must be one of its names.
 
     Examples
     --------
