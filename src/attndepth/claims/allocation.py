@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 from scipy.optimize import brentq
 
-from attndepth.framework.evidence import Rival
+from attndepth.framework.evidence import Check, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.theory.depth_width import (
@@ -88,7 +88,6 @@ def _holding_slopes(theory: Theory, budget: float, holds: Callable[[Any], bool])
     "levine.gpt3-too-deep",
     source="Levine et al. 2020, §5; Lieber et al. 2021",
     statement="At GPT-3's 175B budget the rule's optimal depth is well below 96 layers.",
-    tolerance=f"L_opt ≤ {GPT3_DEPTH_FRACTION} × {GPT3_LAYERS}",
     presets={"quick": dict(budget=GPT3_PARAMS), "full": dict(budget=GPT3_PARAMS)},
     theory=(plan_for_budget,),
     test=f"{TESTS}::test_allocation_claims_hold_with_reported_numbers",
@@ -96,16 +95,16 @@ def _holding_slopes(theory: Theory, budget: float, holds: Callable[[Any], bool])
     wrong_theory={"plan_for_budget": _half_slope_plan},
     family=Family(parameters={"budget": (GPT3_PARAMS,)}),  # a statement about one budget
     rivals=SLOPE_RIVALS,
+    checks=(Check("depth_opt", f"L_opt at GPT-3's budget (it has {GPT3_LAYERS} layers)",
+                  at_most=GPT3_DEPTH_FRACTION * GPT3_LAYERS),),
 )
 def verify_gpt3_too_deep(seed: int, theory: Theory, budget: float) -> Outcome:
     """L_opt at GPT-3's budget vs its 96 layers (deterministic; seed unused)."""
     plan = theory.plan_for_budget(budget)
     limit = GPT3_DEPTH_FRACTION * GPT3_LAYERS
     return Outcome(
-        predicted=f"L_opt(175B) well below {GPT3_LAYERS} (≤ {limit:.1f})",
-        measured=f"L_opt {plan.depth_opt:.1f}, d_opt {plan.width_opt:,.0f}",
-        verdict=verdict_from(plan.depth_opt <= limit),
-        note=(f"rule ln d = 5.039 + 0.0555 L at N = {budget:.3g}; Jurassic-1 report quotes "
+        note=(f"L_opt {plan.depth_opt:.1f}, d_opt {plan.width_opt:,.0f}; rule ln d = 5.039 "
+              f"+ 0.0555 L at N = {budget:.3g}; Jurassic-1 report quotes "
               f"~80 layers; theory threshold log_3 d_opt = {plan.threshold_depth:.1f}"),
         values={**plan.as_dict(), "to_decide": _holding_slopes(
             theory, budget, lambda found: found.depth_opt <= limit)},
@@ -116,7 +115,6 @@ def verify_gpt3_too_deep(seed: int, theory: Theory, budget: float) -> Outcome:
     "levine.1t-width",
     source="Levine et al. 2020, §5",
     statement="About 30K width is optimal at 1T parameters.",
-    tolerance=f"|d_opt − 30,000| ≤ {WIDTH_1T_TOLERANCE:.0%}",
     presets={"quick": dict(budget=1e12), "full": dict(budget=1e12)},
     theory=(plan_for_budget,),
     test=f"{TESTS}::test_allocation_claims_hold_with_reported_numbers",
@@ -124,16 +122,15 @@ def verify_gpt3_too_deep(seed: int, theory: Theory, budget: float) -> Outcome:
     wrong_theory={"plan_for_budget": _half_slope_plan},
     family=Family(parameters={"budget": (1e12,)}),  # a statement about one budget
     rivals=SLOPE_RIVALS,
+    checks=(Check("relative_distance", f"|d_opt − {WIDTH_1T_TARGET:,}|/{WIDTH_1T_TARGET:,}",
+                  at_most=WIDTH_1T_TOLERANCE),),
 )
 def verify_1t_width(seed: int, theory: Theory, budget: float) -> Outcome:
     """d_opt at 1T parameters vs about 30K (deterministic; seed unused)."""
     plan = theory.plan_for_budget(budget)
     relative = abs(plan.width_opt - WIDTH_1T_TARGET) / WIDTH_1T_TARGET
     return Outcome(
-        predicted=f"d_opt(1T) ≈ {WIDTH_1T_TARGET:,}",
-        measured=f"d_opt {plan.width_opt:,.0f} at L_opt {plan.depth_opt:.1f}",
-        verdict=verdict_from(relative <= WIDTH_1T_TOLERANCE),
-        note=f"relative distance {relative:.3f}; threshold log_3 d_opt = "
+        note=f"d_opt {plan.width_opt:,.0f} at L_opt {plan.depth_opt:.1f}; threshold log_3 d_opt = "
              f"{plan.threshold_depth:.2f} layers",
         values={**plan.as_dict(), "relative_distance": relative,
                 "to_decide": _holding_slopes(theory, budget, lambda found: abs(
@@ -146,7 +143,6 @@ def verify_1t_width(seed: int, theory: Theory, budget: float) -> Outcome:
     "levine.fit-consistency",
     source="[derived]: Lambert-W closed form of the allocation rule",
     statement="The Lambert-W closed form for the optimal depth solves the budget equation.",
-    tolerance=f"relative difference ≤ {ROOT_FIND_TOLERANCE}; sympy residual exactly 0",
     presets={
         "quick": dict(budgets=50, low_exponent=6.0, high_exponent=15.0),
         "full": dict(budgets=2000, low_exponent=5.6, high_exponent=18.0),
@@ -163,6 +159,9 @@ def verify_1t_width(seed: int, theory: Theory, budget: float) -> Outcome:
                   fixed={"budgets": 50}),
     # the closed form against a root-find of the same equation: only a bug can fail it
     kind="consistency",
+    checks=(Check("symbolic", "SymPy: the Lambert-W residual vanishes identically"),
+            Check("max_relative_difference", "closed form against Brent's root-find, max "
+                  "relative difference", at_most=ROOT_FIND_TOLERANCE)),
 )
 def verify_fit_consistency(seed: int, theory: Theory, budgets: int, low_exponent: float,
                             high_exponent: float) -> Outcome:
@@ -179,10 +178,8 @@ def verify_fit_consistency(seed: int, theory: Theory, budgets: int, low_exponent
                       1.0, 1e4, xtol=1e-14, rtol=1e-15)
         worst = max(worst, abs(closed - root) / root)
     return Outcome(
-        predicted="closed form = root of 12·L·e^(2a+2bL) = N",
-        measured=f"max rel. diff {worst:.1e} over {budgets} budgets",
-        verdict=verdict_from(symbolic and worst <= ROOT_FIND_TOLERANCE),
-        note=(f"sympy solve gives W0(N b e^-2a/6)/(2b) and the residual vanishes "
+        note=(f"closed form = root of 12·L·e^(2a+2bL) = N over {budgets} budgets; sympy "
+              f"solve gives W0(N b e^-2a/6)/(2b) and the residual vanishes "
               f"identically: {symbolic}; budgets 10^U({low_exponent}, {high_exponent}), "
               f"seed {seed}"),
         values={"max_relative_difference": worst, "symbolic": symbolic},

@@ -98,6 +98,9 @@ class Estimate:
         verdict should then rest on its other checks: making it ``inconclusive``
         only where those pass would drop exactly the seeds that pass them from
         every interval.
+    quantity : str, optional
+        The measured quantity in words, for the prediction and measurement the report
+        prints (default: the ``measured`` key).
     """
 
     measured: str
@@ -109,8 +112,11 @@ class Estimate:
     label: str = "error"
     pool: str = "seeds"
     decidable: str | None = None
+    quantity: str = ""
 
     def __post_init__(self) -> None:
+        if not self.quantity:
+            object.__setattr__(self, "quantity", self.measured)
         for name in ("measured", "predicted"):
             key = getattr(self, name)
             if not isinstance(key, str) or not key:
@@ -192,6 +198,82 @@ class Rival:
             raise InvalidParameter(f"rival {self.name!r}: band must be (low, high) with "
                                    f"low < high, got {self.band}")
         object.__setattr__(self, "replace", MappingProxyType(dict(self.replace)))
+
+
+@dataclass(frozen=True)
+class Check:
+    """A condition a claim's measurement must meet that is not an estimate with a band:
+    an exact integer equality, a SymPy identity, a count of violations that must be 0.
+
+    The verify function only measures: it returns the condition's value under ``key``
+    in ``Outcome.values`` — True where it holds, False where it fails, None where this
+    run cannot tell (no linear phase to fit, a window too short) — or, for a check with
+    a bound, the number the bound limits. The framework judges
+    (:func:`attndepth.framework.judge.seed_verdict`): a run fails where any check is
+    False or its number beyond the bound, and is inconclusive where one is None.
+
+    Attributes
+    ----------
+    key : str
+        A key of ``Outcome.values``: True, False or None; a number (or None) where a
+        bound is given.
+    label : str
+        What is checked, in words (the tolerance and the report read it), e.g.
+        ``"SymPy: the law from the sums"``, ``"max relative difference"``.
+    at_most, at_least : float, optional
+        The bound on the number: the check holds where ``value <= at_most`` (and
+        ``value >= at_least``).
+    proof : bool
+        The check is an exact proof step (SymPy, exact integers): a run whose checks
+        are all proofs and all hold is ``proved``, not merely ``holds``.
+    """
+
+    key: str
+    label: str
+    at_most: float | None = None
+    at_least: float | None = None
+    proof: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("key", "label"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise InvalidType(f"check {name} must be a non-empty string, got "
+                                  f"{shown(value, 40)}")
+        for name in ("at_most", "at_least"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool)
+                                      or not isinstance(value, int | float)
+                                      or math.isnan(value)):
+                raise InvalidType(f"check {self.key!r}: {name} must be a number, got "
+                                  f"{shown(value, 40)}")
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the check bounds a number (else it reads a bool)."""
+        return self.at_most is not None or self.at_least is not None
+
+    def holds(self, value: Any) -> bool | None:
+        """The check on one run's value: True, False, or None (the run cannot tell)."""
+        if value is None:
+            return None
+        if not self.bounded:
+            return bool(value)
+        number = float(value)
+        if math.isnan(number):
+            return None
+        return ((self.at_most is None or number <= self.at_most)
+                and (self.at_least is None or number >= self.at_least))
+
+    def describe(self) -> str:
+        """The check in words, with its bound."""
+        if self.at_most is not None and self.at_least is not None:
+            return f"{self.at_least:g} ≤ {self.label} ≤ {self.at_most:g}"
+        if self.at_most is not None:
+            return f"{self.label} ≤ {self.at_most:g}"
+        if self.at_least is not None:
+            return f"{self.label} ≥ {self.at_least:g}"
+        return self.label
 
 
 #: A rival's prediction from one seed's ``Outcome.values`` and the run's parameters.

@@ -25,6 +25,7 @@ from attndepth.errors import (
 from attndepth.framework.deciding import ToDecide
 from attndepth.framework.domain import Domain
 from attndepth.framework.evidence import (
+    Check,
     Estimate,
     Evidence,
     Rival,
@@ -43,33 +44,49 @@ PRESETS: tuple[str, ...] = ("quick", "full")
 class Outcome:
     """What one run of a claim found.
 
+    A claim's verify function measures: it returns the ``values`` its estimates and
+    checks read, and a ``note``; the framework judges the run and words the prediction
+    and the measurement (:mod:`attndepth.framework.judge`). A verify function may still
+    give its own ``verdict`` and texts (a user's claim of the earlier form); they are
+    then kept.
+
     Attributes
     ----------
     predicted, measured : str
-        Short human-readable statements of the numbers.
-    verdict : Verdict
-        Usually ``holds``, ``fails`` or ``inconclusive``
-        (:mod:`attndepth.framework.verdicts`); the word is accepted too.
+        Short human-readable statements of the numbers ("" for the framework's).
+    verdict : Verdict or None
+        None: the framework's, from the claim's estimates and checks. Else usually
+        ``holds``, ``fails`` or ``inconclusive`` (:mod:`attndepth.framework.verdicts`);
+        the word is accepted too.
     note : str
         What the comparison was and anything worth knowing.
     values : dict
         The numbers behind predicted/measured, for JSON.
     """
 
-    predicted: str
-    measured: str
-    verdict: Verdict
+    predicted: str = ""
+    measured: str = ""
+    verdict: Verdict | None = None
     note: str = ""
     values: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "verdict", Verdict.of(self.verdict))
+        if self.verdict is not None:
+            object.__setattr__(self, "verdict", Verdict.of(self.verdict))
         for name in ("predicted", "measured", "note"):
             if not isinstance(getattr(self, name), str):
                 raise InvalidType(f"Outcome.{name} must be a str, got "
                                   f"{type(getattr(self, name)).__name__}")
         if not isinstance(self.values, dict):
             raise InvalidType(f"Outcome.values must be a dict, got {type(self.values).__name__}")
+
+    @property
+    def judgement(self) -> Verdict:
+        """The verdict of a judged outcome (every outcome a run reports is judged:
+        :func:`attndepth.framework.judge.judged`)."""
+        if self.verdict is None:
+            raise RuntimeError("an outcome was reported before the framework judged it")
+        return self.verdict
 
 
 @dataclass(frozen=True)
@@ -125,6 +142,10 @@ class Claim:
     kind : {"theory", "consistency"}
         ``consistency``: a comparison only a software bug can fail (reported
         apart from theory verdicts, as ``consistent`` / ``inconsistent``).
+    checks : tuple of Check
+        The conditions that are not estimates (an exact count, a SymPy identity): each
+        names the value the verify function returns for it
+        (:class:`~attndepth.framework.evidence.Check`).
     """
 
     id: str
@@ -144,6 +165,7 @@ class Claim:
     estimate: Estimate | tuple[Estimate, ...] | None = None
     rivals: tuple[Rival, ...] = ()
     kind: str = "theory"
+    checks: tuple[Check, ...] = ()
 
     @property
     def module(self) -> str:
@@ -224,8 +246,8 @@ class ClaimResult:
         """The claim's verdict: its domain's (:func:`~attndepth.framework.verdicts.
         domain_verdict`) when the domain is joined, else the run's own."""
         if self.domain is None:
-            return self.outcome.verdict
-        return domain_verdict(self.outcome.verdict, bool(self.domain.failures), self.kind)
+            return self.outcome.judgement
+        return domain_verdict(self.outcome.judgement, bool(self.domain.failures), self.kind)
 
     @property
     def claim_verdict(self) -> Verdict | None:
@@ -236,7 +258,7 @@ class ClaimResult:
     @property
     def preset_verdict(self) -> Verdict:
         """The verdict of this run alone (at its preset or parameters)."""
-        return self.outcome.verdict
+        return self.outcome.judgement
 
     @property
     def wrong_theory_caught(self) -> bool | None:

@@ -17,6 +17,7 @@ entry-point group :data:`ENTRY_POINT_GROUP`, a user's file through :func:`load_c
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import math
@@ -33,11 +34,13 @@ from attndepth.errors import (
 )
 from attndepth.framework.evidence import (
     FRAMEWORK_ARGUMENTS,
+    Check,
     Estimate,
     Rival,
     verify_form,
 )
 from attndepth.framework.families import Family
+from attndepth.framework.judge import tolerance_text
 from attndepth.framework.model import KINDS, PRESETS, Claim, Outcome
 from attndepth.framework.theories import Theory
 from attndepth.sandbox import no_process_exit
@@ -122,6 +125,18 @@ def register(claim: Claim) -> Claim:
     if claim.estimate is not None and (not estimates or not all(
             isinstance(e, Estimate) for e in estimates)):
         raise InvalidType(f"claim {claim.id!r}: estimate must be an Estimate or a tuple of them")
+    if not isinstance(claim.checks, tuple) or not all(isinstance(c, Check)
+                                                      for c in claim.checks):
+        raise InvalidType(f"claim {claim.id!r}: checks must be a tuple of Check objects")
+    keys = [e.measured for e in estimates] + [c.key for c in claim.checks]
+    if len(set(keys)) != len(keys):
+        raise InvalidParameter(f"claim {claim.id!r}: two estimates or checks read the same "
+                               f"value ({sorted(k for k in set(keys) if keys.count(k) > 1)})")
+    for rival in claim.rivals:
+        if rival.against is not None and rival.against not in {e.measured for e in estimates}:
+            raise InvalidParameter(f"claim {claim.id!r}: rival {rival.name!r} competes on "
+                                   f"{rival.against!r}, which no estimate of the claim "
+                                   f"measures ({', '.join(e.measured for e in estimates)})")
     for rival in claim.rivals:
         if not isinstance(rival, Rival):
             raise InvalidType(f"claim {claim.id!r}: rivals must be Rival objects, got "
@@ -129,11 +144,14 @@ def register(claim: Claim) -> Claim:
         if rival.predicted is not None and claim.estimate is None:
             raise InvalidParameter(f"claim {claim.id!r}: rival {rival.name!r} predicts from the "
                                    f"outcome values, which needs an estimate (or use replace)")
+    if not claim.tolerance:  # the bands and checks, in words: stated once, in them
+        claim = dataclasses.replace(claim, tolerance=tolerance_text(estimates, claim.checks)
+                                    or "(none stated)")
     _REGISTRY[claim.id] = claim
     return claim
 
 
-def claim(id: str, *, source: str, statement: str, tolerance: str,
+def claim(id: str, *, source: str, statement: str, tolerance: str = "",
           presets: Mapping[str, Mapping[str, Any]],
           theory: Theory | Mapping[str, Any] | tuple[Callable[..., Any], ...] | None = None,
           simulation: tuple[Callable[..., Any], ...] = (), test: str = "",
@@ -142,6 +160,7 @@ def claim(id: str, *, source: str, statement: str, tolerance: str,
           estimate: Estimate | tuple[Estimate, ...] | None = None,
           rivals: tuple[Rival, ...] = (),
           kind: str = "theory",
+          checks: tuple[Check, ...] = (),
           ) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
     """Decorator: register the decorated verify function as claim ``id``.
 
@@ -170,7 +189,8 @@ def claim(id: str, *, source: str, statement: str, tolerance: str,
                        theory=declared, simulation=tuple(simulation), test=test,
                        figure=figure, wrong_theory=MappingProxyType(dict(wrong_theory or {})),
                        conjecture=conjecture, family=family, by_default=by_default,
-                       estimate=estimate, rivals=tuple(rivals), kind=kind))
+                       estimate=estimate, rivals=tuple(rivals), kind=kind,
+                       checks=checks))
         return verify
     return decorate
 

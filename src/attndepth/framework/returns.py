@@ -70,14 +70,26 @@ def check_outcome(found: Claim, outcome: Any) -> None:
         raise InvalidType(f"claim {found.id!r}: its verify function returned "
                           f"{type(outcome).__name__}, not an Outcome (return "
                           f"attndepth.Outcome(predicted, measured, verdict, ...))")
-    if outcome.verdict in DECIDED:
+    if outcome.verdict is None or outcome.verdict in DECIDED:
         missing = [key for e in found.estimates
                    for key in (e.measured, e.predicted, e.decidable)
                    if key is not None and key not in outcome.values]
+        if outcome.verdict is None:  # the framework judges: every check must be there
+            missing += [c.key for c in found.checks if c.key not in outcome.values]
         if missing:
-            raise InvalidParameter(f"claim {found.id!r}: its estimate reads "
+            raise InvalidParameter(f"claim {found.id!r}: its estimates or checks read "
                                    f"Outcome.values {sorted(set(missing))}, which the "
                                    f"verify function did not return")
+        for check in found.checks if outcome.verdict is None else ():
+            value = outcome.values[check.key]
+            wanted: tuple[type, ...] = ((int, float, np.integer, np.floating) if check.bounded
+                                        else (bool, np.bool_))
+            if value is not None and (not isinstance(value, wanted) or check.bounded
+                                      and isinstance(value, (bool, np.bool_))):
+                raise InvalidType(f"claim {found.id!r}: Outcome.values[{check.key!r}] (a "
+                                  f"check) must be "
+                                  f"{'a number' if check.bounded else 'True or False'} or "
+                                  f"None, got {type(value).__name__}")
         for estimate in found.estimates:
             if (estimate.decidable is not None
                     and not isinstance(outcome.values[estimate.decidable], (bool, np.bool_))):

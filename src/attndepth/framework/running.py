@@ -25,6 +25,7 @@ from attndepth.framework.evidence import (
     sampler,
     verify_form,
 )
+from attndepth.framework.judge import judged
 from attndepth.framework.model import PRESETS, Claim, ClaimResult, Outcome
 from attndepth.framework.progress import seed_done
 from attndepth.framework.registry import get_claim, is_users
@@ -92,7 +93,7 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0, *,
     outcome, evidence, rivals = evaluate(found, seed, params, theory)
     seconds = time.perf_counter() - start
     in_family = found.family.includes(params) if found.family is not None else None
-    deciding = to_decide(outcome.verdict, evidence, found.estimates, found.rivals, seconds,
+    deciding = to_decide(outcome.judgement, evidence, found.estimates, found.rivals, seconds,
                          outcome.values)
     return ClaimResult(found.id, found.source, found.statement, found.tolerance,
                        preset, seed, params, outcome, seconds, found.conjecture,
@@ -239,5 +240,5 @@ def _sample(found: Claim, params: Mapping[str, Any]) -> Sample:
         outcomes = measured(seeds, theory, shown)
         for outcome in outcomes:
             check_outcome(found, outcome)
-        return outcomes
+        return [judged(found, outcome) for outcome in outcomes]
     return run
