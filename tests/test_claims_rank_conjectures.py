@@ -35,13 +35,12 @@ def test_against_atlas_sorts_support_refutations_and_the_undecided(small_atlas):
     assert [row.key[-2:] for row in found.support] == [(1, 3)]
     assert [row.key[-2:] for row in found.undecided] == [(2, 2)]  # a lower bound decides nothing
     assert [row.width for row in found.refutations] == [3, 4]  # by bound (d), then class
-    assert found.verdict == "fails"
+    assert found.agrees is False
     keys = [(3, 2, 1, 0, 1, 3), (3, 2, 1, 0, 1, 9), (7, 2, 1, 0, 1, 1)]
     some = against_atlas(keys, lambda row: True, lambda row: row.rank == 41)
     assert len(some.support) == 2 and some.absent == ((7, 2, 1, 0, 1, 1),)
-    assert some.verdict == "holds"
-    assert against_atlas(keys[2:], lambda row: True, lambda row: True).verdict == \
-        "inconclusive"
+    assert some.agrees is True
+    assert against_atlas(keys[2:], lambda row: True, lambda row: True).agrees is None
 
 
 def test_a_note_names_the_smallest_refutation_and_its_command(small_atlas):

@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 
 from attndepth.claims.separation_rank import exact_rank
-from attndepth.framework.evidence import Rival
+from attndepth.framework.evidence import Check, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.rank.degree_blocks import measure_block_ranks
@@ -59,8 +59,6 @@ def _efficiency(seed: int, width: int, depth: int, theory: Theory) -> dict:
     source="Levine et al. 2020, §4 (depth efficiency below L_th)",
     statement="Removing one layer before the knee forces a width of about d³ to keep the "
               "separation rank (exponent ln d′/ln d ≈ 3); past the knee it costs far less.",
-    tolerance=f"exponent ≥ {EXPONENT_SPLIT} for L ≤ κ, < {EXPONENT_SPLIT} for L > κ "
-              "(κ the decided knee)",
     presets={"quick": dict(pairs=QUICK_PAIRS), "full": dict(pairs=FULL_PAIRS)},
     theory=Theory(necessary_width, regime_bounds, knee_of, EXPONENT_SPLIT=EXPONENT_SPLIT),
     simulation=(measure_block_ranks, measure_knee),
@@ -78,6 +76,9 @@ def _efficiency(seed: int, width: int, depth: int, theory: Theory) -> dict:
                   constraints=(("certified rank reachable (cost)",
                                 lambda m: m["depth"] == 2 or m["width"] <= 4),),
                   adapt=lambda m: {"pairs": [[m["width"], m["depth"]]]}),
+    checks=(Check("as_predicted", f"exponent ln d′/ln d ≥ {EXPONENT_SPLIT} for L ≤ κ and "
+                  f"< {EXPONENT_SPLIT} for L > κ at every pair (κ the decided knee; none "
+                  f"decided: cannot tell)"),),
 )
 def verify_depth_efficiency(seed: int, theory: Theory, pairs: list[list[int]]) -> Outcome:
     """The proved width a depth-(L − 1) network needs, against the knee."""
@@ -86,18 +87,17 @@ def verify_depth_efficiency(seed: int, theory: Theory, pairs: list[list[int]]) -
     wrong = [row for row in rows if row["knee"] is not None
              and (row["exponent"] >= theory.EXPONENT_SPLIT) != (row["depth"] <= row["knee"])]
     return Outcome(
-        predicted=f"e ≥ {theory.EXPONENT_SPLIT} up to the knee, below it past the knee",
-        measured=(f"{len(rows) - len(wrong) - len(undecided)}/{len(rows)} as predicted"
-                  + (f" ({len(undecided)} with no decided knee)" if undecided else "") + "; e = "
-                  + ", ".join(f"{row['exponent']:.2f} (d={row['width']}, L={row['depth']})"
-                              for row in rows)),
-        verdict=verdict_from(not wrong, inconclusive=not wrong and bool(undecided)),
-        note=("one Q position (N = 2); d′ = the smallest width whose proved bound at depth "
+        note=(f"{len(rows) - len(wrong) - len(undecided)}/{len(rows)} as predicted"
+              + (f" ({len(undecided)} with no decided knee)" if undecided else "") + "; e = "
+              + ", ".join(f"{row['exponent']:.2f} (d={row['width']}, L={row['depth']})"
+                          for row in rows)
+              + "; one Q position (N = 2); d′ = the smallest width whose proved bound at depth "
               "L − 1 reaches the certified rank (no narrower depth-(L − 1) network can match "
               "it): " + "; ".join(
                   f"d={row['width']}, L={row['depth']}: rank {row['rank']}"
                   f"{' (= bound)' if row['proved'] else ' (certified lower bound)'}, "
                   f"depth {row['depth'] - 1} needs width ≥ {row['needed']}, knee κ={row['knee']}"
                   for row in rows)),
-        values={"rows": rows, "wrong": [[r["width"], r["depth"]] for r in wrong]},
+        values={"rows": rows, "wrong": [[r["width"], r["depth"]] for r in wrong],
+                "as_predicted": False if wrong else None if undecided else True},
     )

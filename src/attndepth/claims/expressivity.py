@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from attndepth.framework.evidence import Rival
+from attndepth.framework.evidence import Check, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.rank.polynomial import measure_homogeneity, measure_structure
@@ -44,8 +44,6 @@ SYMBOLIC_DRAWS = 8
     "levine.degree",
     source="Levine et al. 2020, §3",
     statement="With ρ = 0 the network output is a homogeneous polynomial of degree 3^L.",
-    tolerance=(f"|fitted − 3^L| ≤ {DEGREE_FIT_TOLERANCE}·3^L and pointwise rel. err "
-               f"≤ {HOMOGENEITY_ERROR_TOLERANCE}; sympy expansion exactly homogeneous"),
     presets={
         "quick": dict(width=4, depth=3, heads=2, tokens=4, batch=4, symbolic_depth=2),
         "full": dict(width=8, depth=4, heads=2, tokens=6, batch=16, symbolic_depth=2),
@@ -66,6 +64,12 @@ SYMBOLIC_DRAWS = 8
                               "tokens": (1, 2, 3, 4)},
                   beyond={"width": (6, 8), "depth": (4,), "tokens": (6, 8)},
                   constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 2, "symbolic_depth": 1}),
+    checks=(Check("degree_error", "relative error of the fitted degree against 3^L",
+                  at_most=DEGREE_FIT_TOLERANCE),
+            Check("max_relative_error", "pointwise relative error of f(tx) = t^k f(x)",
+                  at_most=HOMOGENEITY_ERROR_TOLERANCE),
+            Check("symbolic_homogeneous", "SymPy: the expanded output is exactly homogeneous "
+                  "of degree 3^L (integer weights giving f ≡ 0: cannot tell)")),
 )
 def verify_degree(seed: int, theory: Theory, width: int, depth: int, heads: int, tokens: int,
                    batch: int, symbolic_depth: int) -> Outcome:
@@ -83,19 +87,16 @@ def verify_degree(seed: int, theory: Theory, width: int, depth: int, heads: int,
     symbolic_vacuous = not symbolic_degrees  # these integer weights gave f ≡ 0
     scales = np.array([0.5, 0.75, 1.5, 2.0])
     found = measure_homogeneity(width, depth, heads, tokens, scales, batch, seed)
-    fit_ok = abs(found.fitted_degree - predicted) <= DEGREE_FIT_TOLERANCE * predicted
-    error_ok = found.max_relative_error <= HOMOGENEITY_ERROR_TOLERANCE
     return Outcome(
-        predicted=f"degree 3^{depth} = {predicted}",
-        measured=f"fitted {found.fitted_degree:.6f}, max rel. err {found.max_relative_error:.1e}",
-        verdict=verdict_from(fit_ok and error_ok and (symbolic_ok or symbolic_vacuous),
-                             inconclusive=symbolic_vacuous and fit_ok and error_ok),
-        note=(f"sympy: d=2, N=2, L={symbolic_depth} output has monomial degrees "
+        note=(f"degree 3^{depth} = {predicted}: fitted {found.fitted_degree:.6f}; sympy: d=2, "
+              f"N=2, L={symbolic_depth} output has monomial degrees "
               f"{sorted(symbolic_degrees)}; float64: width {width}, heads {heads}, "
               f"tokens {tokens}, {batch} stacks, t in {scales.tolist()}"),
         values={"predicted_degree": predicted, "fitted_degree": found.fitted_degree,
                 "max_relative_error": found.max_relative_error,
-                "symbolic_degrees": sorted(symbolic_degrees)},
+                "symbolic_degrees": sorted(symbolic_degrees),
+                "degree_error": abs(found.fitted_degree - predicted) / predicted,
+                "symbolic_homogeneous": None if symbolic_vacuous else symbolic_ok},
     )
 
 
@@ -103,8 +104,6 @@ def verify_degree(seed: int, theory: Theory, width: int, depth: int, heads: int,
     "levine.structure",
     source="[derived]: structural lemma (Levine et al. 2020, §4, proof of the bounds)",
     statement="Output i depends on the other positions only through M = Σ_j x^j x^jᵀ.",
-    tolerance=(f"M_Q-preserving change ≤ {INVARIANCE_TOLERANCE} relative; generic change "
-               f"≥ {SENSITIVITY_THRESHOLD}; sympy identity exact"),
     presets={
         "quick": dict(width=4, depth=3, heads=2, tokens=6, batch=4, symbolic_depth=2),
         "full": dict(width=8, depth=4, heads=4, tokens=8, batch=16, symbolic_depth=2),
@@ -120,6 +119,11 @@ def verify_degree(seed: int, theory: Theory, width: int, depth: int, heads: int,
                               "tokens": (3, 4, 5, 6)},
                   beyond={"width": (6, 8), "depth": (4,), "heads": (4,), "tokens": (8,)},
                   constraints=(HEADS_DIVIDE_WIDTH,), fixed={"batch": 2, "symbolic_depth": 1}),
+    checks=(Check("symbolic_lemma", "SymPy: y^L,i = G_L(M) x^i identically (ρ = 0 and 1)"),
+            Check("orthogonal_change", "relative change of f under an M_Q-preserving change "
+                  "of X_Q", at_most=INVARIANCE_TOLERANCE),
+            Check("generic_change", "relative change of f under a generic change of X_Q",
+                  at_least=SENSITIVITY_THRESHOLD)),
 )
 def verify_structure(seed: int, theory: Theory, width: int, depth: int, heads: int, tokens: int,
                             batch: int, symbolic_depth: int) -> Outcome:
@@ -130,13 +134,9 @@ def verify_structure(seed: int, theory: Theory, width: int, depth: int, heads: i
              for residual in (0, 1)]
     orthogonal = max(m.orthogonal_change for m in found)
     generic = min(m.generic_change for m in found)
-    holds = lemma_ok and orthogonal <= INVARIANCE_TOLERANCE and generic >= SENSITIVITY_THRESHOLD
     return Outcome(
-        predicted="Δf = 0 when X_Q -> O X_Q; Δf ≠ 0 for a generic X_Q",
-        measured=f"orthogonal Δf {orthogonal:.1e}; generic Δf {generic:.2f}",
-        verdict=verdict_from(holds),
-        note=(f"sympy: y^L,i = G_L(M) x^i identical for d=2, N=3, L={symbolic_depth}, "
-              f"ρ=0,1: {lemma_ok}; float64: width {width}, depth {depth}, heads {heads}, "
+        note=(f"Δf = 0 when X_Q -> O X_Q, Δf ≠ 0 for a generic X_Q; sympy for d=2, N=3, "
+              f"L={symbolic_depth}; float64: width {width}, depth {depth}, heads {heads}, "
               f"tokens {tokens}, ρ = 0 and 1, {batch} stacks; relative changes of f"),
         values={"orthogonal_change": orthogonal, "generic_change": generic,
                 "symbolic_lemma": lemma_ok},

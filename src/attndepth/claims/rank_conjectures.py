@@ -22,12 +22,11 @@ from functools import lru_cache
 from typing import Any, cast
 
 from attndepth.errors import InvalidParameter
-from attndepth.framework.evidence import Rival
+from attndepth.framework.evidence import Check, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
-from attndepth.framework.verdicts import Verdict
 from attndepth.rank.atlas_table import Atlas, AtlasRow, atlas
 from attndepth.theory.rank_deficits import one_position_deficit, two_head_deficit
 from attndepth.theory.separation_rank import TIGHT_FAMILY_STATEMENT, in_tight_family
@@ -60,10 +59,12 @@ class AtlasTest:
     absent: tuple[Key, ...]
 
     @property
-    def verdict(self) -> Verdict:
+    def agrees(self) -> bool | None:
+        """False where a decided row refutes the conjecture, True where some support it
+        and none refutes it, None where no decided row speaks of it."""
         if self.refutations:
-            return Verdict.FAILS
-        return Verdict.HOLDS if self.support else Verdict.INCONCLUSIVE
+            return False
+        return True if self.support else None
 
     def note(self, predicted: Callable[[AtlasRow], str]) -> str:
         """Support, the smallest refutations with their commands, what is undecided."""
@@ -137,9 +138,9 @@ def _outcome(found: AtlasTest, predicted: str, describe: Callable[[AtlasRow], st
         predicted=predicted,
         measured=(f"{len(found.support)}/{decided} decided classes agree" if decided
                   else "no decided class in the domain"),
-        verdict=found.verdict,
         note=f"{statement}. " + found.note(describe),
-        values={"support": len(found.support), "refutations": len(found.refutations),
+        values={"agrees": found.agrees, "support": len(found.support),
+                "refutations": len(found.refutations),
                 "undecided": len(found.undecided), "absent": len(found.absent),
                 "smallest_refutation": list(smallest) if smallest else None,
                 "refuting_classes": [list(row.key) for row in found.refutations],
@@ -200,8 +201,8 @@ def _tight_agrees(row: AtlasRow, theory: Theory) -> bool:
     source="[derived]; conjecture of this project (theory document §1)",
     statement="With one head and no residual the separation rank equals bound (d) exactly on "
               "the tight family (in_tight_family), checked against every atlas class.",
-    tolerance="exact: rank = bound (d) on the family and rank < bound (d) off it, on every "
-              "decided atlas class",
+    checks=(Check("agrees", "exact: rank = bound (d) on the family and rank < bound (d) off "
+                  "it, on every decided atlas class (none decided: cannot tell)"),),
     presets={"quick": dict(keys="atlas"), "full": dict(keys="atlas")},
     theory=(conjectured_rank, in_conjectured_family, in_tight_family),
     simulation=(atlas,),
@@ -252,7 +253,8 @@ TWO_HEAD_STATEMENT = ("conjecture (a user's, docs/tutorial.md): with H = 2, L = 
     source="a user's observation at d = 2, 4 (docs/tutorial.md); checked on the atlas",
     statement="With H = 2, L = 2 and |P|, |Q| ≥ 2 the rank falls d_k(d_k + 1)/2 short of "
               "bound (d), d_k = d/2.",
-    tolerance="exact: bound (d) − rank = d_k(d_k + 1)/2 on every decided atlas class",
+    checks=(Check("agrees", "exact: bound (d) − rank = d_k(d_k + 1)/2 on every decided atlas "
+                  "class (none decided: cannot tell)"),),
     presets={"quick": dict(keys="atlas"), "full": dict(keys="atlas")},
     theory=(two_head_deficit,),
     simulation=(atlas,),
@@ -303,7 +305,8 @@ ONE_POSITION_STATEMENT = ("conjecture (read off the atlas at d = 3 … 7, stated
     source="[conjecture] of this project, from the atlas (theory document §1)",
     statement="With one head, L = 2, |P| = 1 and |Q| ≥ 2 the rank falls 2·C(d + 1, 4) short "
               "of bound (d).",
-    tolerance="exact: bound (d) − rank = 2·C(d + 1, 4) on every decided atlas class",
+    checks=(Check("agrees", "exact: bound (d) − rank = 2·C(d + 1, 4) on every decided atlas "
+                  "class (none decided: cannot tell)"),),
     presets={"quick": dict(keys="atlas"), "full": dict(keys="atlas")},
     theory=(one_position_deficit,),
     simulation=(atlas,),

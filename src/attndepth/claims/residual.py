@@ -23,9 +23,9 @@ from attndepth.claims.separation_rank import (
     exact_rank,
 )
 from attndepth.errors import InvalidParameter
-from attndepth.framework.evidence import Rival
+from attndepth.framework.evidence import Check, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.rank.degree_blocks import BLOCK_PRIME, measure_block_ranks
@@ -83,8 +83,12 @@ FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [RankCase(*case) for case in (
     statement="With one head a residual connection leaves the separation rank unchanged: "
               "sep(ρ = 1) = sep(ρ = 0). Proved where the ρ = 0 rank meets bound (d); "
               "conjectured elsewhere.",
-    tolerance="exact integers: equal ranks; ρ = 1 rank ≥ ρ = 0 rank and the two bounds (d) "
-              "equal (the proved parts)",
+    checks=(Check("equal_ranks", "exact integers: sep(ρ = 1) = sep(ρ = 0) on every "
+                  "configuration"),
+            Check("not_below", "exact integers: the ρ = 1 rank ≥ the ρ = 0 rank (proved)"),
+            Check("bounds_equal", "exact integers: the two bounds (d) equal (proved)"),
+            Check("top_parts", "SymPy: the top-degree part of the ρ = 1 network is the ρ = 0 "
+                  "network")),
     presets={"quick": dict(configs=QUICK_CONFIGS), "full": dict(configs=FULL_CONFIGS)},
     theory=(confirm_residual_top_part, separation_rank_bounds, predicted_residual_rank),
     simulation=(measure_block_ranks, certified_rank),
@@ -125,15 +129,14 @@ def verify_residual_rank(seed: int, theory: Theory, configs: list[Config]) -> Ou
             bound_changes.append(config)
         rows.append(f"{config}: {with_residual.rank} / {without.rank} (bound {bound})")
     return Outcome(
-        predicted="sep(ρ = 1) = sep(ρ = 0) on every configuration; top-degree part of the "
-                  "ρ = 1 network = the ρ = 0 network",
         measured=(f"{len(configs) - len(unequal)}/{len(configs)} equal, {proved} of them "
                   f"proved (ρ = 1 rank = bound (d)); ρ = 1 below ρ = 0: {len(below)}; bound "
                   f"(d) changed by ρ: {len(bound_changes)}; SymPy top-part check on "
                   f"{len(TOP_PART_CHECKS)} networks: {'equal' if top_parts else 'DIFFERENT'}"),
-        verdict=verdict_from(not unequal and not below and not bound_changes and top_parts),
         note=("(d, L, H, N, ρ, |P|): rank with ρ = 1 (whole matrix, GF(" + str(BLOCK_PRIME)
               + ")) / rank with ρ = 0 (degree blocks), same seed " + str(seed)
               + " and hence the same weights — " + "; ".join(rows)),
-        values={"unequal": unequal, "below": below, "bound_changes": bound_changes},
+        values={"unequal": unequal, "below": below, "bound_changes": bound_changes,
+                "equal_ranks": not unequal, "not_below": not below,
+                "bounds_equal": not bound_changes, "top_parts": top_parts},
     )
