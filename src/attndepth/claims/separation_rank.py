@@ -16,9 +16,9 @@ from typing import Any
 from attndepth.claims import presets
 from attndepth.claims.presets import CLOSED_FORM_ABOVE
 from attndepth.errors import InvalidParameter
-from attndepth.framework.evidence import Rival
+from attndepth.framework.evidence import Check, Rival
 from attndepth.framework.families import Family
-from attndepth.framework.model import Outcome, verdict_from
+from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
 from attndepth.rank.arithmetic.modular import DEFAULT_PRIME, SECOND_PRIME
@@ -131,7 +131,8 @@ def _table(rows: list[str]) -> str:
     "levine.upper-bound",
     source="[derived]: bounds (a)–(d) from the structural lemma (Levine et al. 2020, §4)",
     statement="Every certified exact separation rank is at most every upper bound.",
-    tolerance="exact integers: rank ≤ bound, no tolerance",
+    checks=(Check("within_bounds", "exact integers: every certified rank ≤ every bound "
+                  "(a)–(d), on every configuration"),),
     presets={"quick": dict(configs=QUICK_CONFIGS), "full": dict(configs=FULL_CONFIGS)},
     theory=(bounds_of, separation_rank_bounds),
     simulation=(measure_block_ranks, certified_rank),
@@ -154,15 +155,14 @@ def verify_upper_bound(seed: int, theory: Theory, configs: list[Config]) -> Outc
         slack.append(bounds["best"] - certificate.rank)
         rows.append(f"{tuple(config)}: {certificate.rank} ≤ {bounds['best']}")
     return Outcome(
-        predicted="rank ≤ min(bounds a–d) for every configuration",
         measured=(f"{len(configs) - len(violations)}/{len(configs)} within; "
                   f"{proved} meet the bound (rank proved)"),
-        verdict=verdict_from(not violations),
         note=("(d, L, H, N, ρ): rank ≤ best bound — " + _table(rows)
               + f"; seed {seed}, p = {BLOCK_PRIME} (degree blocks, ρ = 0) or {DEFAULT_PRIME} "
               f"(whole matrix, ρ = 1); ranks below the bound are saturated by margin "
               f"{DEFAULT_MARGIN}"),
-        values={"violations": violations, "slack": slack},
+        values={"violations": violations, "slack": slack,
+                "within_bounds": not violations},
     )
 
 
@@ -170,7 +170,8 @@ def verify_upper_bound(seed: int, theory: Theory, configs: list[Config]) -> Outc
     "levine.generic-rank",
     source="Levine et al. 2020, §4 (generic rank); Schwartz–Zippel certificate [derived]",
     statement="The GF(p) rank is generic: another seed and another prime reproduce it.",
-    tolerance="exact equality",
+    checks=(Check("agree", "exact equality: (seed, p) and (seed + 1, p′) give the same rank "
+                  "on every configuration"),),
     presets={"quick": dict(configs=QUICK_CONFIGS[:6]), "full": dict(configs=FULL_CONFIGS)},
     theory=Theory(SECOND_PRIME=SECOND_PRIME),
     simulation=(measure_block_ranks, certified_rank),
@@ -195,12 +196,10 @@ def verify_generic_rank(seed: int, theory: Theory, configs: list[Config]) -> Out
             disagreements.append(config)
         rows.append(f"{tuple(config)}: {first.rank} / {second.rank}")
     return Outcome(
-        predicted="same rank for (seed, p) and (seed+1, p')",
         measured=f"{len(configs) - len(disagreements)}/{len(configs)} agree",
-        verdict=verdict_from(not disagreements),
         note=(f"p = {BLOCK_PRIME} (degree blocks) for ρ = 0, {DEFAULT_PRIME} (whole matrix) "
               f"for ρ = 1; p' = {theory.SECOND_PRIME} (whole matrix); " + _table(rows)),
-        values={"disagreements": disagreements},
+        values={"disagreements": disagreements, "agree": not disagreements},
     )
 
 
@@ -221,7 +220,7 @@ PROPER_SPLIT = ("|P| < N", lambda m: m["p_size"] < m["tokens"])
     "levine.heads",
     source="Levine et al. 2020, §3 (H heads of size d/H)",
     statement="Separation rank against the number of heads at fixed width and depth.",
-    tolerance="every rank ≤ bound (d)",
+    checks=(Check("within", "every certified rank ≤ bound (d), which does not depend on H"),),
     presets=presets.HEADS,
     theory=(bounds_of, separation_rank_bounds),
     simulation=(measure_block_ranks, certified_rank),
@@ -247,12 +246,11 @@ def verify_heads(seed: int, theory: Theory, width: int, depth: int, tokens: int,
                                                                            strict=False))
              else "not monotone")
     return Outcome(
-        predicted=f"rank ≤ {bound} (bound (d), independent of H)",
-        measured=", ".join(f"H={h}: {r}" for h, r in ranks.items()),
-        verdict=verdict_from(within),
+        measured=", ".join(f"H={h}: {r}" for h, r in ranks.items()) + f" (bound (d) {bound})",
         note=(f"d={width}, L={depth}, N={tokens}, ρ=0; heads of size d/H make each "
               f"A_h, B_h rank ≤ d/H; measured trend in H: {trend}"),
-        values={"ranks": {str(h): r for h, r in ranks.items()}, "bound": bound},
+        values={"ranks": {str(h): r for h, r in ranks.items()}, "bound": bound,
+                "within": within},
     )
 
 
@@ -320,8 +318,9 @@ def _measured_knee(regime_bounds: Callable[[int, int], tuple[Any, Any]], width: 
     source="Levine et al. 2020, §4 (L_th = log_3 d_x)",
     statement="ln sep grows like 3^L below L_th = log_3 d and like L above it: the knee "
               "κ = min{L : sep(L+1) < sep(L)²} lies at log_3 d.",
-    tolerance=(f"every decided knee within {KNEE_TOLERANCE:g} layer of log_3 d, in every "
-               "regime |P| = |Q| = q"),
+    checks=(Check("knees_within", f"every decided knee within {KNEE_TOLERANCE:g} layer of "
+                  f"log_3 d, in every regime |P| = |Q| = q (a knee bounded below beyond it "
+                  f"misses too; no knee decided: cannot tell)"),),
     presets=presets.THRESHOLD,
     theory=(threshold_depth, corrected_knee, q_matrix_dimension, regime_bounds,
             single_position_rank),
@@ -406,12 +405,9 @@ def verify_threshold(seed: int, theory: Theory, regimes: list[list[int]]) -> Out
             f"(d, q) = ({r.width}, {r.q_size}): κ ≥ {r.decision.earliest} "
             f"(≥ {r.decision.earliest - theory.threshold_depth(r.width):+.2f})" for r in bounded))
     return Outcome(
-        predicted="decided knees within one layer of log_3 d",
         measured=("; ".join(regime_text) + f"; log_3(2D + 1) [conjecture]: "
                   f"{len(decided) - len(corrected_misses)}/{len(decided)}; "
                   f"{len(decided)}/{len(measured)} knees decided"),
-        verdict=verdict_from(bool(decided) and not paper_misses and not bounded,
-                             inconclusive=not decided and not bounded),
         note=("; ".join(_knee_row(r, theory) for r in measured)
               + ". Misses of log_3 d (d, q, κ − log_3 d): "
               + (", ".join(f"({d}, {q}, {gap:+.2f})" for d, q, gap in paper_misses) or "none")
@@ -422,7 +418,9 @@ def verify_threshold(seed: int, theory: Theory, regimes: list[list[int]]) -> Out
                 "and proved bounds (upper), never by the conjecture rank = bound; the "
                 "costliest certificates are measured once and shipped (attndepth atlas "
                 "knees), each with the seprank command that measures it again."),
-        values={"knees": {f"{r.width},{r.q_size}": r.decision.knee for r in measured},
+        values={"knees_within": (False if paper_misses or bounded
+                                 else True if decided else None),
+                "knees": {f"{r.width},{r.q_size}": r.decision.knee for r in measured},
                 # knee − log_3 d of the decided regimes, and of the first (a validity map
                 # runs one regime a point: attndepth map ... --value offset)
                 "offsets": {f"{r.width},{r.q_size}":
@@ -459,7 +457,8 @@ def _largest_bound(member: dict) -> int:
     "levine.partition-symmetry",
     source="[derived]: symmetry of the structural lemma in the positions",
     statement="The separation rank depends on the partition only through (|P|, |Q|).",
-    tolerance="exact equality of certified ranks within each group of partitions",
+    checks=(Check("one_rank_per_group", "exact equality of certified ranks within each group "
+                  "of partitions of the same (|P|, |Q|)"),),
     presets={"quick": dict(width=2, depth=2, tokens=5), "full": dict(width=3, depth=2, tokens=6)},
     theory=(partition_invariant,),
     simulation=(partitions, certified_rank),
@@ -495,12 +494,10 @@ def verify_partition_symmetry(seed: int, theory: Theory,
     split_groups = {str(k): v for k, v in groups.items() if len(set(v.values())) > 1}
     count = sum(len(v) for v in groups.values())
     return Outcome(
-        predicted="one rank per (|P|, |Q|)",
         measured=(f"{count} partitions in {len(groups)} groups; "
                   f"{len(split_groups)} groups with differing ranks"),
-        verdict=verdict_from(not split_groups),
         note=(f"d={width}, L={depth}, N={tokens}, H=1, ρ=0, i=0; ranks per group: "
               + "; ".join(f"{k}: {sorted(set(v.values()))}" for k, v in groups.items())),
         values={"groups": {str(k): v for k, v in groups.items()},
-                "differing": split_groups},
+                "differing": split_groups, "one_rank_per_group": not split_groups},
     )
