@@ -28,7 +28,8 @@ def test_residual_scaling_reports_the_departure_at_temperature_one():
 def test_residual_scaling_fails_at_temperature_one_where_attention_is_not_uniform():
     # the recursion assumes uniform attention; the stacks' default temperature breaks it
     result = run_claim("noci.residual-scaling", temperature=1.0, depths=(32,), batch=32)
-    assert result.verdict == "fails" and result.outcome.values["misses"]
+    growth = result.evidence.estimates[0]  # α = 1: its interval lies outside the band
+    assert result.verdict == "fails" and growth[1].position(growth[2]) == "outside"
 
 
 def test_correlation_map_below_the_critical_beta_collapses():

@@ -668,7 +668,8 @@ def verify_deescalation(seed: int, theory: Theory, depth: int, tokens: int, widt
                        quantity="pre-LN slope over the last third of the layers / that over "
                                 "the first third (1 for a geometric escalation)")),
     checks=(Check("reference_escalates", "the post-LN reference escalates (its log-odds "
-                  "reach the window): else there is nothing to be slower than"),),
+                  "reach the window): else there is nothing to be slower than",
+                  precondition=True),),
     rivals=(Rival("post-LN's rate", "the norm's placement changes nothing: the same attention "
                   "escalates at the same geometric rate", predicted=lambda values, params: 1.0),
             Rival("geometric, slower", "a constant per-layer rate, the form of the post-LN law "
@@ -741,7 +742,7 @@ def verify_preln(seed: int, theory: Theory, depth: int, tokens: int, width: int,
                 "predicted_ratio": theory.PRELN_PREDICTED_RATIO, "deceleration": deceleration,
                 "predicted_deceleration": 0.0,
                 "power_alpha": logarithmic.slope, "power_r2": logarithmic.r2,
-                "linear_r2": linear.r2, "reference_escalates": None if post_window else True},
+                "linear_r2": linear.r2, "reference_escalates": not post_window},
     )
 
 

@@ -17,12 +17,11 @@ import math
 import numpy as np
 
 from attndepth.errors import InvalidParameter
-from attndepth.framework.evidence import Rival
+from attndepth.framework.evidence import Check, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
-from attndepth.framework.verdicts import Verdict
 from attndepth.simulations.models.stacks import StackConfig
 from attndepth.simulations.sweeps.training_pool import TrainingGroup, train_groups_once
 from attndepth.simulations.training.jax_model import TrainingSettings, budget_width
@@ -113,10 +112,10 @@ def _slope(budgets: list[float], depths: list[float]) -> float | None:
     statement="At a fixed budget N = 12·L·d², the loss-optimal depth of trained networks is "
               "the transition depth L*(N), the root of L = log₃ d(N, L) with "
               "d(N, L) = √(N/(12L)).",
-    tolerance=("near-optimal depths: mean validation loss over seeds within the best mean "
-               "plus both standard deviations; L*(N) agrees when a grid depth next to it is "
-               "near-optimal; every budget must agree; inconclusive when a budget's loss is "
-               "flat in depth (every depth near-optimal) or not below chance"),
+    checks=(Check("agrees", "L*(N) agrees with every budget: a grid depth next to it is "
+                  "near-optimal (mean validation loss over seeds within the best mean plus "
+                  "both standard deviations); a budget whose loss is flat in depth or not "
+                  "below chance: cannot tell"),),
     # quick: 2 pairs, where the networks learn the task at this budget (accuracy ≈ 1 at the
     # best depth); with 4 pairs every depth stays on one plateau (the search: inconclusive)
     presets={"quick": dict(budgets=(10_000, 40_000), depths=(1, 2, 3, 4, 6, 8), pairs=2,
@@ -182,10 +181,8 @@ def verify_trained_transition(seed: int, theory: Theory,
     paper_slope = theory.transition_slope(budgets[-1], theory.KNEE)
     corrected_slope = theory.transition_slope(budgets[-1], corrected)
     empirical_slope = theory.fit_slope(readings[-1]["best_depth"])
-    if not all(r["informative"] for r in readings):
-        verdict = Verdict.INCONCLUSIVE
-    else:
-        verdict = Verdict.HOLDS if all(r["agrees"] for r in readings) else Verdict.FAILS
+    agrees = (all(r["agrees"] for r in readings)
+              if all(r["informative"] for r in readings) else None)
 
     def describe(r):
         return (f"N = {r['budget']:,}: best L = {r['best_depth']} "
@@ -196,7 +193,6 @@ def verify_trained_transition(seed: int, theory: Theory,
         predicted="; ".join(f"N = {r['budget']:,}: L* = {r['predicted']:.2f} (corrected "
                             f"knee {r['corrected']:.2f})" for r in readings),
         measured="; ".join(describe(r) for r in readings),
-        verdict=verdict,
         note=(f"pre-LN with FFN, {heads} heads, associative recall with {pairs} pairs "
               f"({task.length} tokens, chance loss {chance:.3f}); Adam lr {learning_rate:g}, "
               f"{steps} steps of {batch}, {seeds} seeds, float32; depths {list(depths)}; "
@@ -207,5 +203,5 @@ def verify_trained_transition(seed: int, theory: Theory,
               + (f"; flat or at chance (no verdict) at N = {flat}" if flat else "")),
         values={"readings": readings, "rows": rows, "measured_slope": measured_slope,
                 "paper_slope": paper_slope, "corrected_slope": corrected_slope,
-                "fit_slope": empirical_slope},
+                "fit_slope": empirical_slope, "agrees": agrees},
     )

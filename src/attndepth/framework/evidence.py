@@ -226,6 +226,10 @@ class Check:
     proof : bool
         The check is an exact proof step (SymPy, exact integers): a run whose checks
         are all proofs and all hold is ``proved``, not merely ``holds``.
+    precondition : bool
+        The check says whether the run's measurement can be used at all (the method's
+        oracle agrees, every grid converged): where it does not hold, the run is
+        ``inconclusive``, whatever its other checks and estimates say.
     """
 
     key: str
@@ -233,6 +237,7 @@ class Check:
     at_most: float | None = None
     at_least: float | None = None
     proof: bool = False
+    precondition: bool = False
 
     def __post_init__(self) -> None:
         for name in ("key", "label"):

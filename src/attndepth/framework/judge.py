@@ -7,7 +7,9 @@ compares this run's error, ``(measured − predicted)/|predicted|`` or ``measure
 predicted`` (averaged over the run's stacks where it reports a list), with its band;
 each :class:`~attndepth.framework.evidence.Check` reads its condition. The run
 
-* ``fails`` where a check is False or an estimate's error lies outside its band;
+* is ``inconclusive`` where a precondition does not hold (the measurement cannot be
+  used: :attr:`~attndepth.framework.evidence.Check.precondition`);
+* else ``fails`` where a check is False or an estimate's error lies outside its band;
 * is ``inconclusive`` where, short of that, a check is None (the run cannot tell) or an
   estimate's error is not a finite number;
 * ``holds`` otherwise — ``proved`` where its only checks are exact proof steps
@@ -63,6 +65,8 @@ def seed_verdict(estimates: tuple[Estimate, ...], checks: tuple[Check, ...],
     Verdict
         ``holds``, ``fails`` or ``inconclusive``.
     """
+    if any(check.precondition and not check.holds(values[check.key]) for check in checks):
+        return Verdict.INCONCLUSIVE
     results = [check.holds(values[check.key]) for check in checks]
     results += [_inside(estimate, values) for estimate in estimates]
     if any(result is False for result in results):
