@@ -10,6 +10,7 @@ __version__: str
 
 from .figures.registry import figure as figure
 from .framework.declarative import derived_claim as derived_claim
+from .framework.evidence import Check as Check
 from .framework.evidence import Estimate as Estimate
 from .framework.evidence import Rival as Rival
 from .framework.explaining import explain as explain

@@ -128,6 +128,9 @@ def register(claim: Claim) -> Claim:
     if not isinstance(claim.checks, tuple) or not all(isinstance(c, Check)
                                                       for c in claim.checks):
         raise InvalidType(f"claim {claim.id!r}: checks must be a tuple of Check objects")
+    if claim.kind == "consistency" and any(check.proof for check in claim.checks):
+        raise InvalidParameter(f"claim {claim.id!r}: a consistency check proves nothing of "
+                               f"the theory; its checks cannot be proof=True")
     keys = [e.measured for e in estimates] + [c.key for c in claim.checks]
     if len(set(keys)) != len(keys):
         raise InvalidParameter(f"claim {claim.id!r}: two estimates or checks read the same "
@@ -167,17 +170,21 @@ def claim(id: str, *, source: str, statement: str, tolerance: str = "",
     The keyword arguments are the :class:`~attndepth.framework.model.Claim` attributes;
     ``theory`` may be a :class:`~attndepth.framework.theories.Theory`, a tuple of
     functions (named by their ``__name__``) or a mapping of names, and every name of
-    ``wrong_theory`` and of the rivals' ``replace`` must be one of its names.
+    ``wrong_theory`` and of the rivals' ``replace`` must be one of its names. The verify
+    function measures; the framework judges its values by the ``estimate`` and the
+    ``checks`` (:mod:`attndepth.framework.judge`), and words the tolerance from them
+    when ``tolerance`` is not given.
 
     Examples
     --------
     A claim in a user's file (``attndepth verify --claims mine.py``)::
 
         @claim("mine.two", source="arithmetic", statement="1 + 1 = 2",
-               tolerance="exact", presets={"quick": {}, "full": {}},
-               theory=Theory(TWO=2), wrong_theory={"TWO": 3})
+               presets={"quick": {}, "full": {}},
+               theory=Theory(TWO=2), wrong_theory={"TWO": 3},
+               checks=(Check("error", "|1 + 1 − TWO|", at_most=0),))
         def verify_two(seed, theory):
-            return Outcome(str(theory.TWO), str(1 + 1), verdict_from(1 + 1 == theory.TWO))
+            return Outcome(values={"error": abs(1 + 1 - theory.TWO)})
     """
     def decorate(verify: Callable[..., Outcome]) -> Callable[..., Outcome]:
         try:

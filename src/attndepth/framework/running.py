@@ -138,7 +138,8 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
         first = outcomes[0]
         rivals = evidence.rivals
         outcome = Outcome(first.predicted, evidence.describe(), evidence.verdict,
-                          f"seed {evidence.seeds[0]}: {first.measured}; {first.note}",
+                          f"seed {evidence.seeds[0]}: " + "; ".join(
+                              part for part in (first.measured, first.note) if part),
                           {**first.values, "evidence": evidence.as_dict()})
     else:
         evidence = None
