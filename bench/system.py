@@ -82,9 +82,9 @@ def seed_samples() -> list[dict]:
     decided on its sample, against one run of its verify function at seed 0, each from
     cold caches; and the part of the sample spent drawing stack weights (the random
     numbers themselves: a floor no batching of the forward pass lowers)."""
-    from attndepth.framework.evidence import sampler
     from attndepth.framework.registry import all_claims
     from attndepth.framework.running import run_claim
+    from attndepth.framework.sampling import sampler
     from attndepth.simulations.measures import escalation
     from attndepth.simulations.models import stacks
 

@@ -6,7 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attndepth.framework.deciding import MAX_SEED_FACTOR, seeds_to_decide, to_decide
-from attndepth.framework.evidence import Estimate, Evidence, Interval, Rival, RivalResult
+from attndepth.framework.declarations import Estimate, Rival
+from attndepth.framework.evidence import Evidence, Interval, RivalResult
 
 BAND = (-0.1, 0.1)
 ESTIMATE = Estimate("m", "p", BAND, label="error")

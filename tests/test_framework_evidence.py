@@ -6,18 +6,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from attndepth.framework.evidence import (
-    SEED_STRIDE,
-    Estimate,
-    Rival,
-    decide,
-    interval,
-    predict_constant,
-    sampler,
-    seed_sample,
-    verify_form,
-)
+from attndepth.framework.declarations import SEED_STRIDE, Estimate, Rival, predict_constant
+from attndepth.framework.evidence import decide, interval, seed_sample
 from attndepth.framework.model import Outcome
+from attndepth.framework.sampling import sampler, verify_form
 from attndepth.framework.theories import Theory
 
 
@@ -273,7 +265,8 @@ def test_pooling_by_seeds_counts_one_observation_a_seed():
 
 def test_a_relative_error_against_a_zero_prediction_is_refused():
     from attndepth.errors import InvalidParameter
-    from attndepth.framework.evidence import Estimate, errors_of
+    from attndepth.framework.declarations import Estimate
+    from attndepth.framework.evidence import errors_of
 
     relative = Estimate("m", "p", (-0.1, 0.1), label="slope")
     with pytest.raises(InvalidParameter, match="relative=False"):
@@ -283,7 +276,7 @@ def test_a_relative_error_against_a_zero_prediction_is_refused():
 
 
 def test_the_prediction_helpers_give_a_constant_or_a_computed_value():
-    from attndepth.framework.evidence import predict_constant, predict_value
+    from attndepth.framework.declarations import predict_constant, predict_value
 
     assert predict_constant(2.0)({"x": 5}, {"depth": 3}) == 2.0
     assert predict_value("x")({"x": 5}, {}) == 5.0

@@ -2,9 +2,9 @@
 
 import pytest
 
-from attndepth.framework.evidence import FRAMEWORK_ARGUMENTS
 from attndepth.framework.families import Family
 from attndepth.framework.registry import all_claims
+from attndepth.framework.sampling import FRAMEWORK_ARGUMENTS
 
 SMALL = Family(parameters={"width": (1, 2, 4), "heads": (1, 2)}, beyond={"width": (8,)},
                constraints=(("heads divide width", lambda m: m["width"] % m["heads"] == 0),),

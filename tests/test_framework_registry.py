@@ -261,7 +261,7 @@ def test_result_records_provenance():
 
 
 def test_register_refuses_malformed_rivals_and_kinds():
-    from attndepth.framework.evidence import Rival
+    from attndepth.framework.declarations import Rival
 
     def verify(seed):
         return Outcome("", "", "holds")
@@ -291,7 +291,7 @@ def test_register_refuses_a_parameter_the_framework_passes_itself(name):
 
 def test_a_claim_decided_by_one_run_shows_it_and_not_its_rivals_runs(monkeypatch):
     from attndepth.framework import registry as claims
-    from attndepth.framework.evidence import Rival
+    from attndepth.framework.declarations import Rival
 
     calls = []
 
@@ -525,7 +525,7 @@ def test_a_bad_claim_time_limit_is_one_clear_error(monkeypatch, setting):
                                    "--draws", "0"]])
 def test_a_base_seed_beyond_64_bits_is_one_line_and_exit_2(capsys, argv):
     from attndepth.cli.main import main
-    from attndepth.framework.evidence import MAX_BASE_SEED
+    from attndepth.framework.declarations import MAX_BASE_SEED
 
     assert main([*argv, "--seed", str(2**64)]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
@@ -632,7 +632,7 @@ def test_what_a_claim_skips_where_it_is_not_shown_changes_nothing_reported(claim
 ])
 def test_an_estimates_decidable_must_be_a_returned_bool(monkeypatch, reachable, error, match):
     from attndepth.framework import registry
-    from attndepth.framework.evidence import Estimate
+    from attndepth.framework.declarations import Estimate
 
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
 

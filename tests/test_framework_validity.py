@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attndepth.framework import registry
-from attndepth.framework.evidence import Estimate, Rival
+from attndepth.framework.declarations import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Claim, Outcome
 from attndepth.framework.validity import error_scaling, parse_grid, validity_map

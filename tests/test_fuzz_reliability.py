@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from attndepth.errors import AttndepthError
 from attndepth.framework import pool_runs, registry
-from attndepth.framework.evidence import Estimate
+from attndepth.framework.declarations import Estimate
 from attndepth.framework.model import Claim, Outcome
 from attndepth.framework.validity import parse_grid
 from attndepth.rank.atlas_table import ATLAS_COLUMNS, Atlas, atlas, write_atlas

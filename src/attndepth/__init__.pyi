@@ -9,10 +9,10 @@ cheap. A public name is added here and nowhere else.
 __version__: str
 
 from .figures.registry import figure as figure
+from .framework.declarations import Check as Check
+from .framework.declarations import Estimate as Estimate
+from .framework.declarations import Rival as Rival
 from .framework.declarative import derived_claim as derived_claim
-from .framework.evidence import Check as Check
-from .framework.evidence import Estimate as Estimate
-from .framework.evidence import Rival as Rival
 from .framework.explaining import explain as explain
 from .framework.families import Family as Family
 from .framework.model import Claim as Claim

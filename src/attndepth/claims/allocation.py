@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import brentq
 
-from attndepth.framework.evidence import Check, Rival
+from attndepth.framework.declarations import Check, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from attndepth.claims import presets
-from attndepth.framework.evidence import Check, Estimate, Rival
+from attndepth.framework.declarations import Check, Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

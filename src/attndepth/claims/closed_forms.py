@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from attndepth.claims.rank_conjectures import shipped_atlas
-from attndepth.framework.evidence import Check, Rival
+from attndepth.framework.declarations import Check, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

@@ -11,7 +11,7 @@ from scipy.stats import binomtest
 
 from attndepth.claims import presets
 from attndepth.claims.presets import CLUSTER_DIAMETER, DIAMETER_RESOLUTION, WENDEL_LEVEL
-from attndepth.framework.evidence import Check, Estimate, Rival
+from attndepth.framework.declarations import Check, Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from attndepth.claims import presets
-from attndepth.framework.evidence import Check, Estimate, Rival, predict_constant
+from attndepth.framework.declarations import Check, Estimate, Rival, predict_constant
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from attndepth.claims.separation_rank import exact_rank
-from attndepth.framework.evidence import Check, Rival
+from attndepth.framework.declarations import Check, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

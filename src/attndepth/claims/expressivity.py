@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attndepth.framework.evidence import Check, Rival
+from attndepth.framework.declarations import Check, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from attndepth.claims import presets
-from attndepth.framework.evidence import Estimate, Rival
+from attndepth.framework.declarations import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any, cast
 
 from attndepth.errors import InvalidParameter
-from attndepth.framework.evidence import Check, Rival
+from attndepth.framework.declarations import Check, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

@@ -23,7 +23,7 @@ from attndepth.claims.separation_rank import (
     exact_rank,
 )
 from attndepth.errors import InvalidParameter
-from attndepth.framework.evidence import Check, Rival
+from attndepth.framework.declarations import Check, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

@@ -16,7 +16,7 @@ from typing import Any
 from attndepth.claims import presets
 from attndepth.claims.presets import CLOSED_FORM_ABOVE
 from attndepth.errors import InvalidParameter
-from attndepth.framework.evidence import Check, Rival
+from attndepth.framework.declarations import Check, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

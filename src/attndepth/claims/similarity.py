@@ -16,7 +16,7 @@ from scipy.stats import ortho_group
 from attndepth.claims import presets
 from attndepth.claims.architectures import OWN, POST_LN_REFERENCE, trace, with_architecture
 from attndepth.errors import InvalidParameter
-from attndepth.framework.evidence import Check, Estimate, Rival
+from attndepth.framework.declarations import Check, Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

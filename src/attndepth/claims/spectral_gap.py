@@ -9,7 +9,7 @@ from functools import cache
 import numpy as np
 
 from attndepth.claims import presets
-from attndepth.framework.evidence import Check, Estimate, Rival
+from attndepth.framework.declarations import Check, Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

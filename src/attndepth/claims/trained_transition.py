@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from attndepth.errors import InvalidParameter
-from attndepth.framework.evidence import Check, Rival
+from attndepth.framework.declarations import Check, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from attndepth.framework.evidence import Estimate, Evidence, Interval, Rival
+from attndepth.framework.declarations import Estimate, Rival
+from attndepth.framework.evidence import Evidence, Interval
 from attndepth.framework.verdicts import UNDECIDED, Verdict
 
 #: Beyond this many times the seeds run, a sample is not a way to decide.

@@ -7,7 +7,7 @@ that — the expression, the observable's name
 (:data:`attndepth.simulations.measures.catalogue.OBSERVABLES`), a function from
 the member's parameters to the stack, a family, presets and a tolerance — and
 registers everything a hand-written claim has: the verify function, an
-:class:`~attndepth.framework.evidence.Estimate` over a sample of seeds, named
+:class:`~attndepth.framework.declarations.Estimate` over a sample of seeds, named
 rivals (expressions too), a wrong theory, and a figure of the measurement
 against the prediction along the family's first parameter. ``attndepth verify
 --claims``, ``--search``, ``attndepth map`` and ``attndepth figures --claims``
@@ -44,7 +44,7 @@ import numpy as np
 import sympy as sp
 
 from attndepth.errors import InvalidParameter, InvalidType
-from attndepth.framework.evidence import Estimate, Rival
+from attndepth.framework.declarations import Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim

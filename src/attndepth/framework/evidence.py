@@ -35,286 +35,19 @@ tell itself from that rival: its verdict is ``indistinguishable``.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, NamedTuple, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.stats import t as student_t
 
-from attndepth.errors import InvalidParameter, InvalidType, shown
+from attndepth.errors import InvalidParameter
+from attndepth.framework.declarations import SEED_STRIDE, Estimate, Rival
+from attndepth.framework.sampling import Sample
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import DECIDED, Verdict
-
-#: Seeds of a sample at base seed S are S·SEED_STRIDE + k, k = 0, 1, ...: samples of
-#: different base seeds never share a seed, and base seed 0 starts at seed 0.
-SEED_STRIDE = 1024
-#: The largest base seed: every seed of its samples, S·SEED_STRIDE + k, fits a signed
-#: 64-bit integer (the sweep store's, NumPy's).
-MAX_BASE_SEED = (2**63 - 1) // SEED_STRIDE - 1
-#: Confidence of every interval (α = 1 − this bounds both error rates).
-DEFAULT_CONFIDENCE = 0.99
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """The number a stochastic claim compares, and the band its error must lie in.
-
-    Attributes
-    ----------
-    measured, predicted : str
-        Keys of ``Outcome.values``: a number, or a list of numbers (one per
-        independent stack) of equal lengths; ``predicted`` may be a number
-        shared by the list. A measured value ``None`` says that this member
-        does not measure the quantity (a model whose block does not have the part
-        it is about): the estimate then has no interval and does not decide.
-    band : (float, float)
-        Allowed range of the error, e.g. ``(-0.015, 0.015)``; an edge may be
-        ``±inf`` (one-sided claims).
-    relative : bool
-        Error ``(m − p)/|p|`` (True) or ``m − p`` (False).
-    seeds : (int, int)
-        Smallest and largest number of seeds; the sample doubles from the
-        first until the verdict is decided or the second is reached.
-    confidence : float
-        1 − α: see the module docstring for what α bounds.
-    label : str
-        What the error is, for the report (e.g. "relative error of the slope").
-    pool : {"seeds", "stacks"}
-        The unit of the interval. ``seeds``: each seed's mean error is one
-        observation — always valid, since seeds are independent. ``stacks``: every
-        listed value is one — valid only when the values of one seed are
-        independent of each other (no window, fit or prediction shared by the
-        seed's stacks), and then much tighter.
-    decidable : str, optional
-        Key of a bool of ``Outcome.values``: False where the member's parameters put
-        the quantity beyond any sample's reach (a limit approached like 1/√(ln T) at
-        a critical point). Its interval is still reported, but it neither holds nor
-        fails there: the claim is then at best ``inconclusive`` (another estimate
-        may still fail it), and the sample does not grow for it. A seed's own
-        verdict should then rest on its other checks: making it ``inconclusive``
-        only where those pass would drop exactly the seeds that pass them from
-        every interval.
-    quantity : str, optional
-        The measured quantity in words, for the prediction and measurement the report
-        prints (default: the ``measured`` key).
-    """
-
-    measured: str
-    predicted: str
-    band: tuple[float, float]
-    relative: bool = True
-    seeds: tuple[int, int] = (4, 32)
-    confidence: float = DEFAULT_CONFIDENCE
-    label: str = "error"
-    pool: str = "seeds"
-    decidable: str | None = None
-    quantity: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.quantity:
-            object.__setattr__(self, "quantity", self.measured)
-        for name in ("measured", "predicted"):
-            key = getattr(self, name)
-            if not isinstance(key, str) or not key:
-                raise InvalidType(f"estimate {name} must be a key of Outcome.values (a "
-                                  f"non-empty string), got {shown(key, 40)}")
-        band = self.band
-        if not isinstance(band, tuple) or len(band) != 2 or not all(
-                isinstance(edge, (int, float, np.integer, np.floating))
-                and not isinstance(edge, (bool, np.bool_)) and not math.isnan(edge)
-                for edge in band) or not band[0] < band[1]:
-            raise InvalidParameter(f"estimate band must be (low, high), two numbers with "
-                                   f"low < high (an edge may be infinite), got "
-                                   f"{shown(band, 60)}")
-        if not isinstance(self.seeds, tuple) or len(self.seeds) != 2:
-            raise InvalidParameter(f"estimate seeds must be (first, last), got "
-                                   f"{shown(self.seeds, 60)}")
-        first, last = self.seeds
-        if not (isinstance(first, int) and isinstance(last, int) and 2 <= first <= last
-                <= SEED_STRIDE):
-            raise InvalidParameter(f"estimate seeds must be (first, last) with 2 <= first <= last "
-                                   f"<= {SEED_STRIDE}, got {self.seeds}")
-        if not 0.5 < self.confidence < 1:
-            raise InvalidParameter(f"confidence must lie in (0.5, 1), got {self.confidence}")
-        if self.pool not in ("seeds", "stacks"):
-            raise InvalidParameter(f"pool must be 'seeds' or 'stacks', got {self.pool!r}")
-        if self.decidable is not None and not (isinstance(self.decidable, str)
-                                               and self.decidable):
-            raise InvalidParameter(f"decidable must be a key of Outcome.values (a "
-                                   f"non-empty string) or None, got {self.decidable!r}")
-
-    @property
-    def looks(self) -> int:
-        """How many times the sample is examined (first, doubled, ..., last)."""
-        first, last = self.seeds
-        return 1 + max(0, math.ceil(math.log2(last / first)))
-
-
-@dataclass(frozen=True)
-class Rival:
-    """A plausible alternative theory that the measurement must tell apart.
-
-    Attributes
-    ----------
-    name : str
-        Short name, e.g. ``"ln 2"``.
-    source : str
-        Where the rival comes from (paper and place, "naive formula", ...).
-    predicted : callable, optional
-        ``predicted(values, params) -> number or list``: the rival's prediction
-        from one seed's ``Outcome.values`` and the run's parameters (claims
-        with an :class:`Estimate`).
-    replace : mapping, optional
-        Names of the claim's theory and the rival's values for them: the claim is
-        run again with ``theory.replaced(replace)``.
-    against : str, optional
-        The ``measured`` key of the estimate the rival competes on (claims with
-        several estimates); default: the first estimate.
-    band : (float, float), optional
-        The band the rival's error must leave to be rejected; default: the estimate's.
-        A claim with a one-sided band (a rate > 0, an ordering) gives its rivals a
-        two-sided one: the rival "the rate is 0" is rejected when the rate's interval
-        lies outside ``(−resolution, resolution)``, not when it leaves ``(0, ∞)``.
-    """
-
-    name: str
-    source: str
-    predicted: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None
-    replace: Mapping[str, Any] = field(default_factory=dict)
-    against: str | None = None
-    band: tuple[float, float] | None = None
-
-    def __post_init__(self) -> None:
-        if self.predicted is None and not self.replace:
-            raise InvalidParameter(f"rival {self.name!r} needs predicted or replace")
-        if self.predicted is not None and self.replace:
-            raise InvalidParameter(f"rival {self.name!r}: give predicted or replace, not both")
-        if self.band is not None and not (len(self.band) == 2
-                                          and self.band[0] < self.band[1]):
-            raise InvalidParameter(f"rival {self.name!r}: band must be (low, high) with "
-                                   f"low < high, got {self.band}")
-        object.__setattr__(self, "replace", MappingProxyType(dict(self.replace)))
-
-
-@dataclass(frozen=True)
-class Check:
-    """A condition a claim's measurement must meet that is not an estimate with a band:
-    an exact integer equality, a SymPy identity, a count of violations that must be 0.
-
-    The verify function only measures: it returns the condition's value under ``key``
-    in ``Outcome.values`` — True where it holds, False where it fails, None where this
-    run cannot tell (no linear phase to fit, a window too short) — or, for a check with
-    a bound, the number the bound limits. The framework judges
-    (:func:`attndepth.framework.judge.seed_verdict`): a run fails where any check is
-    False or its number beyond the bound, and is inconclusive where one is None.
-
-    Attributes
-    ----------
-    key : str
-        A key of ``Outcome.values``: True, False or None; a number (or None) where a
-        bound is given.
-    label : str
-        What is checked, in words (the tolerance and the report read it), e.g.
-        ``"SymPy: the law from the sums"``, ``"max relative difference"``.
-    at_most, at_least : float, optional
-        The bound on the number: the check holds where ``value <= at_most`` (and
-        ``value >= at_least``).
-    proof : bool
-        The check is an exact proof step (SymPy, exact integers): a run whose checks
-        are all proofs and all hold is ``proved``, not merely ``holds``.
-    precondition : bool
-        The check says whether the run's measurement can be used at all (the method's
-        oracle agrees, every grid converged): where it does not hold, the run is
-        ``inconclusive``, whatever its other checks and estimates say.
-    """
-
-    key: str
-    label: str
-    at_most: float | None = None
-    at_least: float | None = None
-    proof: bool = False
-    precondition: bool = False
-
-    def __post_init__(self) -> None:
-        for name in ("key", "label"):
-            value = getattr(self, name)
-            if not isinstance(value, str) or not value:
-                raise InvalidType(f"check {name} must be a non-empty string, got "
-                                  f"{shown(value, 40)}")
-        for name in ("at_most", "at_least"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool)
-                                      or not isinstance(value, int | float)
-                                      or math.isnan(value)):
-                raise InvalidType(f"check {self.key!r}: {name} must be a number, got "
-                                  f"{shown(value, 40)}")
-
-    @property
-    def bounded(self) -> bool:
-        """Whether the check bounds a number (else it reads a bool)."""
-        return self.at_most is not None or self.at_least is not None
-
-    def holds(self, value: Any) -> bool | None:
-        """The check on one run's value: True, False, or None (the run cannot tell)."""
-        if value is None:
-            return None
-        if not self.bounded:
-            return bool(value)
-        number = float(value)
-        if math.isnan(number):
-            return None
-        return ((self.at_most is None or number <= self.at_most)
-                and (self.at_least is None or number >= self.at_least))
-
-    def describe(self) -> str:
-        """The check in words, with its bound."""
-        if self.at_most is not None and self.at_least is not None:
-            return f"{self.at_least:g} ≤ {self.label} ≤ {self.at_most:g}"
-        if self.at_most is not None:
-            return f"{self.label} ≤ {self.at_most:g}"
-        if self.at_least is not None:
-            return f"{self.label} ≥ {self.at_least:g}"
-        return self.label
-
-
-#: A rival's prediction from one seed's ``Outcome.values`` and the run's parameters.
-Prediction = Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
-
-
-def predict_constant(value: float) -> Prediction:
-    """A rival's prediction that does not depend on the measurement (``Rival.predicted``).
-
-    Parameters
-    ----------
-    value : the rival's number.
-
-    Returns
-    -------
-    callable ``(values, params) -> value``
-    """
-    def predicted(values: Mapping[str, Any], params: Mapping[str, Any]) -> float:
-        return value
-    return predicted
-
-
-def predict_value(key: str) -> Prediction:
-    """A rival's prediction that the verify function computed: ``Outcome.values[key]``.
-
-    Parameters
-    ----------
-    key : a key of the claim's ``Outcome.values``.
-
-    Returns
-    -------
-    callable ``(values, params) -> float(values[key])``
-    """
-    def predicted(values: Mapping[str, Any], params: Mapping[str, Any]) -> float:
-        return float(values[key])
-    return predicted
 
 
 @dataclass(frozen=True)
@@ -455,109 +188,6 @@ def errors_of(estimate: Estimate, measured: Any, predicted: Any) -> np.ndarray:
     return (m - p) / np.abs(p)
 
 
-class Sample(Protocol):
-    """A claim's measurement of seeds: ``run(seeds, theory, shown=True) -> [Outcome, ...]``,
-    one outcome per seed, in the order of ``seeds``; with ``shown`` the first seed's
-    outcome is the one a report shows (:func:`verify_form`), without it none is."""
-
-    def __call__(self, seeds: tuple[int, ...], theory: Theory,
-                 shown: bool = True) -> list[Any]: ...
-
-
-#: The arguments the framework itself passes to a verify function: never a parameter
-#: of a preset or a family.
-FRAMEWORK_ARGUMENTS = frozenset({"seed", "seed_sample", "theory", "shown"})
-
-
-class VerifyForm(NamedTuple):
-    """How a verify function takes its seeds, its theory and ``shown``."""
-
-    batched: bool
-    takes_theory: bool
-    takes_shown: bool = False
-
-
-def verify_form(verify: Callable[..., Any]) -> VerifyForm:
-    """How a verify function takes its seeds, its theory and ``shown``.
-
-    Parameters
-    ----------
-    verify : callable
-        ``verify(seed, [theory,] [shown,] **params) -> Outcome`` (one seed a call), or
-        ``verify(seed_sample, [theory,] [shown,] **params) -> [Outcome, ...]`` (a
-        whole sample a call, as a tuple of seeds: one outcome per seed, in order).
-        ``shown`` (a bool) is True when the outcome of the call's (first) seed is the
-        one the report shows — its note, measured text and values — and False for
-        every other seed of a sample and for the reruns of rivals, of which only the
-        verdict and the values that estimates and rivals read are used: a verify
-        function may skip there what only its note reports.
-
-    Returns
-    -------
-    VerifyForm
-        (batched, takes_theory, takes_shown).
-
-    Raises
-    ------
-    InvalidType
-        ``verify`` takes neither ``seed`` nor ``seed_sample`` (nor ``**kwargs``), or
-        both.
-    """
-    try:
-        parameters = inspect.signature(verify).parameters
-    except (TypeError, ValueError):
-        raise InvalidType(f"verify function {verify!r} has no signature to read") from None
-    if "seed" in parameters and "seed_sample" in parameters:
-        raise InvalidType("a verify function takes seed (one a call) or seed_sample (a "
-                          "sample a call), not both")
-    any_keyword = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    if "seed" not in parameters and "seed_sample" not in parameters and not any_keyword:
-        raise InvalidType("a verify function must take seed (one seed a call) or "
-                          "seed_sample (a sample of seeds a call)")
-    return VerifyForm("seed_sample" in parameters, "theory" in parameters,
-                      "shown" in parameters)
-
-
-def sampler(verify: Callable[..., Any], params: Mapping[str, Any],
-            form: VerifyForm | None = None) -> Sample:
-    """The :data:`Sample` of a verify function at one parameter set.
-
-    Parameters
-    ----------
-    verify : callable
-        Either form of :func:`verify_form`; it receives ``theory`` only if it
-        takes it.
-    params : mapping
-        Keyword arguments of every call.
-    form : VerifyForm, optional
-        The form of ``verify`` when its signature does not show it (a wrapper);
-        default: :func:`verify_form` of ``verify``.
-
-    Returns
-    -------
-    Sample
-        ``run(seeds, theory, shown=True)``: a batched verify function is called once
-        for the seeds, a per-seed one once for each; with ``shown`` the first seed's
-        outcome is the one shown (a verify function that takes ``shown`` learns it).
-    """
-    batched, takes_theory, takes_shown = verify_form(verify) if form is None else form
-
-    def run(seeds: tuple[int, ...], theory: Theory, shown: bool = True) -> list[Any]:
-        kwargs = {**params, **({"theory": theory} if takes_theory else {})}
-        if not batched:
-            return [verify(seed=seed, **kwargs,
-                           **({"shown": shown and k == 0} if takes_shown else {}))
-                    for k, seed in enumerate(seeds)]
-        outcomes = verify(seed_sample=tuple(seeds), **kwargs,
-                          **({"shown": shown} if takes_shown else {}))
-        if isinstance(outcomes, (str, bytes)) or not hasattr(outcomes, "__len__") \
-                or len(outcomes) != len(seeds):
-            raise InvalidType(f"a verify function that takes seed_sample must return one outcome "
-                              f"per seed ({len(seeds)}), got {type(outcomes).__name__}")
-        return list(outcomes)
-    return run
-
-
 def decide(run: Sample, params: Mapping[str, Any], base_seed: int,
            estimates: Estimate | tuple[Estimate, ...], rivals: tuple[Rival, ...] = (),
            theory: Theory | None = None) -> tuple[Evidence, list[Any]]:
@@ -595,69 +225,121 @@ def decide(run: Sample, params: Mapping[str, Any], base_seed: int,
     (Evidence, list of Outcome)
         The evidence and the outcomes of the seeds (in seed order).
     """
-    theory = Theory() if theory is None else theory
-    estimates = (estimates,) if isinstance(estimates, Estimate) else tuple(estimates)
-    primary = estimates[0]
-    by_key = {e.measured: e for e in estimates}
-    first, last = primary.seeds
-    level = 1 - (1 - primary.confidence) / (primary.looks * len(estimates))
-    outcomes: list[Any] = []
-    reruns: list[list[Any]] = [[] for _ in rivals]  # each replacing rival's own outcomes
-    count = first
-    while True:
+    return SequentialTest(run, params, base_seed, estimates, rivals, theory).decide()
+
+
+class SequentialTest:
+    """One claim's sample of seeds at one parameter set, grown look by look until its
+    intervals (and its rivals') decide (:func:`decide` says how).
+
+    Each look measures only the new seeds (:meth:`look`); :meth:`settled` says whether
+    the sample may stop; :meth:`evidence` reads the verdict from the last look.
+    """
+
+    def __init__(self, run: Sample, params: Mapping[str, Any], base_seed: int,
+                 estimates: Estimate | tuple[Estimate, ...], rivals: tuple[Rival, ...] = (),
+                 theory: Theory | None = None) -> None:
+        self.run, self.params, self.base_seed, self.rivals = run, params, base_seed, rivals
+        self.theory = Theory() if theory is None else theory
+        self.estimates = (estimates,) if isinstance(estimates, Estimate) else tuple(estimates)
+        self.primary = self.estimates[0]
+        self.by_key = {e.measured: e for e in self.estimates}
+        self.count, self.last = self.primary.seeds
+        self.level = 1 - (1 - self.primary.confidence) / (self.primary.looks
+                                                           * len(self.estimates))
+        self.outcomes: list[Any] = []
+        self.usable: list[Any] = []
+        self.reruns: list[list[Any]] = [[] for _ in rivals]  # each replacing rival's own
+        self.intervals: list[Interval | None] = []
+        self.compared: list[tuple[Interval | None, str]] = []
+
+    def decide(self) -> tuple[Evidence, list[Any]]:
+        """Look until settled, doubling the sample; the evidence and the outcomes."""
+        while True:
+            self.look()
+            if self.settled():
+                return self.evidence(), self.outcomes
+            self.count = min(2 * self.count, self.last)
+
+    def look(self) -> None:
+        """Measure the seeds the sample gained; the intervals of the claim and its rivals."""
+        new = tuple(seed_sample(self.base_seed, self.count)[len(self.outcomes):])
         # the report shows the first seed's outcome: only the first call has it
-        outcomes += run(tuple(seed_sample(base_seed, count)[len(outcomes):]), theory,
-                        shown=not outcomes)
-        usable = [o for o in outcomes if o.verdict in DECIDED]
-        intervals = [_pooled(e, usable, _value_of(e.predicted), level) for e in estimates]
-        measures = [_measures(e, usable) for e in estimates]
-        reachable = {e.measured: _reachable(e, usable) for e in estimates}
-        compared = [_rival_sample(by_key.get(rival.against or primary.measured, primary),
-                                  rival, usable, params, level, run, base_seed, count,
-                                  theory, rerun) for rival, rerun in zip(rivals, reruns,
-                                                                          strict=True)]
-        # an estimate out of reach neither stops nor grows the sample
-        positions = [i.position(e.band) for i, e in zip(intervals, estimates, strict=True)
-                     if i is not None and reachable[e.measured]]
-        pending = any(i is None and m and reachable[e.measured]
-                      for i, m, e in zip(intervals, measures, estimates, strict=True))
-        failed = "outside" in positions  # the claim fails, whatever its rivals say
-        positions += [i.position(rival_band(r, by_key, primary))
-                      for r, (i, _) in zip(rivals, compared, strict=True)
-                      if i is not None and reachable[r.against or primary.measured]]
-        if count >= last or failed or (not pending and "straddles" not in positions):
-            break
-        count = min(2 * count, last)
-    results = tuple(
-        RivalResult(rival.name, rival.source, prediction,
-                    bool(i is not None and reachable[rival.against or primary.measured]
-                         and i.position(rival_band(rival, by_key, primary)) == "outside"), i)
-        for rival, (i, prediction) in zip(rivals, compared, strict=True))
-    decided = len(usable)
-    passed = sum(o.verdict == Verdict.HOLDS for o in usable)
-    claim_positions = [i.position(e.band) if i is not None and reachable[e.measured]
-                       else "straddles"
-                       for i, e, m in zip(intervals, estimates, measures, strict=True)
-                       if i is not None or m]
-    if any(o.verdict == Verdict.ERROR for o in outcomes):
-        verdict = Verdict.ERROR
-    elif decided * 2 < len(outcomes):
-        verdict = Verdict.INCONCLUSIVE
-    elif "outside" in claim_positions:
-        verdict = Verdict.FAILS
-    elif "straddles" in claim_positions:
-        verdict = Verdict.INCONCLUSIVE
-    elif all(r.rejected for r in results):
-        verdict = Verdict.HOLDS
-    else:
-        verdict = Verdict.INDISTINGUISHABLE
-    evidence = Evidence(verdict, intervals[0], tuple(seed_sample(base_seed, len(outcomes))),
-                        passed, decided, results, primary.band, 1 - primary.confidence,
-                        primary.label,
-                        tuple((e.label, i, e.band)
-                              for e, i in zip(estimates, intervals, strict=True)),
-                        tuple(k for k, e in enumerate(estimates) if not reachable[e.measured]))
-    return evidence, outcomes
+        self.outcomes += self.run(new, self.theory, shown=not self.outcomes)
+        self.usable = [o for o in self.outcomes if o.verdict in DECIDED]
+        self.intervals = [_pooled(e, self.usable, _value_of(e.predicted), self.level)
+                          for e in self.estimates]
+        self.compared = [_rival_sample(self.against(rival), rival, self.usable, self.params,
+                                       self.level, self.run, self.base_seed, self.count,
+                                       self.theory, rerun)
+                         for rival, rerun in zip(self.rivals, self.reruns, strict=True)]
+
+    def against(self, rival: Rival) -> Estimate:
+        """The estimate a rival competes on."""
+        return self.by_key.get(rival.against or self.primary.measured, self.primary)
+
+    def reachable(self, estimate: Estimate) -> bool:
+        """Whether the sample can decide ``estimate`` (:attr:`Estimate.decidable`)."""
+        return _reachable(estimate, self.usable)
+
+    def claim_positions(self) -> list[str]:
+        """Where each reachable interval of the claim lies against its band."""
+        return [i.position(e.band) for i, e in zip(self.intervals, self.estimates, strict=True)
+                if i is not None and self.reachable(e)]
+
+    def settled(self) -> bool:
+        """Whether the sample stops: at its largest, as soon as the claim fails, or when no
+        interval of the claim or of a rival straddles an edge (an estimate out of reach
+        neither stops nor grows it)."""
+        positions = self.claim_positions()
+        if self.count >= self.last or "outside" in positions:
+            return True
+        pending = any(i is None and _measures(e, self.usable) and self.reachable(e)
+                      for i, e in zip(self.intervals, self.estimates, strict=True))
+        positions += [i.position(rival_band(r, self.by_key, self.primary))
+                      for r, (i, _) in zip(self.rivals, self.compared, strict=True)
+                      if i is not None and self.reachable(self.against(r))]
+        return not pending and "straddles" not in positions
+
+    def rival_results(self) -> tuple[RivalResult, ...]:
+        """Each rival: rejected when its reachable interval lies outside its band."""
+        return tuple(
+            RivalResult(rival.name, rival.source, prediction,
+                        bool(i is not None and self.reachable(self.against(rival))
+                             and i.position(rival_band(rival, self.by_key, self.primary))
+                             == "outside"), i)
+            for rival, (i, prediction) in zip(self.rivals, self.compared, strict=True))
+
+    def verdict(self, rivals: tuple[RivalResult, ...]) -> Verdict:
+        """``error`` if a seed raised; ``inconclusive`` if fewer than half the seeds
+        decided; ``fails`` if an interval lies outside its band, ``inconclusive`` if one
+        straddles (or is out of reach); ``holds`` if every rival is rejected, else
+        ``indistinguishable``."""
+        positions = [i.position(e.band) if i is not None and self.reachable(e) else "straddles"
+                     for i, e in zip(self.intervals, self.estimates, strict=True)
+                     if i is not None or _measures(e, self.usable)]
+        if any(o.verdict == Verdict.ERROR for o in self.outcomes):
+            return Verdict.ERROR
+        if len(self.usable) * 2 < len(self.outcomes):
+            return Verdict.INCONCLUSIVE
+        if "outside" in positions:
+            return Verdict.FAILS
+        if "straddles" in positions:
+            return Verdict.INCONCLUSIVE
+        return Verdict.HOLDS if all(r.rejected for r in rivals) else Verdict.INDISTINGUISHABLE
+
+    def evidence(self) -> Evidence:
+        """What the sample says: the verdict, the intervals, the rivals, the seeds."""
+        rivals = self.rival_results()
+        primary = self.primary
+        return Evidence(
+            self.verdict(rivals), self.intervals[0],
+            tuple(seed_sample(self.base_seed, len(self.outcomes))),
+            sum(o.verdict == Verdict.HOLDS for o in self.usable), len(self.usable), rivals,
+            primary.band, 1 - primary.confidence, primary.label,
+            tuple((e.label, i, e.band)
+                  for e, i in zip(self.estimates, self.intervals, strict=True)),
+            tuple(k for k, e in enumerate(self.estimates) if not self.reachable(e)))
 
 
 def rival_band(rival: Rival, by_key: Mapping[str, Estimate],

@@ -2,21 +2,21 @@
 claim's declarations.
 
 A verify function that returns an :class:`~attndepth.framework.model.Outcome` without a
-verdict leaves the judgement here. Each :class:`~attndepth.framework.evidence.Estimate`
+verdict leaves the judgement here. Each :class:`~attndepth.framework.declarations.Estimate`
 compares this run's error, ``(measured − predicted)/|predicted|`` or ``measured −
 predicted`` (averaged over the run's stacks where it reports a list), with its band;
-each :class:`~attndepth.framework.evidence.Check` reads its condition. The run
+each :class:`~attndepth.framework.declarations.Check` reads its condition. The run
 
 * is ``inconclusive`` where a precondition does not hold (the measurement cannot be
-  used: :attr:`~attndepth.framework.evidence.Check.precondition`);
+  used: :attr:`~attndepth.framework.declarations.Check.precondition`);
 * else ``fails`` where a check is False or an estimate's error lies outside its band;
 * is ``inconclusive`` where, short of that, a check is None (the run cannot tell) or an
   estimate's error is not a finite number;
 * ``holds`` otherwise — ``proved`` where its only checks are exact proof steps
-  (:attr:`~attndepth.framework.evidence.Check.proof`).
+  (:attr:`~attndepth.framework.declarations.Check.proof`).
 
 An estimate this run does not measure (its value None) or puts out of reach
-(:attr:`~attndepth.framework.evidence.Estimate.decidable` False) takes no part: the
+(:attr:`~attndepth.framework.declarations.Estimate.decidable` False) takes no part: the
 run's verdict rests on the others. The sample of seeds, the intervals and the rivals
 then decide the claim (:mod:`attndepth.framework.evidence`). The prediction, the
 measurement and the tolerance in words are drawn from the same declarations, so each
@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attndepth.framework.evidence import Check, Estimate, errors_of
+from attndepth.framework.declarations import Check, Estimate
+from attndepth.framework.evidence import errors_of
 from attndepth.framework.verdicts import Verdict
 
 if TYPE_CHECKING:

@@ -23,14 +23,9 @@ from attndepth.errors import (
     InvalidType,
 )
 from attndepth.framework.deciding import ToDecide
+from attndepth.framework.declarations import Check, Estimate, Rival
 from attndepth.framework.domain import Domain
-from attndepth.framework.evidence import (
-    Check,
-    Estimate,
-    Evidence,
-    Rival,
-    RivalResult,
-)
+from attndepth.framework.evidence import Evidence, RivalResult
 from attndepth.framework.families import Family
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import Verdict, domain_verdict, failing_for
@@ -108,7 +103,7 @@ class Claim:
         ``verify(seed_sample, [theory,] [shown,] **params) -> [Outcome, ...]``
         measuring a whole sample of seeds in one call; ``shown`` is False where only
         the verdict and the estimates' values of the outcome are used
-        (:func:`attndepth.framework.evidence.verify_form`).
+        (:func:`attndepth.framework.sampling.verify_form`).
     presets : mapping
         Parameters for each preset name.
     theory : Theory
@@ -145,7 +140,7 @@ class Claim:
     checks : tuple of Check
         The conditions that are not estimates (an exact count, a SymPy identity): each
         names the value the verify function returns for it
-        (:class:`~attndepth.framework.evidence.Check`).
+        (:class:`~attndepth.framework.declarations.Check`).
     """
 
     id: str

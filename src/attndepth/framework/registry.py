@@ -32,16 +32,11 @@ from attndepth.errors import (
     InvalidType,
     describe_exception,
 )
-from attndepth.framework.evidence import (
-    FRAMEWORK_ARGUMENTS,
-    Check,
-    Estimate,
-    Rival,
-    verify_form,
-)
+from attndepth.framework.declarations import Check, Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.judge import tolerance_text
 from attndepth.framework.model import KINDS, PRESETS, Claim, Outcome
+from attndepth.framework.sampling import FRAMEWORK_ARGUMENTS, verify_form
 from attndepth.framework.theories import Theory
 from attndepth.sandbox import no_process_exit
 

@@ -7,7 +7,7 @@ verify function measures every element and reduces them to one number: a
 margin that is positive exactly when the relation holds, or a fitted exponent.
 :func:`subsets` builds the family's sets, so ``attndepth verify --search``
 enumerates small sets exhaustively and draws larger ones with hypothesis, and
-an :class:`~attndepth.framework.evidence.Estimate` on the margin decides the
+an :class:`~attndepth.framework.declarations.Estimate` on the margin decides the
 relation over a sample of seeds like any other number. Sets arrive as tuples,
 or as lists when a member is read back from JSON (``--member``, a search store).
 

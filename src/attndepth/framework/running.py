@@ -13,23 +13,15 @@ from attndepth.errors import (
     InvalidType,
 )
 from attndepth.framework.deciding import to_decide
+from attndepth.framework.declarations import MAX_BASE_SEED, Rival
 from attndepth.framework.domain import known_domain
-from attndepth.framework.evidence import (
-    MAX_BASE_SEED,
-    Evidence,
-    Rival,
-    RivalResult,
-    Sample,
-    decide,
-    rival_by_verdict,
-    sampler,
-    verify_form,
-)
+from attndepth.framework.evidence import Evidence, RivalResult, decide, rival_by_verdict
 from attndepth.framework.judge import judged
 from attndepth.framework.model import PRESETS, Claim, ClaimResult, Outcome
 from attndepth.framework.progress import seed_done
 from attndepth.framework.registry import get_claim, is_users
 from attndepth.framework.returns import check_outcome, plain_return
+from attndepth.framework.sampling import Sample, sampler, verify_form
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import DECIDED, Verdict
 from attndepth.sandbox import user_code
@@ -42,7 +34,7 @@ def check_run(preset: str, seed: int) -> None:
 
 
 def check_base_seed(seed: object) -> int:
-    """A base seed: an integer from 0 to :data:`~attndepth.framework.evidence.MAX_BASE_SEED`
+    """A base seed: an integer from 0 to :data:`~attndepth.framework.declarations.MAX_BASE_SEED`
     (its samples' seeds then fit 64 bits).
 
     Raises
@@ -212,7 +204,7 @@ def claim_seconds() -> float:
 
 def _sample(found: Claim, params: Mapping[str, Any]) -> Sample:
     """The claim's measurement of seeds at ``params``
-    (:func:`attndepth.framework.evidence.sampler`), refusing a return value that is
+    (:func:`attndepth.framework.sampling.sampler`), refusing a return value that is
     not an Outcome (a user's claim returning None, a string or a dict: one clear
     error, not a traceback from the report), the missing keys of its estimates, and
     non-finite numbers where they are compared.
