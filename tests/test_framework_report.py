@@ -2,13 +2,20 @@ import json
 
 import pytest
 
-from attndepth.framework.model import ClaimResult, Outcome
+from attndepth.framework.model import Claim, Outcome
 from attndepth.framework.report import TABLE_WIDTH, render, summary
+from attndepth.framework.results import ClaimResult
+
+
+def _claim(tolerance="tol"):
+    return Claim(id="a.b", source="src_1", statement="stmt", tolerance=tolerance,
+                 verify=lambda seed: None, presets={})
 
 
 def _result(verdict="holds", value=1.0):
     outcome = Outcome("p | 1", "m & 2", verdict, note="n", values={"x": value})
-    return ClaimResult("a.b", "src_1", "stmt", "tol", "quick", 3, {"k": 1}, outcome, 0.5)
+    return ClaimResult(claim=_claim(), preset="quick", seed=3, params={"k": 1},
+                       outcome=outcome, seconds=0.5)
 
 
 def test_json_is_valid_and_records_provenance():
@@ -40,7 +47,8 @@ def test_summary_counts():
 
 def test_table_fits_a_terminal_and_says_why():
     long = Outcome("p " * 80, "m " * 80, "inconclusive", note="because " * 40)
-    result = ClaimResult("a.b", "s", "stmt", "tol " * 40, "quick", 0, {}, long, 0.1)
+    result = ClaimResult(claim=_claim("tol " * 40), preset="quick", seed=0, params={},
+                         outcome=long, seconds=0.1)
     text = render([result], "table", "quick", 0)
     assert max(len(line) for line in text.splitlines()) <= TABLE_WIDTH
     assert "why" in text and "because" in text
@@ -63,9 +71,9 @@ def test_latex_is_pure_ascii_with_balanced_math_for_every_claims_text():
 
     from attndepth.framework.registry import all_claims
 
-    results = [ClaimResult(found.id, found.source, found.statement, found.tolerance, "quick",
-                           0, {}, Outcome(found.statement, "σ₂ → 0.5 ± 0.1, α ≤ √2 − ∞",
-                                          "holds", note=found.tolerance), 0.1)
+    results = [ClaimResult(claim=found, preset="quick", seed=0, params={},
+                           outcome=Outcome(found.statement, "σ₂ → 0.5 ± 0.1, α ≤ √2 − ∞",
+                                           "holds", note=found.tolerance), seconds=0.1)
                for found in all_claims().values()]
     latex = render(results, "latex", "quick", 0)
     assert latex.isascii(), sorted({ch for ch in latex if ord(ch) > 127})

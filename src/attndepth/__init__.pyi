@@ -16,7 +16,6 @@ from .framework.declarative import derived_claim as derived_claim
 from .framework.explaining import explain as explain
 from .framework.families import Family as Family
 from .framework.model import Claim as Claim
-from .framework.model import ClaimResult as ClaimResult
 from .framework.model import Outcome as Outcome
 from .framework.model import verdict_from as verdict_from
 from .framework.pool_runs import run_claims as run_claims
@@ -28,6 +27,7 @@ from .framework.relations import first_crossing as first_crossing
 from .framework.relations import monotone_margin as monotone_margin
 from .framework.relations import scaling_exponent as scaling_exponent
 from .framework.relations import subsets as subsets
+from .framework.results import ClaimResult as ClaimResult
 from .framework.running import run_claim as run_claim
 from .framework.search import search_claim as search_claim
 from .framework.theories import Theory as Theory

@@ -118,10 +118,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from attndepth.cli.outputs import REPORT, emit, output_option
     from attndepth.framework.domain import check_records
     from attndepth.framework.explaining import explain
-    from attndepth.framework.model import ClaimResult
     from attndepth.framework.pool_runs import ClaimsInterrupted, run_claims
     from attndepth.framework.registry import all_claims, default_claims, get_claim, load_claims
     from attndepth.framework.report import render
+    from attndepth.framework.results import ClaimResult
     from attndepth.framework.verdicts import FAILING, Verdict
     from attndepth.simulations.threads import available_cores
 

@@ -22,13 +22,10 @@ from typing import Any
 from attndepth.errors import (
     InvalidType,
 )
-from attndepth.framework.deciding import ToDecide
 from attndepth.framework.declarations import Check, Estimate, Rival
-from attndepth.framework.domain import Domain
-from attndepth.framework.evidence import Evidence, RivalResult
 from attndepth.framework.families import Family
 from attndepth.framework.theories import Theory
-from attndepth.framework.verdicts import Verdict, domain_verdict, failing_for
+from attndepth.framework.verdicts import Verdict
 
 #: What a claim is: a theory verdict, or a consistency check of the software.
 KINDS: tuple[str, ...] = ("theory", "consistency")
@@ -179,88 +176,6 @@ class Claim:
         if self.estimate is None:
             return ()
         return (self.estimate,) if isinstance(self.estimate, Estimate) else tuple(self.estimate)
-
-
-@dataclass(frozen=True)
-class ClaimResult:
-    """A claim's outcome with the run's provenance."""
-
-    id: str
-    source: str
-    statement: str
-    tolerance: str
-    preset: str
-    seed: int
-    params: dict[str, Any]
-    outcome: Outcome
-    seconds: float
-    conjecture: bool = False
-    #: What the sample of seeds said (None: a claim decided by one run).
-    evidence: Evidence | None = None
-    rivals: tuple[RivalResult, ...] = ()
-    #: Whether the parameters lie in the claim's family (None: it has none, or a
-    #: family parameter is not among them).
-    in_family: bool | None = None
-    kind: str = "theory"
-    #: The verdict with the claim's wrong theory in place, when it was run: the
-    #: claim is shown able to fail when this is ``fails`` (``inconsistent`` for a
-    #: check); ``"none"`` when the claim declares no wrong theory.
-    wrong_theory: str | None = None
-    #: What is known of the claim's whole family (:mod:`attndepth.framework.domain`):
-    #: set when the claim ran at a preset with its own theory; None for a run at other
-    #: parameters (a family member, a map's grid point) or with another theory.
-    domain: Domain | None = None
-    #: What would decide an undecided run (:mod:`attndepth.framework.deciding`); None
-    #: when it is decided.
-    to_decide: ToDecide | None = None
-
-    def __repr__(self) -> str:
-        """One line: the id, the verdict (and the preset's, where the domain's differs),
-        the preset and the seconds. A notebook shows the whole report
-        (``_repr_pretty_``)."""
-        word = self.claim_verdict or "outside its family"
-        preset = (f", {self.preset_verdict} at the preset" if self.claim_verdict is not None
-                  and self.verdict != self.preset_verdict else "")
-        return (f"<ClaimResult {self.id}: {word}{preset} ({self.preset}, base seed "
-                f"{self.seed}, {self.seconds:.2f} s)>")
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython and Jupyter
-        from attndepth.framework.result_text import TABLE_WIDTH, result_block
-
-        printer.text(repr(self) if cycle else "\n".join(result_block(self, TABLE_WIDTH)))
-
-    def _repr_html_(self) -> str:  # Jupyter
-        """The report's lines as an HTML table: verdict, prediction, measurement,
-        tolerance, rivals, and the domain's failing members."""
-        from attndepth.framework.result_text import result_html
-
-        return result_html(self)
-
-    @property
-    def verdict(self) -> Verdict:
-        """The claim's verdict: its domain's (:func:`~attndepth.framework.verdicts.
-        domain_verdict`) when the domain is joined, else the run's own."""
-        if self.domain is None:
-            return self.outcome.judgement
-        return domain_verdict(self.outcome.judgement, bool(self.domain.failures), self.kind)
-
-    @property
-    def claim_verdict(self) -> Verdict | None:
-        """The verdict as the claim's: None for parameters outside its family (a run
-        there says nothing of the claim)."""
-        return None if self.in_family is False else self.verdict
-
-    @property
-    def preset_verdict(self) -> Verdict:
-        """The verdict of this run alone (at its preset or parameters)."""
-        return self.outcome.judgement
-
-    @property
-    def wrong_theory_caught(self) -> bool | None:
-        """Whether the wrong theory made the claim fail (None: not run, or none declared)."""
-        if self.wrong_theory in (None, "none"):
-            return None
-        return self.wrong_theory == failing_for(self.kind)
 
 
 def verdict_from(condition: bool, inconclusive: bool = False) -> Verdict:

@@ -14,7 +14,7 @@ from attndepth.errors import (
     describe_exception,
 )
 from attndepth.framework.domain import check_records
-from attndepth.framework.model import ClaimResult, Outcome
+from attndepth.framework.model import Outcome
 from attndepth.framework.registry import (
     all_claims,
     claim_source,
@@ -23,6 +23,7 @@ from attndepth.framework.registry import (
     is_users,
     load_claims,
 )
+from attndepth.framework.results import ClaimResult
 from attndepth.framework.running import check_run, run_claim, wrong_theory_verdict
 from attndepth.framework.verdicts import Verdict
 from attndepth.validation import check_int
@@ -133,9 +134,9 @@ def _run_task(claim_id: str, preset: str, seed: int, wrong: bool) -> ClaimResult
         message = (str(error).splitlines()[0] if isinstance(error, UserCodeFailed)
                    else describe_exception(error))
         outcome = Outcome("(not evaluated)", "(raised)", Verdict.ERROR, message)
-        return ClaimResult(found.id, found.source, found.statement, found.tolerance, preset,
-                           seed, dict(found.presets[preset]), outcome,
-                           time.perf_counter() - start, found.conjecture, kind=found.kind)
+        return ClaimResult(claim=found, preset=preset, seed=seed,
+                           params=dict(found.presets[preset]), outcome=outcome,
+                           seconds=time.perf_counter() - start)
 
 
 def _workers_can_run(ids: list[str]) -> bool:

@@ -22,7 +22,7 @@ from attndepth.framework.result_text import (
 from attndepth.framework.verdicts import DECIDED, THEORY_VERDICTS, VERDICTS, Verdict
 
 if TYPE_CHECKING:  # the commands that only write JSON need not import every claim's machinery
-    from attndepth.framework.model import ClaimResult
+    from attndepth.framework.results import ClaimResult
 
 __all__ = ["FORMATS", "TABLE_WIDTH", "dumps", "environment", "render", "render_json",
            "render_latex", "render_markdown", "render_table", "summary", "wrong_theory_line"]
@@ -116,6 +116,7 @@ def render_json(results: list[ClaimResult], preset: str, seed: int) -> str:
                 "wrong_theory": result.wrong_theory,
                 "wrong_theory_caught": result.wrong_theory_caught,
                 "preset_verdict": result.preset_verdict,
+                "family_verdict": result.family_verdict,
                 "domain": result.domain.as_dict() if result.domain else None,
                 "to_decide": result.to_decide.as_dict() if result.to_decide else None,
             }

@@ -2,7 +2,7 @@
 HTML table a notebook shows.
 
 Kept apart from :mod:`attndepth.framework.report` so that a
-:class:`~attndepth.framework.model.ClaimResult` can show itself (in a notebook)
+:class:`~attndepth.framework.results.ClaimResult` can show itself (in a notebook)
 without the registry importing the report, which imports the registry.
 """
 

@@ -1,6 +1,6 @@
 """Running one claim: its parameters and base seed checked, its measurement contained
 (a user's code under a time limit, its return checked), its verdict and what is known of
-its family joined into a :class:`~attndepth.framework.model.ClaimResult`."""
+its family joined into a :class:`~attndepth.framework.results.ClaimResult`."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from attndepth.framework.declarations import MAX_BASE_SEED, Rival
 from attndepth.framework.domain import known_domain
 from attndepth.framework.evidence import Evidence, RivalResult, decide, rival_by_verdict
 from attndepth.framework.judge import judged
-from attndepth.framework.model import PRESETS, Claim, ClaimResult, Outcome
+from attndepth.framework.model import PRESETS, Claim, Outcome
 from attndepth.framework.progress import seed_done
 from attndepth.framework.registry import get_claim, is_users
+from attndepth.framework.results import ClaimResult
 from attndepth.framework.returns import check_outcome, plain_return
 from attndepth.framework.sampling import Sample, sampler, verify_form
 from attndepth.framework.theories import Theory
@@ -87,10 +88,9 @@ def run_claim(claim_id: str, preset: str = "quick", seed: int = 0, *,
     in_family = found.family.includes(params) if found.family is not None else None
     deciding = to_decide(outcome.judgement, evidence, found.estimates, found.rivals, seconds,
                          outcome.values)
-    return ClaimResult(found.id, found.source, found.statement, found.tolerance,
-                       preset, seed, params, outcome, seconds, found.conjecture,
-                       evidence, rivals, in_family, found.kind, domain=domain,
-                       to_decide=deciding)
+    return ClaimResult(claim=found, preset=preset, seed=seed, params=params, outcome=outcome,
+                       seconds=seconds, evidence=evidence, rivals=rivals, in_family=in_family,
+                       domain=domain, to_decide=deciding)
 
 
 def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
