@@ -9,7 +9,8 @@ Opt-in, so that installing attndepth changes no other test suite::
 One test per claim, with the node id ``FILE::CLAIM-ID`` (a module source:
 ``claim[CLAIM-ID]``). A claim passes when its verdict is ``holds`` or ``proved``
 (``inconclusive`` and ``indistinguishable`` too, unless ``--attndepth-strict``)
-*and* its wrong theory, patched in, makes it fail (``--attndepth-no-wrong-theory`` skips that run);
+*and* its wrong theory, in place of its theory, makes it fail
+(``--attndepth-no-wrong-theory`` skips that run);
 ``fails``, ``error`` and a wrong theory that does not fail are test failures
 whose message is the claim's numbers, or with ``--attndepth-search`` the
 smallest counterexample and the command that reproduces it.

@@ -9,7 +9,8 @@ into the keyword arguments of the claim's verify function.
 
 ``attndepth verify --search`` (:mod:`attndepth.framework.search`) checks every member of
 the exhaustive part, then draws members from the whole family with
-hypothesis, which shrinks any counterexample towards the smallest values.
+hypothesis (drawn, not shrunk: the smallest counterexample reported is the smallest
+member decided).
 """
 
 from __future__ import annotations

@@ -1,5 +1,14 @@
-"""A claim measures; the framework judges one run: its verdict and its texts, from the
-claim's declarations.
+"""A claim measures; the framework judges: one path from a seed to a verdict.
+
+:func:`judge_claim` is the path of one claim at one parameter set: a claim with an
+estimate runs on a sample of seeds (:class:`~attndepth.framework.evidence.SequentialTest`:
+the sample grows until the intervals of the claim and of its rivals decide); one
+without runs once, each rival that replaces names of its theory once more. Every run
+is judged here, from the claim's declarations (:func:`judged`, below); what is known of
+the claim's whole family then joins the verdict in the result
+(:attr:`~attndepth.framework.results.ClaimResult.family_verdict`).
+
+One run:
 
 A verify function that returns an :class:`~attndepth.framework.model.Outcome` without a
 verdict leaves the judgement here. Each :class:`~attndepth.framework.declarations.Estimate`
@@ -26,17 +35,75 @@ band is stated once, in its estimate.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attndepth.framework.declarations import Check, Estimate
-from attndepth.framework.evidence import errors_of
-from attndepth.framework.verdicts import Verdict
+from attndepth.framework.declarations import Check, Estimate, Rival
+from attndepth.framework.evidence import (
+    Evidence,
+    RivalResult,
+    SequentialTest,
+    errors_of,
+    rival_by_verdict,
+)
+from attndepth.framework.model import Outcome
+from attndepth.framework.sampling import Sample
+from attndepth.framework.theories import Theory
+from attndepth.framework.verdicts import DECIDED, Verdict
 
 if TYPE_CHECKING:
-    from attndepth.framework.model import Claim, Outcome
+    from attndepth.framework.model import Claim
+
+
+def judge_claim(found: Claim, run: Sample, seed: int, params: Mapping[str, Any],
+                theory: Theory) -> tuple[Outcome, Evidence | None, tuple[RivalResult, ...]]:
+    """Decide one claim at one parameter set (module docstring).
+
+    Parameters
+    ----------
+    found : Claim
+    run : Sample
+        The claim's measurement of seeds, each outcome judged (:func:`judged`).
+    seed : int
+        The base seed.
+    params : mapping
+        The parameter set (what a rival's prediction reads).
+    theory : Theory
+        The theory the verify function receives; rivals replace names of it.
+
+    Returns
+    -------
+    (Outcome, Evidence or None, tuple of RivalResult)
+        The outcome carries the verdict (for a consistency check ``consistent`` or
+        ``inconsistent``).
+    """
+    if found.estimate is not None:
+        evidence, outcomes = SequentialTest(run, params, seed, found.estimate, found.rivals,
+                                            theory).decide()
+        first = outcomes[0]
+        rivals = evidence.rivals
+        outcome = Outcome(first.predicted, evidence.describe(), evidence.verdict,
+                          f"seed {evidence.seeds[0]}: " + "; ".join(
+                              part for part in (first.measured, first.note) if part),
+                          {**first.values, "evidence": evidence.as_dict()})
+    else:
+        evidence = None
+        [outcome] = run((seed,), theory)
+
+        def run_with(rival: Rival) -> Callable[[], str]:
+            return lambda: run((seed,), theory.replaced(rival.replace), False)[0].verdict
+        rivals = tuple(rival_by_verdict(rival, run_with(rival)) for rival in found.rivals)
+        # a consistency check reports its rivals; they cannot make a proof "indistinguishable"
+        if outcome.verdict == Verdict.HOLDS and found.kind != "consistency" \
+                and not all(r.rejected for r in rivals):
+            outcome = dataclasses.replace(outcome, verdict=Verdict.INDISTINGUISHABLE)
+    if found.kind == "consistency" and outcome.verdict in DECIDED:
+        outcome = dataclasses.replace(outcome, verdict=Verdict.CONSISTENT
+                                      if outcome.verdict == Verdict.HOLDS
+                                      else Verdict.INCONSISTENT)
+    return outcome, evidence, rivals
 
 
 def judged(found: Claim, outcome: Outcome) -> Outcome:

@@ -5,7 +5,7 @@ its family joined into a :class:`~attndepth.framework.results.ClaimResult`."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from attndepth.errors import (
@@ -13,10 +13,10 @@ from attndepth.errors import (
     InvalidType,
 )
 from attndepth.framework.deciding import to_decide
-from attndepth.framework.declarations import MAX_BASE_SEED, Rival
+from attndepth.framework.declarations import MAX_BASE_SEED
 from attndepth.framework.domain import known_domain
-from attndepth.framework.evidence import Evidence, RivalResult, decide, rival_by_verdict
-from attndepth.framework.judge import judged
+from attndepth.framework.evidence import Evidence, RivalResult
+from attndepth.framework.judge import judge_claim, judged
 from attndepth.framework.model import PRESETS, Claim, Outcome
 from attndepth.framework.progress import seed_done
 from attndepth.framework.registry import get_claim, is_users
@@ -24,7 +24,7 @@ from attndepth.framework.results import ClaimResult
 from attndepth.framework.returns import check_outcome, plain_return
 from attndepth.framework.sampling import Sample, sampler, verify_form
 from attndepth.framework.theories import Theory
-from attndepth.framework.verdicts import DECIDED, Verdict
+from attndepth.framework.verdicts import Verdict
 from attndepth.sandbox import user_code
 
 
@@ -98,10 +98,9 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
              ) -> tuple[Outcome, Evidence | None, tuple[RivalResult, ...]]:
     """Decide one claim at one parameter set: the verdict, its evidence and its rivals.
 
-    A claim with an estimate runs on a sample of seeds based at ``seed``
-    (:func:`attndepth.framework.evidence.decide`); one without runs once, and each
-    rival that replaces names runs once more with them in place. Exceptions of
-    the verify function propagate.
+    A member its family marks undecidable is not measured; any other is judged
+    (:func:`attndepth.framework.judge.judge_claim`) on the claim's contained
+    measurement (:func:`_sample`). Exceptions of the verify function propagate.
 
     Parameters
     ----------
@@ -124,32 +123,7 @@ def evaluate(found: Claim, seed: int, params: Mapping[str, Any],
     if why is not None:  # not measured: no sample could decide it
         return (Outcome("(not run)", "(not run)", Verdict.INCONCLUSIVE,
                         f"undecidable by construction: {why}"), None, ())
-    run = _sample(found, params)
-    if found.estimate is not None:
-        evidence, outcomes = decide(run, params, seed, found.estimate, found.rivals, theory)
-        first = outcomes[0]
-        rivals = evidence.rivals
-        outcome = Outcome(first.predicted, evidence.describe(), evidence.verdict,
-                          f"seed {evidence.seeds[0]}: " + "; ".join(
-                              part for part in (first.measured, first.note) if part),
-                          {**first.values, "evidence": evidence.as_dict()})
-    else:
-        evidence = None
-        [outcome] = run((seed,), theory)
-
-        def run_with(rival: Rival) -> Callable[[], str]:
-            return lambda: run((seed,), theory.replaced(rival.replace), False)[0].verdict
-        rivals = tuple(rival_by_verdict(rival, run_with(rival)) for rival in found.rivals)
-        # a consistency check reports its rivals; they cannot make a proof "indistinguishable"
-        if outcome.verdict == Verdict.HOLDS and found.kind != "consistency" \
-                and not all(r.rejected for r in rivals):
-            outcome = Outcome(outcome.predicted, outcome.measured, Verdict.INDISTINGUISHABLE,
-                              outcome.note, outcome.values)
-    if found.kind == "consistency" and outcome.verdict in DECIDED:
-        outcome = Outcome(outcome.predicted, outcome.measured,
-                          Verdict.CONSISTENT if outcome.verdict == Verdict.HOLDS
-                          else Verdict.INCONSISTENT, outcome.note, outcome.values)
-    return outcome, evidence, rivals
+    return judge_claim(found, _sample(found, params), seed, params, theory)
 
 
 def wrong_theory_verdict(claim_id: str, preset: str = "quick", seed: int = 0) -> str | None:
