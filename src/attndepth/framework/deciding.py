@@ -116,11 +116,27 @@ def to_decide(verdict: Verdict, evidence: Evidence | None, estimates: Sequence[E
     if evidence is None:
         return ToDecide("decided by one run, which states nothing more: see its note")
     per_seed = seconds / max(1, len(evidence.seeds))
-    bands = {label: band for label, _, band in evidence.estimates}
-    labels = {e.measured: e.label for e in estimates}
+    parts, needs = _estimate_needs(evidence)
+    rival_parts, rival_needs = _rival_needs(evidence, estimates, rivals)
+    parts, needs = parts + rival_parts, needs + rival_needs
+    if not parts:
+        return ToDecide(f"the sample ended at {len(evidence.seeds)} seeds with fewer than "
+                        f"half of them decided: see the note")
+    last = estimates[0].seeds[1] if estimates else len(evidence.seeds)
+    if any(n is None for n in needs):
+        return ToDecide("; ".join(parts))
+    seeds = max(n for n in needs if n is not None)
+    cost = seeds * per_seed
+    return ToDecide("; ".join(parts) + f" — about {seeds} seeds, ~{cost:.0f} s at "
+                    f"{per_seed:.2g} s a seed (the claim's sample stops at {last})",
+                    seeds, cost)
+
+
+def _estimate_needs(evidence: Evidence) -> tuple[list[str], list[int | None]]:
+    """For each estimate whose interval straddles its band (or is out of reach): what
+    would decide it, in words, and the seeds it needs (None: no sample size)."""
     parts: list[str] = []
     needs: list[int | None] = []
-    unreachable = {evidence.estimates[k][0] for k in evidence.out_of_reach}
     for k, (label, interval, band) in enumerate(evidence.estimates):
         if k in evidence.out_of_reach:
             parts.append(f"{label}: no sample size (out of reach at this member's "
@@ -136,6 +152,18 @@ def to_decide(verdict: Verdict, evidence: Evidence | None, estimates: Sequence[E
                      f"±{(interval.high - interval.low) / 2:.2g} across the band's edge): "
                      + (f"about {needed} seeds, where it would {way} if its mean stays"
                         if needed else "no sample size (its mean lies on the edge)"))
+    return parts, needs
+
+
+def _rival_needs(evidence: Evidence, estimates: Sequence[Estimate], rivals: Sequence[Rival]
+                 ) -> tuple[list[str], list[int | None]]:
+    """For each rival not rejected: what would reject it, in words, and the seeds it needs
+    (None: no sample size)."""
+    bands = {label: band for label, _, band in evidence.estimates}
+    labels = {e.measured: e.label for e in estimates}
+    unreachable = {evidence.estimates[k][0] for k in evidence.out_of_reach}
+    parts: list[str] = []
+    needs: list[int | None] = []
     by_name = {rival.name: rival for rival in rivals}
     for result in evidence.rivals:
         if result.rejected:
@@ -164,14 +192,4 @@ def to_decide(verdict: Verdict, evidence: Evidence | None, estimates: Sequence[E
             parts.append(f"rival {result.name} ({interval.mean:+.3g} at n = {interval.n}): "
                          + (f"about {needed} seeds to reject it" if needed
                             else "no sample size"))
-    if not parts:
-        return ToDecide(f"the sample ended at {len(evidence.seeds)} seeds with fewer than "
-                        f"half of them decided: see the note")
-    last = estimates[0].seeds[1] if estimates else len(evidence.seeds)
-    if any(n is None for n in needs):
-        return ToDecide("; ".join(parts))
-    seeds = max(n for n in needs if n is not None)
-    cost = seeds * per_seed
-    return ToDecide("; ".join(parts) + f" — about {seeds} seeds, ~{cost:.0f} s at "
-                    f"{per_seed:.2g} s a seed (the claim's sample stops at {last})",
-                    seeds, cost)
+    return parts, needs

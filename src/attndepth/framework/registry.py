@@ -76,6 +76,20 @@ def register(claim: Claim) -> Claim:
         is not a name of the claim's theory (or the verify function does not take
         ``theory``, so that no replacement could reach it).
     """
+    _check_form(claim)
+    _check_theory(claim)
+    _check_declarations(claim)
+    if not claim.tolerance:  # the bands and checks, in words: stated once, in them
+        claim = dataclasses.replace(claim, tolerance=tolerance_text(claim.estimates,
+                                                                    claim.checks)
+                                    or "(none stated)")
+    _REGISTRY[claim.id] = claim
+    return claim
+
+
+def _check_form(claim: Claim) -> None:
+    """A Claim with a callable verify, a free id, a Family, every preset, and no parameter
+    the framework passes itself."""
     if not isinstance(claim, Claim):
         raise InvalidType(f"register takes a Claim, got {type(claim).__name__}")
     if not callable(claim.verify):
@@ -95,6 +109,11 @@ def register(claim: Claim) -> Claim:
         raise InvalidParameter(f"claim {claim.id!r}: its presets or family set "
                                f"{sorted(named & FRAMEWORK_ARGUMENTS)}, which attndepth passes "
                                f"to the verify function itself: rename the parameter")
+
+
+def _check_theory(claim: Claim) -> None:
+    """The theory a Theory, and every name a wrong theory or rival replaces one of its
+    names, read by a verify function that takes ``theory``."""
     if not isinstance(claim.theory, Theory):
         raise InvalidType(f"claim {claim.id!r}: theory must be a Theory (Theory.of makes one), "
                           f"got {type(claim.theory).__name__}")
@@ -113,6 +132,11 @@ def register(claim: Claim) -> Claim:
                                f"{sorted(set(replaced))}, so its verify function must take "
                                f"theory and read them from it: def {claim.verify.__name__}("
                                f"seed, theory, ...): ... theory.{replaced[0]} ...")
+
+
+def _check_declarations(claim: Claim) -> None:
+    """The kind, the estimates, the checks and the rivals, each of its type, no two
+    reading one value, each rival competing on an estimate the claim has."""
     if claim.kind not in KINDS:
         raise InvalidParameter(f"claim {claim.id!r}: kind must be one of {KINDS}, got "
                                f"{claim.kind!r}")
@@ -131,22 +155,17 @@ def register(claim: Claim) -> Claim:
         raise InvalidParameter(f"claim {claim.id!r}: two estimates or checks read the same "
                                f"value ({sorted(k for k in set(keys) if keys.count(k) > 1)})")
     for rival in claim.rivals:
-        if rival.against is not None and rival.against not in {e.measured for e in estimates}:
-            raise InvalidParameter(f"claim {claim.id!r}: rival {rival.name!r} competes on "
-                                   f"{rival.against!r}, which no estimate of the claim "
-                                   f"measures ({', '.join(e.measured for e in estimates)})")
-    for rival in claim.rivals:
         if not isinstance(rival, Rival):
             raise InvalidType(f"claim {claim.id!r}: rivals must be Rival objects, got "
                               f"{type(rival).__name__}")
         if rival.predicted is not None and claim.estimate is None:
             raise InvalidParameter(f"claim {claim.id!r}: rival {rival.name!r} predicts from the "
                                    f"outcome values, which needs an estimate (or use replace)")
-    if not claim.tolerance:  # the bands and checks, in words: stated once, in them
-        claim = dataclasses.replace(claim, tolerance=tolerance_text(estimates, claim.checks)
-                                    or "(none stated)")
-    _REGISTRY[claim.id] = claim
-    return claim
+    for rival in claim.rivals:
+        if rival.against is not None and rival.against not in {e.measured for e in estimates}:
+            raise InvalidParameter(f"claim {claim.id!r}: rival {rival.name!r} competes on "
+                                   f"{rival.against!r}, which no estimate of the claim "
+                                   f"measures ({', '.join(e.measured for e in estimates)})")
 
 
 def claim(id: str, *, source: str, statement: str, tolerance: str = "",
