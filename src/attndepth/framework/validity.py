@@ -21,6 +21,7 @@ import numpy as np
 
 from attndepth.errors import InvalidParameter, UserCodeFailed, describe_exception
 from attndepth.framework.registry import get_claim
+from attndepth.framework.results import ClaimResult
 from attndepth.framework.running import run_claim
 from attndepth.framework.verdicts import Verdict
 
@@ -264,26 +265,31 @@ def validity_map(claim_id: str, grid: Mapping[str, Sequence[Any]], preset: str =
             if progress is not None:
                 progress(point)
             continue
-        if estimates:
-            interval = result.evidence.interval if result.evidence else None
-            mean, low, high = ((interval.mean, interval.low, interval.high) if interval
-                               else (math.nan,) * 3)
-            seeds = len(result.evidence.seeds) if result.evidence else 0
-        else:
-            number = result.outcome.values.get(value or "")  # value is named without estimates
-            item = getattr(number, "item", None)  # a NumPy scalar: its Python number
-            if callable(item):
-                number = item()
-            if not isinstance(number, int | float) or isinstance(number, bool):
-                raise InvalidParameter(f"{claim_id}'s outcome value {value!r} is not a number "
-                                       f"(got {type(number).__name__})")
-            mean = low = high = float(number)
-            seeds = 1
-        point = MapPoint(combo, result.verdict, in_family(combo), mean, low, high, seeds)
+        point = MapPoint(combo, result.verdict, in_family(combo),
+                         *_mapped_numbers(result, bool(estimates), value))
         points.append(point)
         if progress is not None:
             progress(point)
     return mapped()
+
+
+def _mapped_numbers(result: ClaimResult, estimated: bool, value: str | None
+                    ) -> tuple[float, float, float, int]:
+    """A point's (mean, low, high, seeds): the first estimate's interval, or the number
+    ``value`` of the outcome of a claim without an estimate (one run)."""
+    if estimated:
+        interval = result.evidence.interval if result.evidence else None
+        mean, low, high = ((interval.mean, interval.low, interval.high) if interval
+                           else (math.nan,) * 3)
+        return mean, low, high, len(result.evidence.seeds) if result.evidence else 0
+    number = result.outcome.values.get(value or "")  # value is named without estimates
+    item = getattr(number, "item", None)  # a NumPy scalar: its Python number
+    if callable(item):
+        number = item()
+    if not isinstance(number, int | float) or isinstance(number, bool):
+        raise InvalidParameter(f"{result.id}'s outcome value {value!r} is not a number "
+                               f"(got {type(number).__name__})")
+    return float(number), float(number), float(number), 1
 
 
 class MapInterrupted(KeyboardInterrupt):
