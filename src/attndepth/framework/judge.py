@@ -8,10 +8,9 @@ is judged here, from the claim's declarations (:func:`judged`, below); what is k
 the claim's whole family then joins the verdict in the result
 (:attr:`~attndepth.framework.results.ClaimResult.family_verdict`).
 
-One run:
-
-A verify function that returns an :class:`~attndepth.framework.model.Outcome` without a
-verdict leaves the judgement here. Each :class:`~attndepth.framework.declarations.Estimate`
+**One run.** A verify function that returns an
+:class:`~attndepth.framework.model.Outcome` without a verdict leaves its judgement here.
+Each :class:`~attndepth.framework.declarations.Estimate`
 compares this run's error, ``(measured − predicted)/|predicted|`` or ``measured −
 predicted`` (averaged over the run's stacks where it reports a list), with its band;
 each :class:`~attndepth.framework.declarations.Check` reads its condition. The run
@@ -19,9 +18,9 @@ each :class:`~attndepth.framework.declarations.Check` reads its condition. The r
 * is ``inconclusive`` where a precondition does not hold (the measurement cannot be
   used: :attr:`~attndepth.framework.declarations.Check.precondition`);
 * else ``fails`` where a check is False or an estimate's error lies outside its band;
-* is ``inconclusive`` where, short of that, a check is None (the run cannot tell) or an
-  estimate's error is not a finite number;
-* ``holds`` otherwise — ``proved`` where its only checks are exact proof steps
+* else is ``inconclusive`` where a check is None (the run cannot tell) or an estimate's
+  error is not a finite number;
+* else ``holds`` — ``proved`` where its only checks are exact proof steps
   (:attr:`~attndepth.framework.declarations.Check.proof`).
 
 An estimate this run does not measure (its value None) or puts out of reach

@@ -1,11 +1,12 @@
-"""What a claim is, what one run of it found, and what a run reports: the data model.
+"""What a claim is and what one run of it found: the data model.
 
 A claim is the unit of this toolkit: an id, the paper and place it comes from, one
 sentence, a theory side (``attndepth.theory``), a simulation side
-(``attndepth.simulations``) and a comparison with an explicit tolerance. Its *verify*
-function runs both sides for one parameter set and returns an :class:`Outcome`;
-presets name parameter sets (``quick`` for ``attndepth verify``, ``full`` for
-publication numbers). :class:`ClaimResult` is what a run reports.
+(``attndepth.simulations``) and its declarations of how the measurement is judged
+(:mod:`attndepth.framework.declarations`). Its *verify* function runs both sides for one
+parameter set and returns an :class:`Outcome`; presets name parameter sets (``quick``
+for ``attndepth verify``, ``full`` for publication numbers). What a run reports is a
+:class:`~attndepth.framework.results.ClaimResult`.
 
 Words: a *verify* function measures and returns an ``Outcome``; a *measure* function
 (``attndepth.simulations``) only measures; a sweep *observable* returns a dict of
@@ -19,9 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from attndepth.errors import (
-    InvalidType,
-)
+from attndepth.errors import InvalidType
 from attndepth.framework.declarations import Check, Estimate, Rival
 from attndepth.framework.families import Family
 from attndepth.framework.theories import Theory
@@ -94,7 +93,8 @@ class Claim:
     statement : str
         One sentence.
     tolerance : str
-        The comparison, in words, with its numbers.
+        The comparison, in words; registration words it from the estimates and checks
+        when the claim states none (each band is then stated once).
     verify : callable
         ``verify(seed, [theory,] [shown,] **params) -> Outcome``, or
         ``verify(seed_sample, [theory,] [shown,] **params) -> [Outcome, ...]``
