@@ -116,11 +116,12 @@ def test_pre_ln_against_a_reference_that_does_not_escalate_is_inconclusive_at_ev
     # no mean, and a t-interval of it once "failed" at one base seed of five. Each seed is
     # now undecided by itself (so is the sample: test_framework_evidence)
     _needs("hf")
+    from attndepth.framework.judge import judged
     from attndepth.framework.registry import get_claim
 
     found = get_claim("yuzhang.preln")
-    for seed in (0, 3):
-        outcome = found.verify(seed=seed, theory=found.theory, architecture="gpt2", depth=32,
-                               tokens=8, width=16, batch=2)
+    for seed in (0, 3):  # each run as the framework judges it
+        outcome = judged(found, found.verify(seed=seed, theory=found.theory, architecture="gpt2",
+                                             depth=32, tokens=8, width=16, batch=2))
         assert outcome.verdict == "inconclusive", outcome
         assert "the reference does not escalate" in outcome.note
