@@ -179,7 +179,9 @@ class Claim:
 
 
 def verdict_from(condition: bool, inconclusive: bool = False) -> Verdict:
-    """``holds`` / ``fails``, or ``inconclusive`` when the test could not decide."""
+    """``holds`` / ``fails``, or ``inconclusive`` when the test could not decide: for a
+    verify function that states its own verdict (the earlier form; a claim now declares
+    its checks and estimates and leaves the verdict to the framework)."""
     if inconclusive:
         return Verdict.INCONCLUSIVE
     return Verdict.HOLDS if condition else Verdict.FAILS
