@@ -48,13 +48,12 @@ def depth_ratio(scaled: bool) -> float:
        source="Radford et al. 2019, §2.3 (the 1/√N residual scaling); my derivation above",
        statement="With GPT-2's 1/√(2L) initialisation the residual stream grows by the same "
                  "factor at depth 2L as at L: g(2L)/g(L) = 1.",
-       tolerance=f"99 % interval of g(2L)/g(L) − 1 over seeds within ±{TOLERANCE}",
        presets={"quick": {"width": 64, "depth": 4, **SIZES},
                 "full": {"width": 128, "depth": 8, **SIZES}},
        family=Family(parameters={"width": (32, 64, 128), "depth": (4, 8)},
                      fixed=SIZES),
        estimate=Estimate("ratio", "predicted", (-TOLERANCE, TOLERANCE), relative=False,
-                         seeds=(4, 16), label="g(2L)/g(L) − 1"),
+                         seeds=(4, 16), label="g(2L)/g(L) − 1", quantity="g(2L)/g(L)"),
        rivals=(Rival("no depth scaling", "every branch adds the same variance: g grows "
                      "linearly in L", predicted=lambda values, params: 2.0),),
        theory=Theory(depth_ratio), wrong_theory={"depth_ratio": lambda scaled: 2.0})
@@ -65,6 +64,5 @@ def verify(seed: int, theory: Theory, width: int, depth: int, heads: int, tokens
     ratio, predicted = deep / shallow, theory.depth_ratio(scaled=True)
     return Outcome(f"g(2L)/g(L) = {predicted:g}",
                    f"g({depth}) = {shallow:.3f}, g({2 * depth}) = {deep:.3f}: ratio {ratio:.3f}",
-                   "holds" if abs(ratio - predicted) <= TOLERANCE else "fails",
                    values={"ratio": ratio, "predicted": predicted, "shallow": shallow,
                            "deep": deep})

@@ -10,7 +10,7 @@ d_k × d_k matrices.
     attndepth verify --claims examples/separation_rank_conjecture/two_head_deficit.py --search
 """
 
-from attndepth import Family, Outcome, Rival, Theory, claim, rank_with_bounds
+from attndepth import Check, Family, Outcome, Rival, Theory, claim, rank_with_bounds
 from attndepth.rank.grids import SeparationRankConfig
 
 
@@ -21,7 +21,6 @@ def deficit(head_width: int) -> int:
 
 @claim("mine.two-head-deficit", source="a user's observation at d = 2, 4 (docs/tutorial.md)",
        statement="With H = 2, L = 2 and |P|, |Q| ≥ 2, rank = bound (d) − d_k(d_k + 1)/2.",
-       tolerance="exact: the certified rank equals the conjectured value",
        conjecture=True,
        presets={"quick": {"width": 4, "p_size": 2, "q_size": 2},
                 "full": {"width": 6, "p_size": 3, "q_size": 3}},
@@ -34,7 +33,9 @@ def deficit(head_width: int) -> int:
                Rival("d_k(d_k − 1)/2", "the antisymmetric matrices",
                      replace={"deficit": lambda head_width: head_width * (head_width - 1)
                               // 2})),
-       theory=Theory(deficit), wrong_theory={"deficit": lambda head_width: head_width})
+       theory=Theory(deficit), wrong_theory={"deficit": lambda head_width: head_width},
+       checks=(Check("agrees", "exact: the certified rank equals the conjectured value (a "
+                     "rank not certified: cannot tell)"),))
 def verify_deficit(seed: int, theory: Theory, width: int, p_size: int, q_size: int) -> Outcome:
     """Certified rank (GF(p), saturated blocks) against bound (d) − d_k(d_k + 1)/2."""
     config = SeparationRankConfig(width=width, depth=2, heads=2, tokens=p_size + q_size,
@@ -43,9 +44,8 @@ def verify_deficit(seed: int, theory: Theory, width: int, p_size: int, q_size: i
     bound = found["bounds"]["bigraded"]
     predicted = bound - theory.deficit(width // 2)
     certified = found["reason"] in ("upper-bound", "margin")
-    verdict = ("holds" if found["rank"] == predicted else "fails") if certified \
-        else "inconclusive"
-    return Outcome(f"rank {predicted} (bound (d) {bound})", f"rank {found['rank']}", verdict,
+    return Outcome(f"rank {predicted} (bound (d) {bound})", f"rank {found['rank']}",
                    note=f"certificate {found['reason']}, failure probability "
                         f"{found['failure_probability']:.1e}",
-                   values={"rank": found["rank"], "bound": bound, "predicted": predicted})
+                   values={"rank": found["rank"], "bound": bound, "predicted": predicted,
+                           "agrees": found["rank"] == predicted if certified else None})
