@@ -107,16 +107,30 @@ def dask_results(points: list[SweepPoint], scheduler: str, workers: int) -> Iter
         _shut_down(client, cluster)
 
 
+#: The loggers a cluster's teardown writes to in this process (dask's, and asyncio's
+#: "Task was destroyed" of a cancelled task).
+TEARDOWN_LOGGERS = ("distributed", "asyncio", "tornado")
+
+
 def _shut_down(client: Any, cluster: Any) -> None:
-    """Close the client and the local cluster. What closing raises while a sweep ends
-    (a task cancelled by Ctrl-C, a worker already gone) never replaces why it ended:
-    the rows it committed are kept either way. A second Ctrl-C still stops it."""
-    for close in (client.close, None if cluster is None else cluster.close):
-        if close is None:
-            continue
-        try:
-            close()
-        except KeyboardInterrupt:
-            raise
-        except BaseException:  # noqa: BLE001 - asyncio.CancelledError is one
-            continue
+    """Close the client and the local cluster. What closing raises or logs while a sweep
+    ends (a task cancelled by Ctrl-C, a worker already gone, a nanny killing a worker)
+    never replaces why it ended, on the terminal or in the exit code: the rows it
+    committed are kept either way. A second Ctrl-C still stops it."""
+    loggers = [logging.getLogger(name) for name in TEARDOWN_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        for close in (client.close, None if cluster is None else cluster.close):
+            if close is None:
+                continue
+            try:
+                close()
+            except KeyboardInterrupt:
+                raise
+            except BaseException:  # noqa: BLE001 - asyncio.CancelledError is one
+                continue
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
