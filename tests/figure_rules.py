@@ -38,7 +38,7 @@ from matplotlib.container import ErrorbarContainer
 from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 
-from attndepth.figures.style import VARIANT_COLOURS, VARIANT_NAMES, densified
+from attndepth.figures.style import VARIANT_COLOURS, VARIANT_NAMES, densified, display_points
 
 
 def _variant(label: str) -> str | None:
@@ -105,18 +105,6 @@ def _outside(line: Line2D, axes) -> int:
     return count
 
 
-def _points(mark, axes) -> np.ndarray:
-    """A mark's finite points in display coordinates, (n, 2)."""
-    if isinstance(mark, Line2D):
-        xy = np.column_stack([np.asarray(v, dtype=float) for v in mark.get_data()])
-        transform = mark.get_transform()
-    else:
-        xy = np.asarray(mark.get_offsets(), dtype=float).reshape(-1, 2)
-        transform = mark.get_offset_transform()
-    xy = xy[np.all(np.isfinite(xy), axis=1)] if len(xy) else xy.reshape(0, 2)
-    return transform.transform(xy) if len(xy) else xy
-
-
 def _marker(mark) -> str:
     return str(mark.get_marker()) if isinstance(mark, Line2D) else "o"
 
@@ -179,7 +167,7 @@ def _new_problems(figure) -> list[str]:
             continue
         marks = _data_lines(axes) + [c for c in axes.collections
                                      if isinstance(c, PathCollection) and len(c.get_offsets())]
-        vertices = [_points(mark, axes) for mark in marks]
+        vertices = [display_points(mark) for mark in marks]
         points = [densified(xy) if isinstance(mark, Line2D) and str(mark.get_linestyle())
                   not in ("None", "") else xy for mark, xy in zip(marks, vertices, strict=True)]
         for legend in [child for child in axes.get_children() if isinstance(child, Legend)]:
@@ -197,7 +185,7 @@ def _new_problems(figure) -> list[str]:
                       axes.get_shared_y_axes()).get_siblings(axes)
             fractions = []
             for panel in shared:
-                corners = [_points(a, panel) for a in panel.collections
+                corners = [display_points(a) for a in panel.collections
                            if isinstance(a, PathCollection) and a.get_visible()]
                 for box in (a.get_window_extent(renderer) for a in (*panel.lines,
                                                                      *panel.collections)

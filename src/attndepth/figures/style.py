@@ -285,7 +285,9 @@ def _marked(axis) -> list[list[Any]]:
     return grouped
 
 
-def _vertices(artist) -> np.ndarray:
+def display_points(artist) -> np.ndarray:
+    """A line's or a scatter's finite points in display coordinates, shape (n, 2): what
+    :func:`tidy` dodges, and what the figure rules test for overlaps."""
     if isinstance(artist, Line2D):
         xy = np.column_stack([np.asarray(v, dtype=float) for v in artist.get_data()])
         transform = artist.get_transform()
@@ -303,7 +305,7 @@ def dodge_coincident(axis, points: float = 3.0) -> None:
     the other and every other marker stays on its line. The data are unchanged; only
     where they are drawn."""
     series = _marked(axis)
-    vertices = [_vertices(group[0]) for group in series]
+    vertices = [display_points(group[0]) for group in series]
     # the markers of other series within 2 px of each marker: the groups that meet
     meeting: dict[tuple[int, int], set[tuple[int, int]]] = {}
     for a, first in enumerate(vertices):
