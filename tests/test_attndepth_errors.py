@@ -1,6 +1,8 @@
 """The error vocabulary: what each class also is, and how the command line reports it."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from attndepth import errors
 from attndepth.cli.main import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, main
@@ -40,3 +42,22 @@ def test_an_internal_bug_is_not_bad_input(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == EXIT_INTERNAL_ERROR
     assert "internal error" in err and "Traceback" in err and "matmul" in err
+
+
+@given(folders=st.lists(st.text(alphabet="ab/é ", min_size=1, max_size=300), max_size=4),
+       name=st.text(alphabet="xyz.", min_size=1, max_size=30))
+def test_a_long_path_is_cut_in_its_middle_keeping_the_file_name(folders, name):
+    path = "/".join(["", *folders, name])
+    text = errors.shown_path(path)
+    assert len(text) <= 160 + 30 and "\n" not in text
+    assert text == path or (text.startswith(path[:40]) and f"{name} (" in text
+                            and f"({len(path):,} characters)" in text)
+
+
+def test_a_long_word_in_any_message_keeps_both_ends():
+    word = "/" + "d" * 300 + "/hostile.file"
+    line = errors.shorten_quoted(f"cannot read {word}: no such file")
+    assert line.startswith("cannot read /ddd") and "/hostile.file:" in line
+    assert len(line) < 160 and line.endswith("hostile.file: (314 characters) no such file")
+    assert errors.shorten_long_words(f"'{'x' * 1000}'.") == \
+        f"'{'x' * 20}…{'x' * 60}'. (1,000 characters)"

@@ -212,12 +212,16 @@ READERS = all_readers()
 @given(name=st.sampled_from(sorted(READERS)), data=st.data())
 def test_fuzz_every_reader_reads_a_hostile_file_or_refuses_it_in_one_line(name, data):
     """Every format attndepth reads (enumerated from the registered readers), fed huge and
-    deep values, bad bytes, wrong types and damaged containers: a document, or one
-    ValueError naming the file — never another exception."""
+    deep values, bad bytes, wrong types and damaged containers, in a folder of any length:
+    a document, or one ValueError naming the file — never another exception."""
     reader = READERS[name]
     content = data.draw(hostile(reader.syntax), label="content")
+    # a folder of any length: a message cut to one line still names the file
+    folders = data.draw(st.lists(st.sampled_from(["d", "d" * 60, "d" * 250]), max_size=3),
+                        label="folders")
     with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "hostile.file"
+        path = Path(scratch, *folders) / "hostile.file"
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)
         try:
             with warnings.catch_warnings():

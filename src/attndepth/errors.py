@@ -42,16 +42,28 @@ This module imports nothing from attndepth, so every layer may import it.
 
 from __future__ import annotations
 
+import os
 import re
 
 __all__ = ["AttndepthError", "CheckFailed", "CheckpointNotSaved", "DamagedStore", "DiskFull",
            "InvalidParameter", "InvalidType", "MissingExtra", "OutputFailed", "Overflow",
            "UserCodeFailed", "WorkerDied", "describe_exception", "shorten_quoted",
-           "shown"]
+           "shorten_long_words", "shown", "shown_path"]
 
 
 class AttndepthError(Exception):
-    """Base of every error attndepth raises on purpose."""
+    """Base of every error attndepth raises on purpose.
+
+    Its message is one a terminal can show: every word over 200 characters (a path in a
+    deep folder, an echoed value) is cut in its middle, keeping both ends — a file's name
+    stays named (:func:`shorten_long_words`)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        if args and isinstance(args[0], str):
+            args = (shorten_long_words(args[0]), *args[1:])
+        super().__init__(*args, **kwargs)
+        if isinstance(self, OSError) and args:
+            self.args = args  # OSError keeps the args its __new__ was given
 
 
 class InvalidParameter(AttndepthError, ValueError):
@@ -116,6 +128,20 @@ def shown(value: object, limit: int = 60, *, quote: bool = True) -> str:
     return f"{text[:limit]}… ({len(text):,} characters)"
 
 
+def _cut_middle(text: str, limit: int) -> str:
+    """``text`` with its middle cut to fit ``limit`` characters, both ends kept."""
+    head = limit // 4
+    return f"{text[:head]}…{text[len(text) - (limit - head):]} ({len(text):,} characters)"
+
+
+def shown_path(path: str | os.PathLike[str], limit: int = 160) -> str:
+    """``path`` as a message names it: whole up to ``limit`` characters, else its middle
+    cut, so that a long folder never hides the file's own name (``/tmp/ab…/cd/x.json
+    (231 characters)``)."""
+    text = os.fsdecode(path)
+    return text if len(text) <= limit else _cut_middle(text, limit)
+
+
 #: A quoted value in a message, longer than a message should show.
 _LONG_QUOTED = re.compile(r"""(['"])([^'"]{60})([^'"]{20,})\1""")
 #: An unquoted word (a path, a number) longer than a message should show.
@@ -123,12 +149,30 @@ _LONG_WORD = re.compile(r"\S{200,}")
 
 
 def shorten_quoted(message: str) -> str:
-    """``message`` with every quoted value over 80 characters, and every word over 200,
-    cut as :func:`shown` cuts them: the command line's last word on any message,
-    whoever wrote it (an ``OSError`` naming a path of 5,000 characters too)."""
+    """``message`` with every quoted value over 80 characters cut as :func:`shown` cuts
+    them, and every word over 200 cut in the middle as :func:`shown_path` cuts it (a
+    path keeps its file's name): the command line's last word on any message, whoever
+    wrote it (an ``OSError`` naming a path of 5,000 characters too)."""
     message = _LONG_QUOTED.sub(
         lambda m: f"{m[1]}{m[2]}…{m[1]} ({len(m[2]) + len(m[3]):,} characters)", message)
-    return _LONG_WORD.sub(lambda m: f"{m[0][:80]}… ({len(m[0]):,} characters)", message)
+    return shorten_long_words(message)
+
+
+#: A word's quotes and brackets before it, and its quotes, brackets and punctuation after.
+_WORD_PARTS = re.compile(r"""(["'(\[]*)(.*?)(["')\],;:.!?]*)""", re.DOTALL)
+
+
+def shorten_long_words(message: str) -> str:
+    """``message`` with every word over 200 characters cut in its middle to about 80
+    (:func:`shown_path`; its quotes and punctuation kept): a long path keeps its file's
+    name, ``'xxx…xxx'; (100,000 characters)``."""
+    def cut(match: re.Match[str]) -> str:
+        parts = _WORD_PARTS.fullmatch(match[0])
+        lead, core, trail = parts.groups() if parts else ("", match[0], "")
+        shortened, count = _cut_middle(core, 80).rsplit(" (", 1)
+        return f"{lead}{shortened}{trail} ({count}"
+
+    return _LONG_WORD.sub(cut, message)
 
 
 def describe_exception(error: BaseException) -> str:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from attndepth.errors import InvalidParameter, shown
+from attndepth.errors import InvalidParameter, shown, shown_path
 
 #: Deepest nesting of objects and lists any attndepth file needs (a domain record: 6).
 MAX_DEPTH = 32
@@ -90,7 +90,7 @@ def _refuse(source: str, why: str) -> InvalidParameter:
 
 def describe_path(what: str, path: str | os.PathLike[str]) -> str:
     """``"a domain record /x/y.json"``, the path shortened for one line."""
-    return f"{what} {shown(os.fspath(path), 160, quote=False)}"
+    return f"{what} {shown_path(path)}"
 
 
 def read_bytes(path: str | os.PathLike[str], what: str, max_bytes: int = MAX_BYTES) -> bytes:

@@ -9,7 +9,7 @@ import argparse
 import difflib
 import textwrap
 
-from attndepth.errors import shorten_quoted, shown
+from attndepth.errors import shorten_quoted, shown, shown_path
 
 #: The exit codes (the command line's docstring, :mod:`attndepth.cli.main`, says when).
 EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_WORKER_DIED = 0, 1, 2, 3
@@ -72,7 +72,7 @@ class Parser(argparse.ArgumentParser):
                 name = action.option_strings[-1] if action.option_strings else action.metavar
                 if key in seen and seen[key] != name:
                     self.error(f"{seen[key]} and {name} name the same file "
-                               f"{shown(os.fspath(value), 80)}: give each its own (it was "
+                               f"{shown_path(value, 80)}: give each its own (it was "
                                f"left untouched)")
                 seen.setdefault(key, name)
 
