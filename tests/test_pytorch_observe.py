@@ -95,8 +95,10 @@ def test_hugging_face_states_are_the_models_own_hidden_states(architecture):
     np.testing.assert_allclose(seen.attention.sum(axis=-1), 1.0, atol=1e-12)
     values = seen.observables()
     assert set(values) == {"t_sim", "cosine", "log_odds", "stable_rank", "norm_growth",
-                           "attention_entropy", "s2"}
+                           "variance", "first_token_ratio", "relative_update",
+                           "angular_distance", "attention_entropy", "s2", "sink_mass"}
     assert values["t_sim"].shape == (4, 2) and values["s2"].shape == (3, 2)
+    assert values["relative_update"].shape == values["sink_mass"].shape == (3, 2)
     np.testing.assert_allclose(values["norm_growth"][0], 1.0)
 
 

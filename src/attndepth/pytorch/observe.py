@@ -14,7 +14,10 @@ under ``torch.no_grad()`` with forward hooks on its blocks and returns
   ‖X_ℓ‖_F/‖X_0‖_F of the residual stream, and per block the attention's row entropy and
   σ₂ = ‖(I−Π)P(I−Π)‖₂ (Dong et al. 2021, §2) — the functions of
   :mod:`attndepth.simulations.measures.similarity` that the claims use on attndepth's
-  own stacks.
+  own stacks — and what the trained-network papers read per layer
+  (:mod:`attndepth.simulations.measures.layer_change`): each block's relative update and
+  angular distance, the hidden states' variance, the first token's norm against the
+  others' and its attention mass (a sink).
 
 The blocks are the modules named by ``blocks``, else the longest ``torch.nn.ModuleList``
 whose members are all of one class (``h`` in GPT-2, ``encoder.layer`` in BERT, ``layers``
@@ -32,6 +35,13 @@ import numpy as np
 
 from attndepth.errors import InvalidParameter, InvalidType, describe_exception, shown
 from attndepth.pytorch.loading import check_device, load_torch, torch_dtype
+from attndepth.simulations.measures.layer_change import (
+    angular_distance,
+    first_token_norm_ratio,
+    hidden_variance,
+    relative_update,
+    sink_mass,
+)
 from attndepth.simulations.measures.similarity import (
     attention_entropy,
     attention_spectra,
@@ -39,6 +49,11 @@ from attndepth.simulations.measures.similarity import (
     similarity_and_log_odds,
     stable_rank,
 )
+
+#: The observables an observation's table shows, in order (:meth:`Observation.observables`).
+SUMMARY_COLUMNS = ("t_sim", "cosine", "stable_rank", "norm_growth", "relative_update",
+                   "angular_distance", "first_token_ratio", "attention_entropy", "s2",
+                   "sink_mass")
 
 
 @dataclass(frozen=True)
@@ -74,8 +89,7 @@ class Observation:
     def _summary(self) -> tuple[str, list[str], list[list[str]]]:
         """A caption, the column names and one row per layer (means over the batch)."""
         found = self.observables()
-        names = [n for n in ("t_sim", "cosine", "stable_rank", "norm_growth",
-                             "attention_entropy", "s2") if n in found]
+        names = [n for n in SUMMARY_COLUMNS if n in found]
         rows = []
         for layer in range(self.layers + 1):
             row = [str(layer), "input" if layer == 0 else self.blocks[layer - 1]]
@@ -115,8 +129,12 @@ class Observation:
         -------
         dict of name -> float64 array
             ``t_sim``, ``cosine``, ``log_odds``, ``stable_rank``, ``norm_growth``
-            (‖X_ℓ‖_F / ‖X_0‖_F): (layers + 1, batch); with attention, ``attention_entropy``
-            (nats, mean over rows and heads) and ``s2`` (mean over heads): (layers, batch).
+            (‖X_ℓ‖_F / ‖X_0‖_F), ``variance`` and ``first_token_ratio``
+            (:mod:`~attndepth.simulations.measures.layer_change`): (layers + 1, batch);
+            ``relative_update`` and ``angular_distance`` per block: (layers, batch); with
+            attention, ``attention_entropy`` (nats, mean over rows and heads), ``s2``
+            (mean over heads) and ``sink_mass`` (the first token's attention mass):
+            (layers, batch).
         """
         if self.mask is None:
             return _observables(self.states, self.attention)
@@ -136,11 +154,18 @@ def _observables(X: np.ndarray, attention: np.ndarray | None) -> dict[str, np.nd
     found = {"t_sim": similarity, "log_odds": odds,
              "stable_rank": stable_rank(X),
              "norm_growth": norms / np.maximum(norms[:1], np.finfo(np.float64).tiny)}
+    found["variance"] = hidden_variance(X)
+    if X.shape[0] >= 2:
+        found["relative_update"] = relative_update(X)
+        found["angular_distance"] = angular_distance(X)
     if X.shape[-2] >= 2:
         found["cosine"] = mean_pairwise_cosine(X)
+        found["first_token_ratio"] = first_token_norm_ratio(X)
     if attention is not None:
         found["attention_entropy"] = attention_entropy(attention).mean(axis=-1)
         found["s2"] = attention_spectra(attention)["sigma2"].mean(axis=-1)
+        if X.shape[-2] >= 2:
+            found["sink_mass"] = sink_mass(attention)
     return found
 
 
