@@ -29,7 +29,7 @@ VALUES = ["9" * 25, str(2**64), "-1", "0", "1e-320", "1e400", "nan", "-inf", "",
 #: Options whose value is a file or folder: given paths of every kind too, and their
 #: value may be echoed (a file named "nan" is not a number).
 PATHS = {"--out", "--store", "--checkpoint", "--claims", "--atlas", "--export", "--to",
-         "--counterexamples", "--record"}
+         "--counterexamples", "--record", "--text", "--figure"}
 SPEC = ('measurement = "similarity"\n[fixed]\nvariant = "pure"\ndepth = 2\ntokens = 3\n'
         'width = 4\n')
 
@@ -68,6 +68,7 @@ def _base(command: str, tmp: Path) -> list[str]:
         "map": ["map", "levine.threshold", "--grid", "width=2,3", "--grid", "q_size=1",
                 "--out", str(tmp / "m"), "--quiet"],
         "plan": ["plan", "--params", "1e9"],
+        "observe": ["observe", _tiny_model(tmp), "--windows", "1", "--tokens", "4"],
         "seprank": ["seprank", "--width", "2", "--depth", "2"],
         "similarity": ["similarity", "--variant", "post-ln", "--depth", "2", "--tokens", "2",
                        "--width", "4"],
@@ -77,6 +78,17 @@ def _base(command: str, tmp: Path) -> list[str]:
         "train": ["train", "--variant", "post-ln", "--depth", "1", "--width", "4", "--steps",
                   "2"],
     }[command]
+
+
+def _tiny_model(tmp: Path) -> str:
+    """A tiny model folder (or, without the hf extra, a path observe refuses in one line)."""
+    try:
+        from tests.tiny_models import tiny_folder
+
+        folder = tmp / "tiny-model"
+        return str(folder if (folder / "config.json").exists() else tiny_folder(folder))
+    except ImportError:
+        return str(tmp / "tiny-model")
 
 
 class _Hang(BaseException):
@@ -142,7 +154,8 @@ def test_every_option_with_extreme_values_ends_cleanly(tmp_path, monkeypatch, co
 def test_the_walk_sees_every_subcommand():
     assert set(_subcommands()) == {"verify", "figures", "atlas spec", "atlas export",
                                    "atlas knees", "map", "plan", "seprank", "similarity",
-                                   "sweep", "store check", "store recover", "train"}
+                                   "observe", "sweep", "store check", "store recover",
+                                   "train"}
 
 
 def test_the_store_the_walk_uses_is_a_store(tmp_path):

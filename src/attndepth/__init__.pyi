@@ -33,6 +33,8 @@ from .framework.search import search_claim as search_claim
 from .framework.theories import Theory as Theory
 from .framework.verdicts import Verdict as Verdict
 from .pytorch.observe import observe as observe
+from .pytorch.pretrained import pretrained as pretrained
+from .pytorch.profiles import layer_profile as layer_profile
 from .rank.atlas_table import atlas as atlas
 from .rank.grids import SeparationRankConfig as SeparationRankConfig
 from .rank.grids import certified_rank as certified_rank

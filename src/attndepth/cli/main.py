@@ -55,6 +55,7 @@ COMMANDS: dict[str, str] = {
     "plan": "attndepth.cli.plan",
     "seprank": "attndepth.cli.separation_rank",
     "similarity": "attndepth.cli.similarity",
+    "observe": "attndepth.cli.observe",
     "sweep": "attndepth.cli.sweep",
     "store": "attndepth.cli.store",
     "train": "attndepth.cli.train",
