@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_info
 
-from bench import exact, forward, modular_rank, system, training
+from attndepth.errors import MissingExtra
+from bench import exact, forward, modular_rank, system, trained, training
 from bench.timing import table
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
@@ -234,8 +235,26 @@ def main() -> None:
         "attndepth seprank: a class the shipped atlas holds", [system.seprank_from_atlas()],
         "Answered from the atlas with its certificate, seed and command (`--recompute` "
         "measures it again, as long as the row's own measurement took)."))
+    sections.append(trained_section(quick))
     RESULTS.write_text("\n".join(sections))
     print(RESULTS.read_text())
+
+
+def trained_section(quick: bool) -> str:
+    """The trained models observed against their forward pass (where their packages are
+    installed: docs/pytorch.md §5)."""
+    title = "Trained models: layer_profile against the model's own forward pass"
+    note = ("Each side in a fresh process, best of 2; windows of the shipped text in chunks "
+            "of 8; the forward is the backbone (no language-model head) with eager attention "
+            "and no output asked; the observed side keeps every block's states and "
+            "attention (float64) and computes every observable. Peak RSS includes the "
+            "model and Python. Target observed / forward ≤ 1.2.")
+    try:
+        rows = [trained.observation_cost(name, 16 if quick else 64, 128)
+                for name in ("minilm-l6", "smollm2-135m")]
+    except (ImportError, MissingExtra) as error:
+        return f"## {title}\n\nNot measured: {error}\n"
+    return table(title, rows, note)
 
 
 if __name__ == "__main__":

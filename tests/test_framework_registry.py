@@ -380,7 +380,11 @@ def test_installed_packages_register_claims_through_the_entry_point_group(monkey
 
 def test_claims_not_run_by_default_are_named_and_still_declare_a_wrong_theory():
     optional = [claim_id for claim_id in CLAIMS if claim_id not in DEFAULT]
-    assert optional == ["levine.trained-transition", "yuzhang.deep-training"]
+    assert optional == ["levine.trained-transition", "yuzhang.deep-training",
+                        "yuzhang.trained-escalation", "ethayarajh.anisotropy",
+                        "sun.trained-near-identity", "csordas.second-half",
+                        "xiao.attention-sink", "sun.massive-activations",
+                        "dong.trained-no-collapse"]
     assert not set(optional) & set(default_claims())
     assert all(CLAIMS[claim_id].wrong_theory for claim_id in optional)
     assert set(r.id for r in run_claims(["yuzhang.linear-rate-fixed"])) == {

@@ -107,6 +107,17 @@ class LayerProfile:
         return "\n".join(lines)
 
 
+def cross_window_cosine(X: np.ndarray) -> np.ndarray:
+    """Ethayarajh's (2019, §3.3) anisotropy baseline: the mean cosine between the tokens of
+    window b and those of window b + 1 (cyclically) — tokens of unrelated texts — per
+    layer: (layers + 1, windows) from X (layers + 1, windows, tokens, width), windows ≥ 2.
+    The mean over all pairs is the dot product of the windows' mean unit vectors."""
+    units = X / np.maximum(np.linalg.norm(X, axis=-1, keepdims=True),
+                           np.finfo(np.float64).tiny)
+    means = units.mean(axis=2)
+    return np.sum(means * np.roll(means, -1, axis=1), axis=-1)
+
+
 def _interval(values: np.ndarray) -> dict[str, float] | None:
     values = values[np.isfinite(values)]
     if values.size == 0:
@@ -171,6 +182,9 @@ def layer_profile(model: str | Pretrained, *, windows: int = 8, tokens: int = 12
             notes.append(seen.attention_note)
         for name, values in seen.observables().items():
             collected.setdefault(name, []).append(values)
+        collected.setdefault("cross_cosine", []).append(
+            cross_window_cosine(seen.states) if seen.states.shape[1] >= 2 else
+            np.full(seen.states.shape[:2], np.nan))  # a chunk of one window has no pair
         if progress is not None:
             progress(min(start + CHUNK, windows))
     described = (SAMPLE_SOURCE if text is None else "a text of the user's own") \

@@ -1,0 +1,58 @@
+"""The claims on trained transformers: registered apart from the default run, each over the
+models its statement is about; their verdicts on the installed models (slow: each loads a
+model), stable across base seeds, the Q4_1 control beside them."""
+
+import pytest
+
+from attndepth.framework.registry import all_claims, default_claims
+from attndepth.framework.running import run_claim
+
+TRAINED = ("yuzhang.trained-escalation", "ethayarajh.anisotropy", "sun.trained-near-identity",
+           "csordas.second-half", "xiao.attention-sink", "sun.massive-activations",
+           "dong.trained-no-collapse")
+#: The claims whose statement is about decoders (pre-LN LLMs) only.
+DECODER_ONLY = ("sun.trained-near-identity", "csordas.second-half", "sun.massive-activations")
+
+
+def test_the_trained_claims_are_named_apart_each_over_the_models_of_its_statement():
+    claims = all_claims()
+    for claim_id in TRAINED:
+        found = claims[claim_id]
+        assert claim_id not in default_claims() and found.wrong_theory and found.rivals
+        models = found.family.parameters["model"]
+        assert models == (("smollm2-135m",) if claim_id in DECODER_ONLY else
+                          ("minilm-l6",) if claim_id == "yuzhang.trained-escalation" else
+                          ("minilm-l6", "smollm2-135m"))
+        assert found.family.parameters["precision"] == ("stored", "Q4_1")
+        for preset in found.presets.values():
+            assert found.family.includes(dict(preset)) is True
+        assert any(rival.name == "as at initialisation" for rival in found.rivals) or \
+            claim_id in ("ethayarajh.anisotropy", "dong.trained-no-collapse")
+
+
+def _require(claim_id):
+    from tests.tiny_models import require_model
+
+    pytest.importorskip("torch", reason="trained models need the torch extra")
+    pytest.importorskip("transformers", reason="trained models need the hf extra")
+    require_model("smollm2-135m" if claim_id in DECODER_ONLY else "minilm-l6")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim_id", TRAINED)
+def test_the_trained_claims_hold_at_their_quick_presets(claim_id):
+    _require(claim_id)
+    # base seed 0 and four more: the windows differ, the verdict does not
+    for seed in (0, 5, 6, 7, 8) if claim_id not in DECODER_ONLY else (0, 5):
+        result = run_claim(claim_id, "quick", seed=seed)
+        assert result.preset_verdict == "holds", (seed, result.outcome)
+        assert all(rival.rejected for rival in result.rivals), (seed, result.rivals)
+
+
+@pytest.mark.slow
+def test_the_wrong_theory_fails_and_quantisation_keeps_the_verdict():
+    _require("xiao.attention-sink")
+    found = all_claims()["xiao.attention-sink"]
+    assert run_claim(found.id, "quick", seed=0, theory=found.wrong).preset_verdict == "fails"
+    rounded = run_claim("yuzhang.trained-escalation", "quick", seed=0, precision="Q4_1")
+    assert rounded.preset_verdict == "holds"
