@@ -86,7 +86,49 @@ def gallery(out: Path) -> str:
                   f":width: {round(inches * CSS_DPI)}px", "```", "",
                   f"{{download}}`PDF <figures/{name}.pdf>` · "
                   f"{{download}}`CSV <figures/{name}.csv>`", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + trained_figure(out))
+
+
+#: The trained models drawn beside their initialisation in the gallery, and the sample.
+TRAINED_FIGURE = ("observe-trained", ("minilm-l6", "smollm2-135m"), 16, 64)
+
+
+def trained_figure(out: Path) -> list[str]:
+    """The gallery's entry for ``attndepth observe --figure``: both trained models beside
+    their initialisation (seed 0) on 16 windows of 64 tokens — or, where their packages
+    are not installed, the command that draws it."""
+    import matplotlib.image
+
+    from attndepth.errors import MissingExtra
+    from attndepth.figures.registry import save
+    from attndepth.figures.style import PNG_DPI
+    from attndepth.figures.trained_profiles import draw_profiles, profile_columns
+
+    name, models, windows, tokens = TRAINED_FIGURE
+    lines = [f"## {name}", "", "Trained models beside the same architectures at their own "
+             "initialisation, per layer, on windows of the shipped text "
+             "(`attndepth observe MODEL --figure DIR`; the theory document's section on "
+             "trained networks).", ""]
+    try:
+        from attndepth.pytorch.pretrained import pretrained
+        from attndepth.pytorch.profiles import layer_profile
+
+        profiles = []
+        for model in models:
+            loaded = pretrained(model)
+            profiles += [layer_profile(loaded, windows=windows, tokens=tokens, seed=0,
+                                       initialised_seed=seed) for seed in (None, 0)]
+    except (ImportError, MissingExtra) as error:
+        _say(f"  figure {name}: not drawn ({str(error).splitlines()[0]})")
+        return lines + [f"Not drawn when this site was built: {error}", ""]
+    _say(f"  figure {name}: drawn")
+    data = profile_columns(profiles)
+    save(draw_profiles(data), data, name, out)
+    height, width = matplotlib.image.imread(out / f"{name}.png").shape[:2]
+    return lines + [f"```{{image}} figures/{name}.png", f":alt: {name}",
+                    f":width: {round(width / PNG_DPI * CSS_DPI)}px", "```", "",
+                    f"{{download}}`PDF <figures/{name}.pdf>` · "
+                    f"{{download}}`CSV <figures/{name}.csv>`", ""]
 
 
 #: Sections of the API reference, in reading order: package, title. The front door comes

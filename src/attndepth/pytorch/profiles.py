@@ -24,8 +24,9 @@ from attndepth.pytorch.pretrained import Pretrained, initialised, pretrained
 from attndepth.pytorch.text_sample import SAMPLE_SOURCE, random_token_windows, text_windows
 from attndepth.validation import check_choice, check_int, check_seed
 
-#: What the windows are made of: the text (shipped or given) or random token ids.
-INPUTS = ("text", "random-tokens")
+#: What the windows are made of: the text (shipped or given), random token ids, or random
+#: Gaussian vectors in place of the token embeddings.
+INPUTS = ("text", "random-tokens", "random-embeddings")
 #: Windows observed at once (the attention of 8 windows of 128 tokens in a 30-layer,
 #: 9-head model: 280 MB in float64).
 CHUNK = 8
@@ -107,15 +108,22 @@ class LayerProfile:
         return "\n".join(lines)
 
 
-def cross_window_cosine(X: np.ndarray) -> np.ndarray:
-    """Ethayarajh's (2019, §3.3) anisotropy baseline: the mean cosine between the tokens of
-    window b and those of window b + 1 (cyclically) — tokens of unrelated texts — per
-    layer: (layers + 1, windows) from X (layers + 1, windows, tokens, width), windows ≥ 2.
-    The mean over all pairs is the dot product of the windows' mean unit vectors."""
+def mean_directions(X: np.ndarray) -> np.ndarray:
+    """Each window's mean unit token vector per layer: (layers + 1, windows, width) from X
+    (layers + 1, windows, tokens, width)."""
     units = X / np.maximum(np.linalg.norm(X, axis=-1, keepdims=True),
                            np.finfo(np.float64).tiny)
-    means = units.mean(axis=2)
-    return np.sum(means * np.roll(means, -1, axis=1), axis=-1)
+    return units.mean(axis=2)
+
+
+def cross_window_cosine(directions: np.ndarray) -> np.ndarray:
+    """Ethayarajh's (2019, §3.3) anisotropy baseline: the mean cosine between the tokens of
+    window b and those of window b + 1 (cyclically) — tokens of unrelated texts — per
+    layer: (layers + 1, windows) from :func:`mean_directions` (the mean over all pairs of
+    tokens is the dot product of the windows' mean unit vectors); NaN for one window."""
+    if directions.shape[1] < 2:
+        return np.full(directions.shape[:2], np.nan)
+    return np.sum(directions * np.roll(directions, -1, axis=1), axis=-1)
 
 
 def _interval(values: np.ndarray) -> dict[str, float] | None:
@@ -135,11 +143,30 @@ def sample_windows(model: Pretrained, windows: int, tokens: int, seed: int,
     """The windows a profile observes: ``input_ids`` and ``attention_mask`` (windows,
     tokens), drawn from ``seed`` (:mod:`attndepth.pytorch.text_sample`)."""
     inputs = check_choice("inputs", inputs, INPUTS)
+    if inputs != "text" and text is not None:
+        raise InvalidParameter(f"a text is for inputs='text', not the {inputs} control")
     if inputs == "random-tokens":
-        if text is not None:
-            raise InvalidParameter("a text is for inputs='text', not the random-token control")
         return random_token_windows(model.tokenizer, windows, tokens, seed)
+    if inputs == "random-embeddings":
+        return random_embedding_windows(model, windows, tokens, seed)
     return text_windows(model.tokenizer, windows, tokens, seed, text)
+
+
+def random_embedding_windows(model: Pretrained, windows: int, tokens: int,
+                             seed: int) -> dict[str, np.ndarray]:
+    """The control of random embeddings: ``inputs_embeds`` (windows, tokens, width) float32
+    drawn i.i.d. from N(0, s²), s the standard deviation of the model's own token
+    embedding table (what the blocks would see of uncorrelated tokens of typical size),
+    from ``seed``; an all-ones ``attention_mask``. A BERT still adds its position and
+    type embeddings to them."""
+    windows = check_int("windows", windows, minimum=1, maximum=100_000)
+    tokens = check_int("tokens", tokens, minimum=2, maximum=100_000)
+    seed = check_seed("seed", seed)
+    table = model.backbone.get_input_embeddings().weight.detach().float().numpy()
+    rng = np.random.default_rng(seed)
+    drawn = rng.normal(0.0, float(table.std()), size=(windows, tokens, table.shape[1]))
+    return {"inputs_embeds": drawn.astype(np.float32),
+            "attention_mask": np.ones((windows, tokens), dtype=np.int64)}
 
 
 def layer_profile(model: str | Pretrained, *, windows: int = 8, tokens: int = 128,
@@ -154,7 +181,8 @@ def layer_profile(model: str | Pretrained, *, windows: int = 8, tokens: int = 12
         :func:`~attndepth.pytorch.pretrained.pretrained`.
     windows, tokens : the sample (special tokens included in ``tokens``).
     seed : draws the windows (the same seed: the same windows, whatever the weights).
-    inputs : ``"text"`` (the shipped sample, or ``text``) or ``"random-tokens"``.
+    inputs : ``"text"`` (the shipped sample, or ``text``), ``"random-tokens"`` or
+        ``"random-embeddings"`` (:data:`INPUTS`).
     text : a text of the user's own.
     initialised_seed : observe the same architecture at its own initialisation from this
         seed instead of the trained weights (:func:`~attndepth.pytorch.pretrained.initialised`).
@@ -174,6 +202,7 @@ def layer_profile(model: str | Pretrained, *, windows: int = 8, tokens: int = 12
     collected: dict[str, list[np.ndarray]] = {}
     blocks: tuple[str, ...] = ()
     notes: list[str] = []
+    directions: list[np.ndarray] = []
     for start in range(0, windows, CHUNK):
         chunk = {key: value[start:start + CHUNK] for key, value in drawn.items()}
         seen = observe(network, chunk, dtype=dtype)
@@ -182,18 +211,18 @@ def layer_profile(model: str | Pretrained, *, windows: int = 8, tokens: int = 12
             notes.append(seen.attention_note)
         for name, values in seen.observables().items():
             collected.setdefault(name, []).append(values)
-        collected.setdefault("cross_cosine", []).append(
-            cross_window_cosine(seen.states) if seen.states.shape[1] >= 2 else
-            np.full(seen.states.shape[:2], np.nan))  # a chunk of one window has no pair
+        directions.append(mean_directions(seen.states))
         if progress is not None:
             progress(min(start + CHUNK, windows))
     described = (SAMPLE_SOURCE if text is None else "a text of the user's own") \
-        if inputs == "text" else "random tokens"
+        if inputs == "text" else inputs.replace("-", " ")
     weights = "trained" if initialised_seed is None else \
         f"initialised (seed {initialised_seed})"
     return LayerProfile(model=loaded.name, weights=weights, inputs=described,
-                        windows=windows, tokens=int(drawn["input_ids"].shape[1]),
+                        windows=windows, tokens=int(drawn["attention_mask"].shape[1]),
                         blocks=blocks,
-                        values={name: np.concatenate(parts, axis=1)
-                                for name, parts in collected.items()},
+                        values={**{name: np.concatenate(parts, axis=1)
+                                   for name, parts in collected.items()},
+                                "cross_cosine": cross_window_cosine(
+                                    np.concatenate(directions, axis=1))},
                         notes=tuple(notes))
