@@ -106,3 +106,14 @@ def test_attention_entropy_is_log_n_for_uniform_rows_and_zero_for_one_hot_rows()
     assert attention_entropy(np.eye(4)) == 0.0
     with pytest.raises(ValueError, match="square"):
         attention_entropy(np.ones((2, 3)))
+
+
+def test_sigma2_alone_is_the_spectra_sigma2():
+    from attndepth.simulations.measures.similarity import attention_sigma2
+
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 5, 33):
+        P = np.exp(rng.normal(size=(2, 3, n, n)) * 3)
+        P /= P.sum(axis=-1, keepdims=True)
+        np.testing.assert_allclose(attention_sigma2(P), attention_spectra(P)["sigma2"],
+                                   rtol=1e-10, atol=1e-14)

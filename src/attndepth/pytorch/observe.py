@@ -44,7 +44,7 @@ from attndepth.simulations.measures.layer_change import (
 )
 from attndepth.simulations.measures.similarity import (
     attention_entropy,
-    attention_spectra,
+    attention_sigma2,
     mean_pairwise_cosine,
     similarity_and_log_odds,
     stable_rank,
@@ -163,7 +163,7 @@ def _observables(X: np.ndarray, attention: np.ndarray | None) -> dict[str, np.nd
         found["first_token_ratio"] = first_token_norm_ratio(X)
     if attention is not None:
         found["attention_entropy"] = attention_entropy(attention).mean(axis=-1)
-        found["s2"] = attention_spectra(attention)["sigma2"].mean(axis=-1)
+        found["s2"] = attention_sigma2(attention).mean(axis=-1)
         if X.shape[-2] >= 2:
             found["sink_mass"] = sink_mass(attention)
     return found

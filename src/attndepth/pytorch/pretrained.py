@@ -23,11 +23,14 @@ its licence and what it is not (SmolLM2 here is 4-bit).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.metadata
+import io
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -286,12 +289,14 @@ def _load(path: Path) -> tuple[Any, Any]:
     loader = transformers.AutoModelForCausalLM if causal else transformers.AutoModel
     bars = transformers.utils.logging.is_progress_bar_enabled()
     transformers.utils.logging.disable_progress_bar()  # one bar per weight file: noise
+    said = io.StringIO()  # the GGUF reader's own bar ignores that setting
     try:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(
-            folder, local_files_only=True, **gguf)
-        loaded = loader.from_pretrained(folder, local_files_only=True,
-                                        attn_implementation="eager",
-                                        dtype=load_torch().float32, **gguf)
+        with contextlib.redirect_stderr(said):
+            tokenizer = transformers.AutoTokenizer.from_pretrained(
+                folder, local_files_only=True, **gguf)
+            loaded = loader.from_pretrained(folder, local_files_only=True,
+                                            attn_implementation="eager",
+                                            dtype=load_torch().float32, **gguf)
     except (OSError, ValueError, KeyError, RuntimeError) as error:
         raise InvalidParameter(f"{shown_path(path)} could not be loaded as a model "
                                f"({shown(describe_exception(error), 200, quote=False)})"
@@ -299,8 +304,17 @@ def _load(path: Path) -> tuple[Any, Any]:
     finally:
         if bars:
             transformers.utils.logging.enable_progress_bar()
+        _pass_on(said.getvalue())
     loaded.eval()
     return loaded, tokenizer
+
+
+def _pass_on(text: str) -> None:
+    """Write to stderr what loading printed there, less its progress bars (lines redrawn
+    with carriage returns)."""
+    kept = [line for line in text.splitlines() if "\r" not in line and "it/s]" not in line]
+    if kept:
+        sys.stderr.write("\n".join(kept) + "\n")
 
 
 def _is_causal(config_file: Path) -> bool:
