@@ -11,12 +11,15 @@ TRAINED = ("yuzhang.trained-escalation", "ethayarajh.anisotropy", "sun.trained-n
            "csordas.second-half", "xiao.attention-sink", "sun.massive-activations",
            "dong.trained-no-collapse")
 #: The claims whose statement is about decoders (pre-LN LLMs) only.
-DECODER_ONLY = ("sun.trained-near-identity", "csordas.second-half", "sun.massive-activations")
+DECODER_ONLY = ("sun.trained-near-identity", "csordas.second-half", "sun.massive-activations",
+                "sun.trained-variance-growth")
+#: The claim the trained decoder contradicts (docs/theory.md, trained networks).
+FAILING = "sun.trained-variance-growth"
 
 
 def test_the_trained_claims_are_named_apart_each_over_the_models_of_its_statement():
     claims = all_claims()
-    for claim_id in TRAINED:
+    for claim_id in (*TRAINED, FAILING):
         found = claims[claim_id]
         assert claim_id not in default_claims() and found.wrong_theory and found.rivals
         models = found.family.parameters["model"]
@@ -59,3 +62,15 @@ def test_the_wrong_theory_fails_and_quantisation_keeps_the_verdict():
     assert run_claim(found.id, "quick", seed=0, theory=found.wrong).preset_verdict == "fails"
     rounded = run_claim("yuzhang.trained-escalation", "quick", seed=0, precision="Q4_1")
     assert rounded.preset_verdict == "holds"
+
+
+@pytest.mark.slow
+def test_the_variance_growth_fails_on_the_trained_decoder():
+    """Sun et al.'s Θ(L) lower bound, read on the trained 4-bit SmolLM2: its variance,
+    carried by the first token's massive activation, is flat through the middle blocks and
+    falls in the last two, log2 σ²_L/σ²_{L/2} ≈ −2.8; at its initialisation ≈ +1.1."""
+    _require(FAILING)
+    for seed in (0, 5):
+        result = run_claim(FAILING, "quick", seed=seed)
+        assert result.preset_verdict == "fails", (seed, result.outcome)
+        assert all(rival.rejected for rival in result.rivals), (seed, result.rivals)

@@ -161,6 +161,8 @@ FOLDER_COMMANDS = {
     ("map", "--out"): (["map", "levine.threshold", "--grid", "width=2", "--grid", "q_size=1",
                         "--value", "offset", "--band=-1,1", "--no-fit", "--quiet"],
                        "levine.threshold"),
+    # refused before the model is loaded: needs neither torch nor the model's package
+    ("observe", "--figure"): (["observe", "minilm-l6"], "observe-minilm-l6"),
 }
 
 

@@ -32,7 +32,7 @@ REQUIRED = {("verify",): ["--search", "--claim", "levine.degree"],
             ("map",): ["levine.threshold", "--grid", "width=2"],
             ("figures",): [], ("atlas", "spec"): [], ("atlas", "export"): [],
             ("atlas", "knees"): ["--regime", "2,1"], ("sweep",): [],
-            ("store", "recover"): []}
+            ("store", "recover"): [], ("observe",): ["minilm-l6"]}
 
 
 def _pairs():

@@ -118,6 +118,7 @@ def test_the_gallery_reuses_figures_the_tests_drew(tmp_path, monkeypatch):
         (drawn / f"{name}.csv").write_text("x\n1\n")
     monkeypatch.setenv("ATTNDEPTH_FIGURES_DIR", str(drawn))
     monkeypatch.setattr(registry, "write_figure", lambda *args: pytest.fail("drew again"))
+    monkeypatch.setattr(generate, "trained_figure", lambda out: [])  # drawn by the docs build
     page = generate.gallery(tmp_path / "site")
     assert page.count(":width: 648px") == len(registry.all_figures())  # 6.75 in at 96 px/in
     assert page.count("{download}`PDF <figures/") == len(registry.all_figures())

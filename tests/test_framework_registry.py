@@ -384,7 +384,7 @@ def test_claims_not_run_by_default_are_named_and_still_declare_a_wrong_theory():
                         "yuzhang.trained-escalation", "ethayarajh.anisotropy",
                         "sun.trained-near-identity", "csordas.second-half",
                         "xiao.attention-sink", "sun.massive-activations",
-                        "dong.trained-no-collapse"]
+                        "dong.trained-no-collapse", "sun.trained-variance-growth"]
     assert not set(optional) & set(default_claims())
     assert all(CLAIMS[claim_id].wrong_theory for claim_id in optional)
     assert set(r.id for r in run_claims(["yuzhang.linear-rate-fixed"])) == {

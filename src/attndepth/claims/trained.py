@@ -424,3 +424,47 @@ def verify_trained_no_collapse(seed: int, theory: Theory, model: str, precision:
                             f"{control.mean():.3g}); least stable rank {stable.mean():.4g}"),
         values={"least": _per_window(least), "collapsed": theory.COLLAPSED,
                 "least_stable_rank": _per_window(stable)})
+
+
+# --- Sun et al.: the hidden states' variance grows with depth in a trained pre-LN LLM --------
+
+#: Resolution of log2 of a variance ratio.
+GROWTH_RESOLUTION = 0.25
+
+
+@claim(
+    "sun.trained-variance-growth",
+    source="Sun et al. 2025, arXiv 2502.05795, §3.1 (the output variance of a pre-LN "
+           "Transformer grows with depth, Θ(L) ≤ σ²_{x_L} ≤ Θ(exp L); §2 shows it in "
+           "trained LLMs)",
+    statement="In a trained pre-LN decoder the hidden states' variance grows with depth at "
+              "least linearly: σ² after the last block is at least twice σ² after the "
+              "middle one (log2 σ²_L/σ²_{L/2} ≥ 1, the lower bound Θ(L)).",
+    presets=_presets("smollm2-135m", (8, 64), (64, 128)),
+    theory=Theory(LINEAR=1.0),
+    wrong_theory={"LINEAR": -5.0},
+    estimate=_above("log_growth", "linear", "log2 growth − 1",
+                    "log2 σ²_L/σ²_{L/2}, the hidden variance across the width"),
+    rivals=(_rival("no growth", "the variance flat in the second half: log2 ratio 0", 0.0,
+                   GROWTH_RESOLUTION),
+            _as_initialised("log_growth_initialised", GROWTH_RESOLUTION)),
+    family=_family(DECODERS),
+    test=f"{TESTS}::test_the_variance_growth_fails_on_the_trained_decoder",
+    by_default=False,
+)
+def verify_trained_variance_growth(seed: int, theory: Theory, model: str, precision: str,
+                                   windows: int, tokens: int) -> Outcome:
+    """log2 of the hidden variance after the last block over that after the middle one."""
+    trained, initialised = _profiles(seed, model, precision, windows, tokens)
+
+    def growth(profile: Any) -> np.ndarray:
+        variance = profile.values["variance"]
+        return np.log2(variance[-1] / variance[profile.layers // 2])
+
+    growths, controls = growth(trained), growth(initialised)
+    peak = int(np.argmax(trained.values["variance"].mean(axis=1)))
+    return Outcome(
+        note=_note(trained, f"log2 σ²_L/σ²_L/2 {growths.mean():.3g} (initialised "
+                            f"{controls.mean():.3g}); the variance peaks after block {peak}"),
+        values={"log_growth": _per_window(growths), "linear": theory.LINEAR,
+                "log_growth_initialised": _per_window(controls)})
