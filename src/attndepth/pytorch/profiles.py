@@ -1,12 +1,13 @@
 """A trained model's layer profile: every per-layer observable over a sample of windows.
 
 :func:`layer_profile` runs :func:`~attndepth.pytorch.observe.observe` on a model's
-backbone over windows of the shipped text (or a text of the user's own, or the random-token
-control, :mod:`attndepth.pytorch.text_sample`), a few windows at a time so that the
-attention matrices of a long sample never need to be held at once, and keeps every
-observable of every window: (rows, windows) arrays, rows = layers + 1 for the states'
-observables and layers for the blocks'. The verdicts and the figure read these; the mean
-over windows and its 99 % Student-t interval are what :meth:`LayerProfile.summary` prints.
+backbone over windows of the shipped text (or a text of the user's own, or the controls
+of random tokens and random embeddings, :mod:`attndepth.pytorch.text_sample`), a few
+windows at a time so that the attention matrices of a long sample never need to be held
+at once, and keeps every observable of every window: (rows, windows) arrays, rows =
+layers + 1 for the states' observables and layers for the blocks'. The verdicts and the
+figure read these; the mean over windows and its 99 % Student-t interval are what
+:meth:`LayerProfile.summary` prints.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ class LayerProfile:
     ----------
     model : the model's name (a registry name or a path).
     weights : ``"trained"`` or ``"initialised (seed S)"``.
-    inputs : what the windows were (``"text: …"`` or ``"random tokens"``).
+    inputs : what the windows were: the shipped sample's source, ``"a text of the user's
+        own"``, ``"random tokens"`` or ``"random embeddings"``.
     windows, tokens : the sample's size.
     blocks : the blocks' names.
     values : name -> float64 (rows, windows).
