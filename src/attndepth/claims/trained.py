@@ -5,7 +5,11 @@ packages (:mod:`attndepth.pytorch.pretrained`) over windows of a public-domain t
 
 Each run observes the model on ``windows`` windows of ``tokens`` tokens, and the same
 architecture at its own initialisation (seeded by the run) on the same windows: every
-number is per window, so a seed's windows are independent draws (``pool="stacks"``).
+number is per window, so a seed's windows are independent draws (``pool="stacks"``) of
+the text. The control is one initialisation per seed, shared by the seed's windows: what
+depends on it (the rivals "as at initialisation", Yu & Zhang's excess) varies less
+within a seed than across initialisations, so those intervals are narrower than the
+control's own spread; the rivals are rejected by many times their band.
 The family's ``precision`` is the model as stored, or with its weights rounded by GGUF's
 Q4_1 (:func:`~attndepth.pytorch.pretrained.quantised`): SmolLM2 is only available in
 4-bit, and the float32 MiniLM rounded the same way shows how far quantisation alone moves
