@@ -43,8 +43,8 @@ class LayerProfile:
     ----------
     model : the model's name (a registry name or a path).
     weights : ``"trained"`` or ``"initialised (seed S)"``.
-    inputs : what the windows were: the shipped sample's source, ``"a text of the user's
-        own"``, ``"random tokens"`` or ``"random embeddings"``.
+    inputs : what the windows were: the shipped sample's source, or
+        ``"a text of the user's own"``, ``"random tokens"``, ``"random embeddings"``.
     windows, tokens : the sample's size.
     blocks : the blocks' names.
     values : name -> float64 (rows, windows).
