@@ -5,7 +5,6 @@ ATTNDEPTH_FIGURES_DIR set) saved for the docs build."""
 
 import copy
 import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -56,17 +55,6 @@ def pytest_collection_modifyitems(config, items):
     so). Running the JAX tests last keeps every fork before JAX exists.
     """
     items.sort(key=lambda item: item.get_closest_marker("jax") is not None)
-
-
-@pytest.fixture(autouse=True)
-def _ctrl_c_as_it_was():
-    """Each test leaves Ctrl-C as it found it: a test that left SIGINT ignored in its xdist
-    worker would make every command a later test starts there ignore it too (an ignored
-    signal is inherited across exec), and the Ctrl-C tests fail far from the cause."""
-    before = signal.getsignal(signal.SIGINT)
-    yield
-    if signal.getsignal(signal.SIGINT) != before and before is not None:
-        signal.signal(signal.SIGINT, before)
 
 
 @pytest.fixture

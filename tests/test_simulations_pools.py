@@ -76,13 +76,19 @@ def test_what_finished_is_kept():
     assert finished_results(futures, {futures[0]}) == [0, 0]
 
 
+def _default_ctrl_c():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(argv, cwd, ready, limit=60.0):
     """Run ``attndepth argv`` in its own process group, send Ctrl-C to the whole group
     once ``ready()`` is true, and return (exit code, seconds it took to stop, stdout,
     stderr)."""
+    # started as a shell starts a command, Ctrl-C at its default: a signal its parent (an
+    # xdist worker, after the slow suite's earlier tests) ignores would stay ignored
     process = subprocess.Popen([sys.executable, "-m", "attndepth.cli.main", *argv], cwd=cwd,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=_default_ctrl_c)
     start = time.monotonic()
     while not ready() and time.monotonic() - start < limit and process.poll() is None:
         time.sleep(0.1)
