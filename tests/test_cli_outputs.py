@@ -161,8 +161,9 @@ FOLDER_COMMANDS = {
     ("map", "--out"): (["map", "levine.threshold", "--grid", "width=2", "--grid", "q_size=1",
                         "--value", "offset", "--band=-1,1", "--no-fit", "--quiet"],
                        "levine.threshold"),
-    # refused before the model is loaded: needs neither torch nor the model's package
-    ("observe", "--figure"): (["observe", "minilm-l6"], "observe-minilm-l6"),
+    # a tiny model folder made by the test (its name: "tiny"), so torch and transformers
+    ("observe", "--figure"): (["observe", "tiny", "--windows", "2", "--tokens", "4"],
+                              "observe-tiny"),
 }
 
 
@@ -187,6 +188,12 @@ def test_every_output_folder_of_the_command_line_is_covered():
 @pytest.mark.parametrize("command, option", sorted(FOLDER_COMMANDS))
 def test_an_output_folder_keeps_a_users_csv_and_a_link(command, option, tmp_path, capsys):
     argv, stem = FOLDER_COMMANDS[command, option]
+    if command == "observe":
+        pytest.importorskip("transformers", reason="observe needs the hf extra")
+        from tests.tiny_models import tiny_folder
+
+        argv = [argv[0], str(tiny_folder(tmp_path / "tiny")), *argv[2:]]
+        capsys.readouterr()  # what saving the model printed
     folder = tmp_path / "out"
     folder.mkdir()
     mine = folder / f"{stem}.csv"
