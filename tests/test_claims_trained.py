@@ -53,6 +53,10 @@ def test_the_trained_claims_hold_at_their_quick_presets_at_five_base_seeds():
             result = run_claim(claim_id, "quick", seed=seed)
             assert result.preset_verdict == "holds", (claim_id, seed, result.outcome)
             assert all(rival.rejected for rival in result.rivals), (claim_id, seed)
+        # each can fail: its wrong theory (the profiles are the ones just measured)
+        found = all_claims()[claim_id]
+        assert run_claim(claim_id, "quick", seed=0, theory=found.wrong).preset_verdict == \
+            "fails", claim_id
 
 
 @pytest.mark.slow

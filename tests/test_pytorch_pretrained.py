@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="trained models need the torch extra")
 pytest.importorskip("transformers", reason="trained models need the hf extra")
 
-from attndepth.errors import InvalidParameter, MissingExtra  # noqa: E402
+from attndepth.errors import InvalidParameter, InvalidType, MissingExtra  # noqa: E402
 from attndepth.pytorch.pretrained import (  # noqa: E402
     TRAINED_MODELS,
     TrainedModel,
@@ -19,6 +19,7 @@ from attndepth.pytorch.pretrained import (  # noqa: E402
     initialised,
     known_models,
     pretrained,
+    quantised,
     weights_path,
 )
 from tests.tiny_models import require_model, tiny_folder  # noqa: E402
@@ -68,6 +69,10 @@ def test_an_unknown_name_or_a_path_that_is_not_a_model_is_one_line(tmp_path):
         pretrained(tmp_path)
     with pytest.raises(InvalidParameter, match="a name .* or a path"):
         pretrained(3)
+    with pytest.raises(InvalidType, match="what pretrained"):
+        initialised("minilm-l6", 0)
+    with pytest.raises(InvalidType, match="what pretrained"):
+        quantised(object())
 
 
 @pytest.mark.parametrize("kind", ["bert", "llama"])

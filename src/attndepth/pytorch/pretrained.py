@@ -38,6 +38,7 @@ from typing import Any
 
 from attndepth.errors import (
     InvalidParameter,
+    InvalidType,
     MissingExtra,
     describe_exception,
     shown,
@@ -328,6 +329,12 @@ def _is_causal(config_file: Path) -> bool:
                                            for name in names)
 
 
+def _check_loaded(model: object) -> None:
+    if not isinstance(model, Pretrained):
+        raise InvalidType(f"model must be what pretrained() returns, got "
+                          f"{type(model).__name__}: pretrained(name_or_path) loads it")
+
+
 def initialised(model: Pretrained, seed: int) -> Any:
     """The same architecture, built from ``model``'s configuration at its own
     initialisation (``transformers``' ``_init_weights``: normal(0, initializer_range)
@@ -338,6 +345,7 @@ def initialised(model: Pretrained, seed: int) -> Any:
     torch.nn.Module
         The backbone (no language-model head), float32, eval mode, eager attention.
     """
+    _check_loaded(model)
     seed = check_seed("seed", seed)
     torch = load_torch()
     transformers = load_transformers()
@@ -377,6 +385,7 @@ def quantised(model: Pretrained, scheme: str = "Q4_1") -> Pretrained:
     """
     import copy
 
+    _check_loaded(model)
     if scheme not in QUANTISATIONS:
         raise InvalidParameter(f"scheme must be one of {', '.join(QUANTISATIONS)}, got "
                                f"{shown(scheme)}")
