@@ -50,8 +50,9 @@ def test_a_bad_configuration_is_refused_in_one_line():
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
 @pytest.mark.parametrize("size", [dict(width=65_536, tokens=8), dict(width=8, tokens=10**6)])
 def test_every_architecture_is_sized_before_anything_is_allocated(architecture, size):
-    """The 2 GiB guard covers the torch models: weights and one forward pass estimated
-    from the configuration and refused with the estimate (no torch RuntimeError)."""
+    """The size guards cover the torch models (weights up to 16 GiB of float64, one
+    forward pass up to 2 GiB): both estimated from the configuration and refused with the
+    estimate (no torch RuntimeError)."""
     with pytest.raises(ValueError, match=r"needs .* array elements, more than"):
         build(architecture, depth=48, heads=1, seed=0, **size)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from attndepth.errors import InvalidParameter
 from attndepth.pytorch.escalation import POST_NORM, PRE_NORM, architecture_trace
 from attndepth.simulations.measures.escalation import EscalationTrace, escalation_trace
 from attndepth.simulations.models.stacks import StackConfig
@@ -44,7 +45,8 @@ def with_architecture(table: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[
 
 
 def trace(architecture: str, variant: str, *, depth: int, tokens: int, width: int,
-          heads: int = 1, batch: int, seed: int) -> EscalationTrace:
+          heads: int = 1, batch: int, seed: int, init_std: float | None = None,
+          contraction: bool = True) -> EscalationTrace:
     """The escalation trace of ``batch`` stacks (or models) of one architecture.
 
     Parameters
@@ -54,6 +56,9 @@ def trace(architecture: str, variant: str, *, depth: int, tokens: int, width: in
         placement a real architecture must have (a BERT is not a pre-LN member).
     depth, tokens, width, heads, batch, seed : as
         :func:`~attndepth.simulations.measures.escalation.escalation_trace` takes them.
+    init_std : None, or σ of a Hugging Face architecture's initialisation (refused for
+        attndepth's own stack, whose weights are N(0, 1/d)).
+    contraction : whether a real architecture's attention is observed for s².
 
     Returns
     -------
@@ -64,8 +69,12 @@ def trace(architecture: str, variant: str, *, depth: int, tokens: int, width: in
     placed = POST_NORM if variant == "post-ln" else PRE_NORM
     architecture = check_choice("architecture", architecture, (OWN, *placed, *users_models()))
     if architecture == OWN:
+        if init_std is not None:
+            raise InvalidParameter("init_std is for the Hugging Face architectures; "
+                                   "attndepth's own stack draws N(0, 1/d) weights")
         config = StackConfig(variant=variant, depth=depth, tokens=tokens, width=width,
                              heads=heads, sampling="law")
         return escalation_trace(config, batch, seed)
     return architecture_trace(architecture, depth=depth, tokens=tokens, width=width,
-                              heads=heads, batch=batch, seed=seed)
+                              heads=heads, batch=batch, seed=seed, init_std=init_std,
+                              contraction=contraction)

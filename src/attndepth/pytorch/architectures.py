@@ -35,7 +35,7 @@ from typing import Any
 
 from attndepth.errors import InvalidParameter, InvalidType, shown
 from attndepth.pytorch.loading import generator, load_torch, load_transformers
-from attndepth.validation import check_choice, check_int, check_seed, check_size
+from attndepth.validation import check_choice, check_int, check_real, check_seed, check_size
 
 #: The architectures :func:`build` makes.
 ARCHITECTURES: tuple[str, ...] = ("gpt2", "bert", "llama", "encoder-post", "encoder-pre")
@@ -50,6 +50,10 @@ DEFAULT_VOCABULARY = 512
 WEIGHTS_PER_LAYER = 13
 #: The FFN's hidden width in units of d.
 FFN_EXPANSION = 4
+#: The most weights (array elements) :func:`build` makes: 2^31, 16 GiB of float64 — a
+#: LLaMA of 1.1B parameters (TinyLlama's shape) fits, a 7B model does not. The model is
+#: what was asked for, so its limit is the machine's order, not the 2 GiB of one array.
+MODEL_WEIGHTS_LIMIT = 2**31
 
 
 def _check_shape(width: object, depth: object, heads: object, tokens: object
@@ -63,32 +67,60 @@ def _check_shape(width: object, depth: object, heads: object, tokens: object
     return width, depth, heads, tokens
 
 
-def _huggingface(architecture: str, width: int, depth: int, heads: int, tokens: int,
-                 vocabulary: int) -> Any:
+def huggingface_config(architecture: str, width: int, depth: int, heads: int, tokens: int,
+                       vocabulary: int = DEFAULT_VOCABULARY, init_std: float | None = None
+                       ) -> Any:
+    """The Hugging Face configuration :func:`build` makes ``architecture`` from (no weights).
+
+    Parameters
+    ----------
+    architecture : one of :data:`HUGGING_FACE`.
+    width, depth, heads, tokens, vocabulary : as :func:`build` takes them.
+    init_std : the configuration's ``initializer_range`` (None: the library's 0.02).
+
+    Returns
+    -------
+    transformers.PretrainedConfig
+    """
+    check_choice("architecture", architecture, HUGGING_FACE)
     transformers = load_transformers()
-    common = {"vocab_size": vocabulary, "attn_implementation": "eager"}
+    common: dict[str, Any] = {"vocab_size": vocabulary, "attn_implementation": "eager"}
+    if init_std is not None:
+        common["initializer_range"] = check_init_std(init_std)
     if architecture == "gpt2":
-        config = transformers.GPT2Config(
+        return transformers.GPT2Config(
             n_embd=width, n_layer=depth, n_head=heads, n_positions=tokens,
             resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0,
             eos_token_id=0, **common)
-        return transformers.GPT2Model(config)
     if architecture == "bert":
-        config = transformers.BertConfig(
+        return transformers.BertConfig(
             hidden_size=width, num_hidden_layers=depth, num_attention_heads=heads,
             intermediate_size=4 * width, max_position_embeddings=tokens,
             hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, **common)
-        return transformers.BertModel(config, add_pooling_layer=False)
     hidden = 8 * math.ceil(8 * width / 3 / 8)
-    config = transformers.LlamaConfig(
+    return transformers.LlamaConfig(
         hidden_size=width, num_hidden_layers=depth, num_attention_heads=heads,
         num_key_value_heads=heads, intermediate_size=hidden,
         max_position_embeddings=tokens, bos_token_id=0, eos_token_id=0, **common)
+
+
+def check_init_std(init_std: object) -> float:
+    """σ of a Hugging Face model's initialisation: a finite number in (0, 10]."""
+    return check_real("init_std", init_std, minimum=0, maximum=10, strict_minimum=True)
+
+
+def _huggingface(config: Any) -> Any:
+    transformers = load_transformers()
+    if isinstance(config, transformers.GPT2Config):
+        return transformers.GPT2Model(config)
+    if isinstance(config, transformers.BertConfig):
+        return transformers.BertModel(config, add_pooling_layer=False)
     return transformers.LlamaModel(config)
 
 
 def build(architecture: str, *, width: int, depth: int, heads: int, tokens: int,
-          seed: int = 0, vocabulary: int = DEFAULT_VOCABULARY) -> Any:
+          seed: int = 0, vocabulary: int = DEFAULT_VOCABULARY,
+          init_std: float | None = None) -> Any:
     """A model of ``architecture`` at this size, initialised as its authors do, from ``seed``.
 
     Parameters
@@ -97,6 +129,10 @@ def build(architecture: str, *, width: int, depth: int, heads: int, tokens: int,
     width, depth, heads, tokens : d, L, H (dividing d) and the longest sequence n.
     seed : the initialisation's seed: the same seed, the same weights.
     vocabulary : rows of the embedding table (Hugging Face models).
+    init_std : None (the authors' σ = 0.02) or the σ of a Hugging Face model's
+        initialisation (its ``initializer_range``: every weight N(0, σ²), GPT-2's residual
+        projections σ/√(2L)); the ``torch.nn`` encoders and registered models take only
+        None (their initialisation is their library's or their factory's).
 
     Returns
     -------
@@ -112,8 +148,15 @@ def build(architecture: str, *, width: int, depth: int, heads: int, tokens: int,
     width, depth, heads, tokens = _check_shape(width, depth, heads, tokens)
     seed = check_seed("seed", seed)
     vocabulary = check_int("vocabulary", vocabulary, minimum=1)
+    if init_std is not None:
+        init_std = check_init_std(init_std)
+        if architecture not in HUGGING_FACE or architecture in MODELS:
+            raise InvalidParameter(f"init_std is for the Hugging Face architectures "
+                                   f"({', '.join(HUGGING_FACE)}); {architecture!r} has its "
+                                   f"own initialisation")
     check_size(f"the {architecture} model's weights",
-               depth * WEIGHTS_PER_LAYER * width**2 + (vocabulary + tokens) * width)
+               depth * WEIGHTS_PER_LAYER * width**2 + (vocabulary + tokens) * width,
+               MODEL_WEIGHTS_LIMIT)
     check_size(f"one forward pass of the {architecture} model (attention and states)",
                depth * (heads * tokens**2 + 2 * FFN_EXPANSION * tokens * width))
     torch = load_torch()
@@ -126,7 +169,8 @@ def build(architecture: str, *, width: int, depth: int, heads: int, tokens: int,
             verbosity = transformers.logging.get_verbosity()
             transformers.logging.set_verbosity_error()
             try:
-                model = _huggingface(architecture, width, depth, heads, tokens, vocabulary)
+                model = _huggingface(huggingface_config(architecture, width, depth, heads,
+                                                        tokens, vocabulary, init_std))
             finally:
                 transformers.logging.set_verbosity(verbosity)
         else:

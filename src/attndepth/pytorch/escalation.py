@@ -67,7 +67,8 @@ def model_seed(seed: int, stack: int) -> int:
 
 def architecture_trace(architecture: str, *, depth: int, tokens: int, width: int,
                        heads: int, batch: int, seed: int,
-                       contraction: bool = True) -> EscalationTrace:
+                       contraction: bool = True,
+                       init_std: float | None = None) -> EscalationTrace:
     """Log-odds, t_sim and s² per layer of ``batch`` models of ``architecture``.
 
     Each model is built at its authors' initialisation
@@ -85,6 +86,8 @@ def architecture_trace(architecture: str, *, depth: int, tokens: int, width: int
     seed : the sample's seed.
     contraction : whether to observe the attention and measure s² (pre-norm models:
         of the block's input before its norm, not of the attention's own input).
+    init_std : None, or the σ of a Hugging Face model's initialisation
+        (:func:`~attndepth.pytorch.architectures.build`).
 
     Returns
     -------
@@ -108,7 +111,7 @@ def architecture_trace(architecture: str, *, depth: int, tokens: int, width: int
     for stack in range(batch):
         stack_seed = model_seed(seed, stack)
         model = build(architecture, width=width, depth=depth, heads=heads, tokens=tokens,
-                      seed=stack_seed)
+                      seed=stack_seed, init_std=init_std)
         inputs = random_inputs(architecture, batch=1, tokens=tokens, width=width,
                                seed=stack_seed)
         seen = observe(model, inputs, attention=contraction, device=device)
