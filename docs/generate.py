@@ -86,30 +86,52 @@ def gallery(out: Path) -> str:
                   f":width: {round(inches * CSS_DPI)}px", "```", "",
                   f"{{download}}`PDF <figures/{name}.pdf>` · "
                   f"{{download}}`CSV <figures/{name}.csv>`", ""]
-    return "\n".join(lines + trained_figure(out))
+    return "\n".join(lines + extra_figures(out))
 
 
 #: The trained models drawn beside their initialisation in the gallery, and the sample.
 TRAINED_FIGURE = ("observe-trained", ("minilm-l6", "smollm2-135m"), 16, 64)
 
 
-def trained_figure(out: Path) -> list[str]:
-    """The gallery's entry for ``attndepth observe --figure``: both trained models beside
-    their initialisation (seed 0) on 16 windows of 64 tokens — or, where their packages
-    are not installed, the command that draws it."""
+def extra_figures(out: Path) -> list[str]:
+    """The gallery's entries for the figures that need extras (not registered, since
+    ``attndepth figures`` runs without them): :func:`trained_figure` and
+    :func:`architecture_figure`."""
+    return trained_figure(out) + architecture_figure(out)
+
+
+def _unregistered_figure(out: Path, name: str, text: str, draw) -> list[str]:
+    """A gallery entry: ``draw()`` returns (figure, data), or raises ImportError or
+    MissingExtra where an extra is missing (the entry then says what)."""
     import matplotlib.image
 
     from attndepth.errors import MissingExtra
     from attndepth.figures.registry import save
     from attndepth.figures.style import PNG_DPI
-    from attndepth.figures.trained_profiles import draw_profiles, profile_columns
 
-    name, models, windows, tokens = TRAINED_FIGURE
-    lines = [f"## {name}", "", "Trained models beside the same architectures at their own "
-             "initialisation, per layer, on windows of the shipped text "
-             "(`attndepth observe MODEL --figure DIR`; the theory document's section on "
-             "trained networks).", ""]
+    lines = [f"## {name}", "", text, ""]
     try:
+        figure, data = draw()
+    except (ImportError, MissingExtra) as error:
+        _say(f"  figure {name}: not drawn ({str(error).splitlines()[0]})")
+        return lines + [f"Not drawn when this site was built: {error}", ""]
+    _say(f"  figure {name}: drawn")
+    save(figure, data, name, out)
+    height, width = matplotlib.image.imread(out / f"{name}.png").shape[:2]
+    return lines + [f"```{{image}} figures/{name}.png", f":alt: {name}",
+                    f":width: {round(width / PNG_DPI * CSS_DPI)}px", "```", "",
+                    f"{{download}}`PDF <figures/{name}.pdf>` · "
+                    f"{{download}}`CSV <figures/{name}.csv>`", ""]
+
+
+def trained_figure(out: Path) -> list[str]:
+    """The gallery's entry for ``attndepth observe --figure``: both trained models beside
+    their initialisation (seed 0) on 16 windows of 64 tokens — or, where their packages
+    are not installed, the command that draws it."""
+    name, models, windows, tokens = TRAINED_FIGURE
+
+    def draw():
+        from attndepth.figures.trained_profiles import draw_profiles, profile_columns
         from attndepth.pytorch.pretrained import pretrained
         from attndepth.pytorch.profiles import layer_profile
 
@@ -118,17 +140,32 @@ def trained_figure(out: Path) -> list[str]:
             loaded = pretrained(model)
             profiles += [layer_profile(loaded, windows=windows, tokens=tokens, seed=0,
                                        initialised_seed=seed) for seed in (None, 0)]
-    except (ImportError, MissingExtra) as error:
-        _say(f"  figure {name}: not drawn ({str(error).splitlines()[0]})")
-        return lines + [f"Not drawn when this site was built: {error}", ""]
-    _say(f"  figure {name}: drawn")
-    data = profile_columns(profiles)
-    save(draw_profiles(data), data, name, out)
-    height, width = matplotlib.image.imread(out / f"{name}.png").shape[:2]
-    return lines + [f"```{{image}} figures/{name}.png", f":alt: {name}",
-                    f":width: {round(width / PNG_DPI * CSS_DPI)}px", "```", "",
-                    f"{{download}}`PDF <figures/{name}.pdf>` · "
-                    f"{{download}}`CSV <figures/{name}.csv>`", ""]
+        data = profile_columns(profiles)
+        return draw_profiles(data), data
+
+    return _unregistered_figure(out, name, "Trained models beside the same architectures "
+                                "at their own initialisation, per layer, on windows of the "
+                                "shipped text (`attndepth observe MODEL --figure DIR`; the "
+                                "theory document's section on trained networks).", draw)
+
+
+def architecture_figure(out: Path) -> list[str]:
+    """The gallery's entry for :mod:`attndepth.figures.architecture_rates` at its quick
+    size, seed 0 (needs the torch and hf extras)."""
+    from attndepth.figures import architecture_rates
+
+    def draw():
+        from attndepth.pytorch.loading import load_transformers
+
+        load_transformers()  # MissingExtra without torch and transformers
+        data = architecture_rates.architecture_columns("quick", 0)
+        return architecture_rates.draw_architecture_rates(data), data
+
+    return _unregistered_figure(out, architecture_rates.NAME,
+                                architecture_rates.DESCRIPTION[0].upper()
+                                + architecture_rates.DESCRIPTION[1:] + " (the theory "
+                                "document's section on the laws from the configuration).",
+                                draw)
 
 
 #: Sections of the API reference, in reading order: package, title. The front door comes

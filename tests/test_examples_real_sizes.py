@@ -29,3 +29,19 @@ def test_the_script_writes_every_row_and_the_cpu_device_agreement(monkeypatch, t
     bert, llama = written["rows"]
     assert len(bert["similarity"]) == len(bert["log_odds"]) == 4
     assert bert["escalation"]["values"]["derived_rate"] > 0 and "escalation" not in llama
+
+
+def test_the_derived_laws_script_decides_each_configuration(monkeypatch, tmp_path):
+    import derived_laws
+
+    monkeypatch.setattr(derived_laws, "CONFIGURATIONS", (
+        ("yuzhang.architecture-rate", "bert", 64, 8, 2),
+        ("yuzhang.preln-law", "llama", 64, 8, 2)))
+    monkeypatch.setattr(derived_laws, "TOKENS", 8)
+    monkeypatch.setattr(derived_laws, "INIT_STD", 0.1)
+    derived_laws.main(str(tmp_path / "laws.json"))
+    rows = json.loads((tmp_path / "laws.json").read_text())["rows"]
+    assert [row["architecture"] for row in rows] == ["bert", "llama"]
+    for row in rows:
+        assert row["verdict"] in ("holds", "fails", "inconclusive") and row["seeds"] >= 4
+        assert row["predicted_rise"] > 0 and "the unit-scale rate" in " ".join(row["rivals"])
