@@ -381,6 +381,7 @@ def test_installed_packages_register_claims_through_the_entry_point_group(monkey
 def test_claims_not_run_by_default_are_named_and_still_declare_a_wrong_theory():
     optional = [claim_id for claim_id in CLAIMS if claim_id not in DEFAULT]
     assert optional == ["levine.trained-transition", "yuzhang.deep-training",
+                        "yuzhang.architecture-rate", "yuzhang.preln-law",
                         "yuzhang.trained-escalation", "ethayarajh.anisotropy",
                         "sun.trained-near-identity", "csordas.second-half",
                         "xiao.attention-sink", "sun.massive-activations",

@@ -179,7 +179,7 @@ def _scatter(axis: Any, data: dict[str, list], panel: str, title: str) -> None:
     axis.set_xlabel("derived slope (a block)")
     axis.set_ylabel("measured slope (a block)")
     axis.set_title(title)
-    axis.legend(fontsize=5, loc="upper left" if panel.endswith("post") else "lower right")
+    axis.legend(loc="upper left" if panel.endswith("post") else "lower right")
 
 
 def draw_architecture_rates(data: dict[str, list]) -> Any:
@@ -202,7 +202,7 @@ def draw_architecture_rates(data: dict[str, list]) -> Any:
         curves.set_xlabel("depth $l$")
         curves.set_ylabel(r"log-odds $\ln(t_{\mathrm{sim}}/t_{\mathrm{div}})$")
         curves.set_title("pre-norm: the law of depth")
-        curves.legend(fontsize=5, loc="lower right")
+        curves.legend(loc="lower right")
         rows = list(_rows(data, "map"))
         stds = sorted({r["init_std"] for r in rows})
         widths = sorted({r["width"] for r in rows})
@@ -219,10 +219,9 @@ def draw_architecture_rates(data: dict[str, list]) -> Any:
                           fontsize=5)
         validity.set_xticks(range(len(widths)), [str(w) for w in widths])
         validity.set_yticks(range(len(stds)), [f"{s:g}" for s in stds])
-        validity.set_xlabel("width $d$")
         validity.set_ylabel("BERT's σ")
-        validity.set_title(f"BERT: measured / derived rise − 1 (99 % interval: ✓ inside "
-                           f"±{BAND:.0%}, ✗ outside, ? across; red above, blue below)",
-                           fontsize=5.5)
+        validity.set_title("BERT: measured / derived rise − 1")
+        validity.set_xlabel(f"width $d$\n✓ 99 % interval inside ±{BAND:.0%}, ✗ outside, "
+                            f"? across")
     tidy(figure)
     return figure
