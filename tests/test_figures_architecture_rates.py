@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from attndepth.figures.architecture_rates import (
+    MAP_ARCHITECTURES,
     MAP_STDS,
     SCATTER,
     architecture_columns,
@@ -37,17 +38,18 @@ def _made_up() -> dict[str, list]:
             add(panel="curve", architecture=architecture, init_std=0.02, width=128,
                 layer=layer, measured=value, low=value - 0.2, high=value + 0.2,
                 derived=value + 0.05)
-    for i, std in enumerate(MAP_STDS):
-        for width in (64, 128, 256):
-            error = 0.02 * (i - 2)
-            add(panel="map", architecture="bert", init_std=std, width=width, measured=error,
-                low=error - 0.02 * i, high=error + 0.02)
+    for architecture in MAP_ARCHITECTURES:
+        for i, std in enumerate(MAP_STDS):
+            for width in (64, 128, 256):
+                error = 0.02 * (i - 2)
+                add(panel="map", architecture=architecture, init_std=std, width=width,
+                    measured=error, low=error - 0.02 * i, high=error + 0.02)
     return columns
 
 
 def test_the_figure_keeps_the_house_rules():
     figure = draw_architecture_rates(_made_up())
-    assert len(figure.axes) == 4
+    assert len(figure.axes) == 6
     assert not figure_problems(figure)
     texts = [t.get_text() for t in figure.axes[3].texts]
     assert any(t.endswith("✓") for t in texts) and any(t.endswith("?") for t in texts)

@@ -1,16 +1,16 @@
 """Real architectures against the laws derived from their configurations (theory document
 §5, "The architectures people build: the laws from their configurations").
 
-Four panels: (a) post-norm and (b) pre-norm models — the measured mean log-odds slope
+Six panels: (a) post-norm and (b) pre-norm models — the measured mean log-odds slope
 (rise over the blocks followed, divided by their number; mean over models with its 99 %
 interval) against the slope derived from each model's configuration, one marker per
 architecture, σ and width, and the unit-scale rate of the same model as a grey cross at
 the same height; (c) GPT-2's and LLaMA's log-odds against depth, measured (median over
-models, 10–90 % band) and derived (dotted); (d) the validity map of the post-norm
-derivation over (σ, d) for BERT: the mean relative error of the rise, with the cells where
-its 99 % interval inside (✓), outside (✗) or across (?) the claims' ±5 % band. Needs
-the torch and hf extras (not a registered figure: ``attndepth figures`` runs without them); the
-documentation's gallery draws it.
+models, 10–90 % band) and derived (dotted); (d)–(f) the validity maps of the
+derivations over (σ, d) for BERT, GPT-2 and LLaMA: the mean relative error of the rise,
+each cell marked by where its 99 % interval lies against the claims' ±5 % band: inside
+(✓), outside (✗) or across (?). Needs the torch and hf extras (not a registered figure:
+``attndepth figures`` runs without them); the documentation's gallery draws it.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ SCATTER = (("post", "bert", (0.02, 0.05, 0.1)), ("post", "encoder-post", (None,)
            ("pre", "encoder-pre", (None,)))
 #: The curves of panel (c): architecture and σ.
 CURVES = (("gpt2", 0.02), ("llama", 0.02))
-#: The validity map of panel (d): BERT's σ.
+#: The validity maps of panels (d)–(f): the architectures and their σ.
+MAP_ARCHITECTURES = ("bert", "gpt2", "llama")
 MAP_STDS = (0.01, 0.02, 0.05, 0.1, 0.2)
 #: The sizes: scatter widths, map widths, blocks (the curves: twice as many), tokens and
 #: models a point. ``quick`` is the gallery's (about a minute on two cores), ``full`` the
@@ -127,14 +128,16 @@ def architecture_columns(size: str = "quick", seed: int = 0) -> dict[str, list]:
             add(panel="curve", architecture=architecture, init_std=std, width=width,
                 layer=layer, measured=float(median[layer]), low=float(q10[layer]),
                 high=float(q90[layer]), derived=float(np.median(predicted[layer])))
-    for std in MAP_STDS:
-        for width in chosen.map_widths:
-            found, _, predicted, last = _measured("bert", std, width, depth, seed, **shape)
-            ratios = ((found.log_odds[last] - found.log_odds[0])
-                      / (predicted[last] - predicted[0]) - 1)
-            mean, low, high = _interval(ratios)
-            add(panel="map", architecture="bert", init_std=std, width=width, measured=mean,
-                low=low, high=high)
+    for architecture in MAP_ARCHITECTURES:
+        for std in MAP_STDS:
+            for width in chosen.map_widths:
+                found, _, predicted, last = _measured(architecture, std, width, depth, seed,
+                                                      **shape)
+                ratios = ((found.log_odds[last] - found.log_odds[0])
+                          / (predicted[last] - predicted[0]) - 1)
+                mean, low, high = _interval(ratios)
+                add(panel="map", architecture=architecture, init_std=std, width=width,
+                    measured=mean, low=low, high=high)
     return columns
 
 
@@ -182,10 +185,30 @@ def _scatter(axis: Any, data: dict[str, list], panel: str, title: str) -> None:
     axis.legend(loc="upper left" if panel.endswith("post") else "lower right")
 
 
+def _validity_map(axis: Any, rows: list[dict[str, Any]], architecture: str) -> None:
+    """One architecture's measured/derived rise − 1 over (σ, d): a cell coloured where
+    decided (✓ inside the band, ✗ outside), blank where its interval crosses it (?)."""
+    stds = sorted({r["init_std"] for r in rows})
+    widths = sorted({r["width"] for r in rows})
+    grid = np.full((len(stds), len(widths)), np.nan)
+    for r in rows:
+        mark = _mark(r)
+        if mark != "?":
+            grid[stds.index(r["init_std"]), widths.index(r["width"])] = r["measured"]
+        axis.text(widths.index(r["width"]), stds.index(r["init_std"]),
+                  f"{r['measured']:+.0%}{mark}", ha="center", va="center", fontsize=4.5)
+    axis.imshow(grid, cmap="RdBu_r", vmin=-0.3, vmax=0.3, origin="lower", aspect="auto")
+    axis.set_xticks(range(len(widths)), [str(w) for w in widths])
+    axis.set_yticks(range(len(stds)), [f"{s:g}" for s in stds])
+    axis.set_ylabel("σ")
+    axis.set_title(f"{architecture}: rise error")
+    axis.set_xlabel("width $d$")
+
+
 def draw_architecture_rates(data: dict[str, list]) -> Any:
-    """The four panels (module docstring) from :func:`architecture_columns`'s data."""
-    figure, axes = new_figure(columns=2, aspect=0.85, ncols=2, nrows=2)
-    (post, pre), (curves, validity) = axes
+    """The six panels (module docstring) from :func:`architecture_columns`'s data."""
+    figure, axes = new_figure(columns=2, aspect=0.72, ncols=3, nrows=2)
+    (post, pre, curves), lower = axes
     with styled():
         _scatter(post, data, "scatter-post", "post-norm")
         _scatter(pre, data, "scatter-pre", "pre-norm")
@@ -203,25 +226,12 @@ def draw_architecture_rates(data: dict[str, list]) -> Any:
         curves.set_ylabel(r"log-odds $\ln(t_{\mathrm{sim}}/t_{\mathrm{div}})$")
         curves.set_title("pre-norm: the law of depth")
         curves.legend(loc="lower right")
-        rows = list(_rows(data, "map"))
-        stds = sorted({r["init_std"] for r in rows})
-        widths = sorted({r["width"] for r in rows})
-        grid = np.full((len(stds), len(widths)), np.nan)
-        marks = {id(r): _mark(r) for r in rows}
-        for r in rows:  # a cell whose interval crosses the band stays blank: undecided
-            if marks[id(r)] != "?":
-                grid[stds.index(r["init_std"]), widths.index(r["width"])] = r["measured"]
-        validity.imshow(grid, cmap="RdBu_r", vmin=-0.3, vmax=0.3, origin="lower",
-                                aspect="auto")
-        for r in rows:
-            validity.text(widths.index(r["width"]), stds.index(r["init_std"]),
-                          f"{r['measured']:+.0%} {marks[id(r)]}", ha="center", va="center",
-                          fontsize=5)
-        validity.set_xticks(range(len(widths)), [str(w) for w in widths])
-        validity.set_yticks(range(len(stds)), [f"{s:g}" for s in stds])
-        validity.set_ylabel("BERT's σ")
-        validity.set_title("BERT: measured / derived rise − 1")
-        validity.set_xlabel(f"width $d$\n✓ 99 % interval inside ±{BAND:.0%}, ✗ outside, "
-                            f"? across")
+        maps = dict.fromkeys(r["architecture"] for r in _rows(data, "map"))
+        for axis, architecture in zip(lower, maps, strict=False):
+            _validity_map(axis, [r for r in _rows(data, "map")
+                                 if r["architecture"] == architecture], architecture)
+        figure.supxlabel(f"(d)–(f) rise error: measured / derived rise − 1 (mean over models); "
+                         f"✓ its 99 % interval inside ±{BAND:.0%}, ✗ outside, ? across "
+                         f"(blank)", fontsize=6)
     tidy(figure)
     return figure
