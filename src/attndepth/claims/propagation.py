@@ -288,7 +288,7 @@ def _layer_excess(tokens: int, widths: tuple[int, ...], overlap: float, beta: fl
     test=f"{TESTS}::test_correlation_map_below_the_critical_beta_collapses",
     figure="giorlandino_correlation_map",
     # wrong: β_c = √(1/(1 − p)) (the freezing condition without its factor 2)
-    wrong_theory={"limit_participation": lambda overlap, beta: max(
+    wrong_theory={"limit_participation": lambda overlap, beta, critical=None: max(
         0.0, 1.0 - float(np.sqrt(1.0 / (1.0 - overlap))) / beta)},
     # per seed: its layers' extrapolated excess, and the limit (the same at every seed)
     estimate=(Estimate("intercept", "finite_participation", (-LAYER_BAND, LAYER_BAND),
@@ -305,12 +305,12 @@ def _layer_excess(tokens: int, widths: tuple[int, ...], overlap: float, beta: fl
     # every rival is compared at the same β (design_beta): only the predicted limit differs
     rivals=(Rival("β_c = √2", "the REM's freezing point with the overlap ignored (the p = 0 "
                   "value at every p)", against="participation_at_1e300",
-                  replace={"limit_participation": lambda overlap, beta:
+                  replace={"limit_participation": lambda overlap, beta, critical=None:
                            max(0.0, 1.0 - float(np.sqrt(2.0)) / beta)}),
             Rival("1 − (β_c/β)²", "the neighbouring exponent of the frozen phase's "
                   "participation", against="participation_at_1e300",
-                  replace={"limit_participation": lambda overlap, beta: max(
-                      0.0, 1.0 - (critical_beta(overlap) / beta) ** 2)})),
+                  replace={"limit_participation": lambda overlap, beta, critical=None: max(
+                      0.0, 1.0 - ((critical or critical_beta(overlap)) / beta) ** 2)})),
     family=Family(parameters={"overlap": (0.0, 0.25, 0.5), "ratio": (0.5, 2.0, 4.0)},
                   beyond={"overlap": (0.75,), "ratio": (1.5, 8.0)},
                   fixed={"tokens": 256, "widths": (256, 512, 1024), "samples": 8}),
@@ -323,7 +323,8 @@ def verify_correlation_map(seed: int, theory: Theory, overlap: float, ratio: flo
     finite = rem_participation(tokens, theory.energy_scale(overlap, beta, tokens))
     intercept, intercept_error, participation, participation_error, drift, means = (
         _layer_excess(tokens, tuple(widths), overlap, beta, seed, samples))
-    limit = theory.limit_participation(overlap, beta)
+    # the theory's β_c, judged through the limit (the layers run at the design's β)
+    limit = theory.limit_participation(overlap, beta, critical=theory.critical_beta(overlap))
     far = rem_participation(LARGE_TOKENS, theory.energy_scale(overlap, beta, LARGE_TOKENS))
     critical = abs(ratio - 1.0) < CRITICAL_WINDOW
     q_map = overlap + (1 - overlap) * limit

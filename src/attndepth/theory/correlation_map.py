@@ -82,12 +82,22 @@ def critical_beta(overlap: float) -> float:
     return math.sqrt(2.0 / (1.0 - _check_overlap(overlap)))
 
 
-def limit_participation(overlap: float, beta: float) -> float:
-    """lim_{T→∞} E Y₂ = max(0, 1 − β_c/β) [paper; REM]."""
+def limit_participation(overlap: float, beta: float, critical: float | None = None) -> float:
+    """lim_{T→∞} E Y₂ = max(0, 1 − β_c/β) [paper; REM].
+
+    Parameters
+    ----------
+    overlap : p in (−1, 1).
+    beta : β >= 0.
+    critical : β_c (default :func:`critical_beta` of ``overlap``): a claim passes its
+        theory's, so that a wrong β_c moves the judged limit.
+    """
     beta = check_real("beta", beta, minimum=0)
+    critical = critical_beta(overlap) if critical is None else check_real(
+        "critical", critical, minimum=0)
     if beta == 0:
         return 0.0
-    return max(0.0, 1.0 - critical_beta(overlap) / beta)
+    return max(0.0, 1.0 - critical / beta)
 
 
 def correlation_map(overlap: float, beta: float) -> tuple[float, float]:

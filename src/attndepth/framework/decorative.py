@@ -1,0 +1,139 @@
+"""Theory entries that no judged number reads: the check that every entry is tested.
+
+A claim's :class:`~attndepth.framework.theories.Theory` names the functions and constants
+its prediction comes from. An entry is *decorative* when it is printed (or computed) but
+no number the framework judges depends on it: a wrong value of it would still ``hold``.
+:func:`decorative_entries` perturbs each entry in turn — a number ×(1 + ε), a bool
+negated, a function's numeric results ×(1 + ε) (its bools negated, the numeric fields
+of a returned dataclass scaled) — runs one seed of the claim with it, and compares what
+the judge reads: the single-seed verdict and the values under every estimate's
+``measured`` and ``predicted`` keys and every check's key. An entry whose perturbation
+changes none of them is decorative.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from attndepth.framework.judge import judged
+from attndepth.framework.model import Claim
+from attndepth.framework.theories import Theory
+
+#: The relative perturbation of every number (10 %: far beyond round-off, a neighbour a
+#: referee would name).
+PERTURBATION = 0.1
+
+
+class Unperturbable(Exception):
+    """An entry's value has no number to perturb (a string, a module, a plot)."""
+
+
+def perturbed(value: Any, factor: float) -> Any:
+    """``value`` with every number ×factor and every bool negated, recursively.
+
+    Raises
+    ------
+    Unperturbable
+        Where nothing in it is a number or a bool.
+    """
+    if isinstance(value, bool | np.bool_):
+        return not bool(value)
+    if isinstance(value, numbers.Real) and math.isfinite(float(value)):
+        return type(value)(value * factor) if isinstance(value, float) else value * factor
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fc":
+        return value * factor
+    if isinstance(value, tuple | list) and value:
+        return type(value)(_perturbed_or_same(item, factor) for item in value)
+    if isinstance(value, Mapping) and value:
+        return {key: _perturbed_or_same(item, factor) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: perturbed(getattr(value, f.name), factor)
+                   for f in dataclasses.fields(value)
+                   if isinstance(getattr(value, f.name), numbers.Real)
+                   and not isinstance(getattr(value, f.name), bool)}
+        if changes:
+            return dataclasses.replace(value, **changes)
+    try:
+        import sympy
+
+        if isinstance(value, sympy.Expr):
+            return value * sympy.Float(factor)
+    except ImportError:  # pragma: no cover - sympy is a dependency
+        pass
+    raise Unperturbable(type(value).__name__)
+
+
+def _perturbed_or_same(value: Any, factor: float) -> Any:
+    try:
+        return perturbed(value, factor)
+    except Unperturbable:
+        return value
+
+
+def perturbed_entry(theory: Theory, name: str, factor: float = 1 + PERTURBATION) -> Theory:
+    """``theory`` with entry ``name`` perturbed (:func:`perturbed`; a function: its results)."""
+    entry = theory[name]
+    if callable(entry):
+        def wrong(*args: Any, **kwargs: Any) -> Any:
+            return perturbed(entry(*args, **kwargs), factor)
+        return theory.replaced({name: wrong})
+    return theory.replaced({name: perturbed(entry, factor)})
+
+
+def judged_numbers(found: Claim, outcome: Any) -> tuple[Any, ...]:
+    """What the judge reads of one seed's outcome: its verdict, then the values under the
+    estimates' and checks' keys (as text of fixed precision, so that a NaN equals itself)."""
+    verdict = judged(found, outcome).verdict
+    keys: list[str] = []
+    for estimate in found.estimates:
+        keys += [estimate.measured, estimate.predicted]
+    keys += [check.key for check in found.checks]
+    values = outcome.values or {}
+    return (str(verdict), *(_text(values.get(key)) for key in keys))
+
+
+def _text(value: Any) -> str:
+    return np.array2string(np.asarray(value, dtype=object), precision=12) \
+        if value is not None else "None"
+
+
+def decorative_entries(found: Claim, params: Mapping[str, Any], seed: int = 0,
+                       run: Callable[..., Any] | None = None) -> dict[str, str]:
+    """The entries of ``found``'s theory whose perturbation changes nothing judged.
+
+    Parameters
+    ----------
+    found : Claim
+    params : the parameters of one run (a preset).
+    seed : the run's seed.
+    run : ``run(theory) -> Outcome`` (default: the claim's verify at ``params``).
+
+    Returns
+    -------
+    dict
+        Entry name -> why: ``"decorative"`` (nothing judged moved) or
+        ``"unperturbable: TYPE"`` (its value holds no number; not a finding).
+    """
+    def default_run(theory: Theory) -> Any:
+        return found.verify(seed=seed, theory=theory, **params)
+
+    run = run or default_run
+    reference = judged_numbers(found, run(found.theory))
+    findings: dict[str, str] = {}
+    for name in found.theory:
+        try:
+            changed = judged_numbers(found, run(perturbed_entry(found.theory, name)))
+        except Unperturbable as error:
+            findings[name] = f"unperturbable: {error}"
+            continue
+        except Exception:  # a perturbed theory that breaks the run is read by the run
+            continue
+        if changed == reference:
+            findings[name] = "decorative"
+    return findings
