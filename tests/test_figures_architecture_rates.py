@@ -47,8 +47,13 @@ def _made_up() -> dict[str, list]:
     return columns
 
 
-def test_the_figure_keeps_the_house_rules():
-    figure = draw_architecture_rates(_made_up())
+@pytest.fixture(scope="module")
+def figure():
+    """One drawing for the module's tests (the house's legend placement draws it ~20 times)."""
+    return draw_architecture_rates(_made_up())
+
+
+def test_the_figure_keeps_the_house_rules(figure):
     assert len(figure.axes) == 6
     assert not figure_problems(figure)
     texts = [t.get_text() for t in figure.axes[3].texts]
@@ -60,7 +65,6 @@ def test_a_size_not_offered_is_refused():
         architecture_columns("huge")
 
 
-def test_undecided_cells_of_the_map_stay_blank():
-    figure = draw_architecture_rates(_made_up())
+def test_undecided_cells_of_the_map_stay_blank(figure):
     grid = figure.axes[3].images[0].get_array()
     assert np.ma.count_masked(grid) + np.isnan(np.ma.filled(grid, np.nan)).sum() > 0
