@@ -5,10 +5,10 @@ its prediction comes from. An entry is *decorative* when it is printed (or compu
 no number the framework judges depends on it: a wrong value of it would still ``hold``.
 :func:`decorative_entries` perturbs each entry in turn — a number ×(1 + ε), a bool
 negated, a function's numeric results ×(1 + ε) (its bools negated, the numeric fields
-of a returned dataclass scaled) — runs one seed of the claim with it, and compares what
-the judge reads: the single-seed verdict and the values under every estimate's
-``measured`` and ``predicted`` keys and every check's key. An entry whose perturbation
-changes none of them is decorative.
+of a returned dataclass scaled), ε = ±10 % — runs one seed of the claim with it, and
+compares what the judge reads: the single-seed verdict and the values under every
+estimate's ``measured`` and ``predicted`` keys and every check's key. An entry whose
+perturbation, either way, changes none of them is decorative.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from attndepth.framework.model import Claim
 from attndepth.framework.theories import Theory
 
 #: The relative perturbation of every number (10 %: far beyond round-off, a neighbour a
-#: referee would name).
+#: referee would name), tried both ways: a one-sided claim (a bound) moves only one way.
 PERTURBATION = 0.1
+FACTORS = (1 + PERTURBATION, 1 / (1 + PERTURBATION))
 
 
 class Unperturbable(Exception):
@@ -44,7 +45,9 @@ def perturbed(value: Any, factor: float) -> Any:
     """
     if isinstance(value, bool | np.bool_):
         return not bool(value)
-    if isinstance(value, numbers.Real) and math.isfinite(float(value)):
+    if isinstance(value, numbers.Real):
+        if not math.isfinite(float(value)):
+            return value  # ±inf, nan: no neighbour to move to
         return type(value)(value * factor) if isinstance(value, float) else value * factor
     if isinstance(value, np.ndarray) and value.dtype.kind in "fc":
         return value * factor
@@ -127,13 +130,22 @@ def decorative_entries(found: Claim, params: Mapping[str, Any], seed: int = 0,
     reference = judged_numbers(found, run(found.theory))
     findings: dict[str, str] = {}
     for name in found.theory:
-        try:
-            changed = judged_numbers(found, run(perturbed_entry(found.theory, name)))
-        except Unperturbable as error:
-            findings[name] = f"unperturbable: {error}"
+        verdicts = [_moves(found, run, name, factor, reference) for factor in FACTORS]
+        if any(v is True for v in verdicts):
             continue
-        except Exception:  # a perturbed theory that breaks the run is read by the run
-            continue
-        if changed == reference:
-            findings[name] = "decorative"
+        unperturbable = [v for v in verdicts if isinstance(v, str)]
+        findings[name] = unperturbable[0] if unperturbable else "decorative"
     return findings
+
+
+def _moves(found: Claim, run: Callable[..., Any], name: str, factor: float,
+           reference: tuple[Any, ...]) -> bool | str:
+    """Whether the run with entry ``name`` ×``factor`` moves a judged number (a run the
+    perturbation breaks does); ``"unperturbable: TYPE"`` where the entry has no number."""
+    try:
+        return judged_numbers(found, run(perturbed_entry(found.theory, name, factor))) \
+            != reference
+    except Unperturbable as error:
+        return f"unperturbable: {error}"
+    except Exception:  # a perturbed theory that breaks the run is read by the run
+        return True
