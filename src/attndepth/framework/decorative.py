@@ -4,8 +4,8 @@ A claim's :class:`~attndepth.framework.theories.Theory` names the functions and 
 its prediction comes from. An entry is *decorative* when it is printed (or computed) but
 no number the framework judges depends on it: a wrong value of it would still ``hold``.
 :func:`decorative_entries` perturbs each entry in turn — a number ×(1 + ε), a bool
-negated, a function's numeric results ×(1 + ε) (its bools negated, the numeric fields
-of a returned dataclass scaled), ε = ±10 % — runs one seed of the claim with it, and
+negated, a zero ±ε, a function's numeric results likewise (the numeric fields of a
+returned dataclass too), ε = ±10 % — runs one seed of the claim with it, and
 compares what the judge reads: the single-seed verdict and the values under every
 estimate's ``measured`` and ``predicted`` keys and every check's key. An entry whose
 perturbation, either way, changes none of them is decorative.
@@ -48,6 +48,8 @@ def perturbed(value: Any, factor: float) -> Any:
     if isinstance(value, numbers.Real):
         if not math.isfinite(float(value)):
             return value  # ±inf, nan: no neighbour to move to
+        if value == 0:  # no relative neighbour: the additive one, ±ε
+            return math.copysign(PERTURBATION, factor - 1)
         return type(value)(value * factor) if isinstance(value, float) else value * factor
     if isinstance(value, np.ndarray) and value.dtype.kind in "fc":
         return value * factor
