@@ -257,21 +257,21 @@ def gram_log_odds(gains: BlockGains, *, tokens: int, width: int, depth: int,
     keep = 1 - 1 / width if gains.norm_kind == "layer" else 1.0
     beta2 = keep * gains.attention_gain
     kernel = gains.kernel()
-    ffn = gains.ffn_output_gain
 
     def branch(normalised: np.ndarray) -> np.ndarray:
-        assert kernel is not None
-        return keep * (ffn * kernel(normalised) + gains.output_bias_variance)
+        """The FFN's addition to the Gram matrix (none without an FFN)."""
+        if kernel is None:
+            return np.zeros_like(normalised)
+        return keep * (gains.ffn_output_gain * kernel(normalised)
+                       + gains.output_bias_variance)
 
     out = [gram_log_odds_of(g)]
     for _ in range(depth):
         if gains.placement == "post":
             g = _normalised(g + beta2 * _attended(g, gains.causal))
-            if kernel is not None:
-                g = _normalised(g + branch(g))
+            g = _normalised(g + branch(g))
         else:
             g = g + beta2 * _attended(_normalised(g), gains.causal)
-            if kernel is not None:
-                g = g + branch(_normalised(g))
+            g = g + branch(_normalised(g))
         out.append(gram_log_odds_of(g))
     return np.array(out)
