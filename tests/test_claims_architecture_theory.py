@@ -88,3 +88,8 @@ def test_the_torch_encoders_are_not_members():
                             "architecture": "encoder-post"}) is False
     assert "encoder-post" not in {*family.parameters["architecture"],
                                   *family.beyond.get("architecture", ())}
+
+
+def test_a_registered_model_has_no_configuration_to_read():
+    with pytest.raises(ValueError, match="no configuration attndepth can read"):
+        arch.configuration_gains("mine.py:make", 64, 4, 1, 0.02)

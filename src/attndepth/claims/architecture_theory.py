@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from attndepth.claims.architectures import trace
+from attndepth.errors import InvalidParameter, shown
 from attndepth.framework.declarations import Estimate, Rival, predict_constant
 from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
@@ -64,9 +65,13 @@ def configuration_gains(architecture: str, width: int, depth: int, heads: int,
                         init_std: float) -> BlockGains:
     """:func:`~attndepth.pytorch.initialisations.block_gains` of a family member (σ for
     the Hugging Face models; the ``torch.nn`` encoders' own initialisation)."""
-    from attndepth.pytorch.architectures import HUGGING_FACE
+    from attndepth.pytorch.architectures import ARCHITECTURES, HUGGING_FACE
     from attndepth.pytorch.initialisations import block_gains
 
+    if architecture not in ARCHITECTURES:
+        raise InvalidParameter(f"{shown(architecture, 60)} has no configuration attndepth can "
+                               f"read (a registered model): the laws from the configuration "
+                               f"are for {', '.join(ARCHITECTURES)}")
     return block_gains(architecture, width=width, depth=depth, heads=heads,
                        init_std=init_std if architecture in HUGGING_FACE else None)
 

@@ -26,6 +26,7 @@ from attndepth.framework.families import Family
 from attndepth.framework.model import Outcome
 from attndepth.framework.registry import claim
 from attndepth.framework.theories import Theory
+from attndepth.pytorch.architectures import ARCHITECTURES
 from attndepth.pytorch.escalation import POST_NORM, architecture_trace
 from attndepth.simulations.measures.escalation import (
     contraction_samples,
@@ -270,16 +271,19 @@ def verify_escalation(seed: int, theory: Theory, depth: int, tokens: int, width:
     Log-odds that never reach that window (a model that does not escalate) have no
     slope here: ``slopes`` is None, and the rate decides nothing for that member.
 
-    A real architecture is compared with what its own configuration predicts
+    A built-in architecture is compared with what its own configuration predicts
     (``yuzhang.architecture-rate``): the rate with its attention and FFN gains
     (:func:`~attndepth.theory.architecture_rates.aligned_rate`), and in place of the
     limit 1 at depth L the t_sim(L) its Gram recursion predicts from each model's own
     input (BERT's branch is so small at d = 32 that t_sim reaches 0.99 only after some
-    10⁴ blocks)."""
+    10⁴ blocks). A user's registered model has no configuration attndepth can read: it
+    is compared with the unit-scale derivation, as attndepth's own stack is."""
     found = trace(architecture, "post-ln", depth=depth, tokens=tokens, width=width,
                   heads=heads, batch=batch, seed=seed)
     similarity = found.similarity
-    own = architecture == OWN
+    # attndepth's stack, or a user's model (no configuration to read: the unit-scale
+    # derivation, as before); a built-in architecture reads its own configuration
+    own = architecture not in ARCHITECTURES
     rate_of = _median_rate if own else _configuration_rate(architecture, width, depth, heads)
     rate = rate_of(theory, found, width)
     limit = 1.0 if rate > 0 else 0.0  # log-odds → ±∞ ⇔ t_sim → 1 or 0
@@ -300,7 +304,8 @@ def verify_escalation(seed: int, theory: Theory, depth: int, tokens: int, width:
         window = f"slope {mean:.4f} over layers {int(layers[0])}–{int(layers[-1])}"
     target = (f"t_sim → {limit:g}" if own else
               f"t_sim(L) {float(np.median(ends)):.4g} (its Gram recursion; → {limit:g})")
-    source = ("rate = postln_rate at the realised s" if own else
+    source = ("rate = postln_rate at the realised s" + (
+        "" if architecture == OWN else " (a user's model: no configuration read)") if own else
               "rate = aligned_rate with the configuration's gains at the realised s")
     return Outcome(
         predicted=f"{target}; log-odds slope {window_rate:+.4f}/layer (derived)",
