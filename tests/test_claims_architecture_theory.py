@@ -71,6 +71,7 @@ def test_the_rise_is_followed_until_the_prediction_leaves_float64_s_reach():
     predicted = np.array([[0.0, 0.0], [10.0, 12.0], [29.0, 31.0], [40.0, 45.0]])
     assert arch._followed(predicted) == 1
     assert arch._followed(predicted[:2]) == 1
+    assert arch._followed(np.array([[0.0], [40.0], [80.0]])) == 1  # at least one block
     early, late = arch._third_slopes(np.arange(13.0)[:, None] ** 0.5, 12)
     assert late[0] < early[0]
 

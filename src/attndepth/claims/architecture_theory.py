@@ -91,9 +91,9 @@ def predicted_log_odds(gains: BlockGains, start_similarities: np.ndarray, *, tok
 
 def _followed(predicted: np.ndarray) -> int:
     """The last block whose predicted log-odds stay below :data:`LOG_ODDS_CAP` for every
-    model (the rise is measured up to it)."""
+    model (the rise is measured up to it; at least the first block)."""
     below = np.all(predicted <= LOG_ODDS_CAP, axis=1)
-    return int(np.argmin(below)) - 1 if not below.all() else predicted.shape[0] - 1
+    return max(1, int(np.argmin(below)) - 1) if not below.all() else predicted.shape[0] - 1
 
 
 def _third_slopes(log_odds: np.ndarray, last: int) -> tuple[np.ndarray, np.ndarray]:
@@ -122,11 +122,12 @@ def _measure(seed: int, theory: Theory, placement: str, architecture: str, depth
              tokens: int, width: int, heads: int, batch: int, init_std: float
              ) -> tuple[Any, BlockGains, np.ndarray, int]:
     variant = "post-ln" if placement == "post" else "pre-ln"
+    # the configuration first: a model without one is refused before any is built
+    gains = theory.configuration_gains(architecture, width, depth, heads, init_std)
     found = trace(architecture, variant, depth=depth, tokens=tokens, width=width, heads=heads,
                   batch=batch, seed=seed,
                   init_std=init_std if architecture not in SHARED_LAYER_MODELS[placement]
                   else None, contraction=False)
-    gains = theory.configuration_gains(architecture, width, depth, heads, init_std)
     predicted = theory.predicted_log_odds(gains, found.similarity[0], tokens=tokens,
                                           width=width, depth=depth)
     return found, gains, predicted, _followed(predicted)
