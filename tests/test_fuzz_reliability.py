@@ -13,6 +13,7 @@ import csv
 import hashlib
 import io
 import os
+import shutil
 import sqlite3
 import stat
 import tempfile
@@ -221,8 +222,14 @@ def test_fuzz_every_reader_reads_a_hostile_file_or_refuses_it_in_one_line(name, 
                         label="folders")
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch, *folders) / "hostile.file"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+        except OSError as error:  # the machine's fault, not a reader's: say which
+            raise AssertionError(
+                f"the test could not write its {len(content):,}-byte file in {scratch} "
+                f"({error.strerror}; {shutil.disk_usage(scratch).free:,} bytes free there)"
+            ) from None
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # a damaged checkpoint: a warning, then None

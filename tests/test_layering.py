@@ -103,7 +103,8 @@ def test_installed_distribution_owns_one_import_name(tmp_path):
     # interpreter (its dependencies are this environment's) from outside the repository.
     source = tmp_path / "source"  # setuptools builds in the source tree: keep ours clean
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", "build", "*.egg-info", "__pycache__", ".hypothesis", "figures-out", "_build"))
+        ".git", "build", "*.egg-info", "__pycache__", ".hypothesis", "figures-out", "_build",
+        ".mypy_cache", ".ruff_cache", ".pytest_cache"))
     install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
          "--target", tmp_path / "site", str(source)],
