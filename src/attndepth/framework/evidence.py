@@ -45,6 +45,7 @@ from scipy.stats import t as student_t
 
 from attndepth.errors import InvalidParameter
 from attndepth.framework.declarations import SEED_STRIDE, Estimate, Rival
+from attndepth.framework.resolving import ResolvingPower, absolute_scale, resolving_power
 from attndepth.framework.sampling import Sample
 from attndepth.framework.theories import Theory
 from attndepth.framework.verdicts import DECIDED, Verdict
@@ -107,6 +108,9 @@ class Evidence:
     #: The positions in ``estimates`` of those this member cannot decide
     #: (:attr:`Estimate.decidable`).
     out_of_reach: tuple[int, ...] = ()
+    #: Each decidable estimate's resolving power on this sample
+    #: (:mod:`attndepth.framework.resolving`).
+    resolving: tuple[ResolvingPower, ...] = ()
 
     @property
     def pass_fraction(self) -> float:
@@ -123,7 +127,8 @@ class Evidence:
                 "estimates": [{"label": label, "band": list(band),
                                "interval": i.as_dict() if i else None,
                                "decidable": k not in self.out_of_reach}
-                              for k, (label, i, band) in enumerate(self.estimates)]}
+                              for k, (label, i, band) in enumerate(self.estimates)],
+                "resolving_power": [power.as_dict() for power in self.resolving]}
 
     def describe(self) -> str:
         """One line: each interval with its band, the seeds and the pass fraction."""
@@ -339,7 +344,33 @@ class SequentialTest:
             primary.band, 1 - primary.confidence, primary.label,
             tuple((e.label, i, e.band)
                   for e, i in zip(self.estimates, self.intervals, strict=True)),
-            tuple(k for k, e in enumerate(self.estimates) if not self.reachable(e)))
+            tuple(k for k, e in enumerate(self.estimates) if not self.reachable(e)),
+            self.resolving_power())
+
+    def resolving_power(self) -> tuple[ResolvingPower, ...]:
+        """Each reachable estimate's resolving power on the sample as it stands: its
+        predicted numbers perturbed alone, judged on the same seeds
+        (:mod:`attndepth.framework.resolving`)."""
+        found = []
+        for estimate, found_interval in zip(self.estimates, self.intervals, strict=True):
+            if found_interval is None or not self.reachable(estimate):
+                continue
+            read = _value_of(estimate.predicted)
+            usable = [o for o in self.usable if o.values[estimate.measured] is not None]
+
+            def interval_at(perturb: Callable[[Any], Any], estimate: Estimate = estimate,
+                            read: Callable[[Any], Any] = read,
+                            usable: list[Any] = usable) -> Interval | None:
+                return _pooled(estimate, usable, lambda outcome: perturb(_as_array(read(outcome))),
+                               self.level)
+
+            typical = float(np.mean(np.abs(np.concatenate(
+                [_as_array(read(o)) for o in usable])))) if usable else 1.0
+            power = resolving_power(estimate.label, estimate.relative, estimate.band,
+                                    interval_at, absolute_scale(estimate.band, typical))
+            if power is not None:
+                found.append(power)
+        return tuple(found)
 
 
 def rival_band(rival: Rival, by_key: Mapping[str, Estimate],

@@ -68,6 +68,11 @@ def explain(claim_id: str) -> str:
         lines.append(f"  estimate    {e.label}: {e.measured} against {e.predicted}, band "
                      f"{list(e.band)}, seeds {e.seeds[0]}..{e.seeds[1]}, "
                      f"α = {1 - e.confidence:.2g}")
+    from attndepth.framework.resolving import recorded_powers
+
+    for k, power in enumerate(recorded_powers().get(found.id, [])):
+        lines.append(f"  {'resolving' if k == 0 else '':<11} {power.describe()}"
+                     + ("  (quick preset, base seed 0)" if k == 0 else ""))
     if found.family is not None:
         lines.append(f"  family      {found.family.describe()}")
     lines.append(f"  kind        {found.kind}")
