@@ -175,13 +175,11 @@ def _largest(inside: Callable[[float], bool], limit: float, step: float,
     while inside(high):
         low, high = high, 2 * high
         if high > limit:
-            return limit if inside(limit) else _bisect(inside, low, limit, floor)
-    return _bisect(inside, low, high, floor)
-
-
-def _close(low: float, high: float, floor: float) -> bool:
-    """Whether a bracket is narrow enough: TOLERANCE of its bound, or ``floor``."""
-    return high - low <= max(TOLERANCE * high, floor)
+            if inside(limit):
+                return limit
+            high = limit
+            break
+    return _boundary(inside, low, high, floor)[0]
 
 
 def _smallest(outside: Callable[[float], bool], limit: float, step: float,
@@ -197,25 +195,20 @@ def _smallest(outside: Callable[[float], bool], limit: float, step: float,
                 return None
             high = limit
             break
-    # invariant: outside(high), not outside(low)
-    while not _close(low, high, floor):
-        middle = (low + high) / 2
-        if outside(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    return _boundary(lambda epsilon: not outside(epsilon), low, high, floor)[1]
 
 
-def _bisect(inside: Callable[[float], bool], low: float, high: float, floor: float) -> float:
-    """The boundary of ``inside`` between ``low`` (inside) and ``high`` (not)."""
-    while not _close(low, high, floor):
+def _boundary(below: Callable[[float], bool], low: float, high: float,
+              floor: float) -> tuple[float, float]:
+    """Bisect the edge of ``below`` (true at ``low``, false at ``high``) to a bracket
+    of TOLERANCE of its bound, or ``floor``."""
+    while high - low > max(TOLERANCE * high, floor):
         middle = (low + high) / 2
-        if inside(middle):
+        if below(middle):
             low = middle
         else:
             high = middle
-    return low
+    return low, high
 
 
 def absolute_scale(band: tuple[float, float], predicted: float) -> float:
