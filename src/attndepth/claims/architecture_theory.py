@@ -195,6 +195,20 @@ _RISE = Estimate("rise_ratios", "derived", (-RISE_TOLERANCE, RISE_TOLERANCE), re
                  quantity="log-odds rise from the input to the last block over the "
                           "recursion's from the model's own input (per model)")
 
+#: What both claims share: the theory, its wrong form, the simulations, their test; not
+#: run by default (they need torch and transformers).
+_SHARED: dict[str, Any] = {
+    "theory": _THEORY, "wrong_theory": {"configuration_gains": _wrong_gains},
+    "simulation": (architecture_trace, gram_log_odds), "by_default": False,
+    "test": f"{TESTS}::test_each_claim_holds_at_its_quick_preset_and_its_wrong_theory_fails"}
+
+
+def _preset(architecture: str, init_std: float, depth: int, *, tokens: int, width: int,
+            heads: int) -> dict[str, Any]:
+    """A preset: one architecture at one σ and size, a batch of 8 models."""
+    return {"architecture": architecture, "init_std": init_std, "depth": depth,
+            "tokens": tokens, "width": width, "heads": heads, "batch": 8}
+
 
 @claim(
     "yuzhang.architecture-rate",
@@ -207,18 +221,12 @@ _RISE = Estimate("rise_ratios", "derived", (-RISE_TOLERANCE, RISE_TOLERANCE), re
                "a block."),
     # 48 blocks: aligned long enough for the FFN's term (8.6 % of the rise) to tell the
     # heuristic apart at every base seed (at 24 blocks, 6.8 %: not at base seed 5)
-    presets={"quick": {"architecture": "bert", "init_std": 0.1, "depth": 48, "tokens": 16,
-                       "width": 64, "heads": 1, "batch": 8},
-             "full": {"architecture": "bert", "init_std": 0.05, "depth": 48, "tokens": 32,
-                      "width": 256, "heads": 4, "batch": 8}},
-    theory=_THEORY,
-    wrong_theory={"configuration_gains": _wrong_gains},
+    presets={"quick": _preset("bert", 0.1, 48, tokens=16, width=64, heads=1),
+             "full": _preset("bert", 0.05, 48, tokens=32, width=256, heads=4)},
     estimate=_RISE,
     rivals=(_UNIT_SCALE, _HEURISTIC, _NO_ESCALATION, _NEIGHBOUR),
     family=_family(POST_NORM_MODELS, (0.02, 0.1), (0.01, 0.05, 0.2)),
-    simulation=(architecture_trace, gram_log_odds),
-    by_default=False,
-    test=f"{TESTS}::test_each_claim_holds_at_its_quick_preset_and_its_wrong_theory_fails",
+    **_SHARED,
 )
 def verify_architecture_rate(seed: int, theory: Theory, architecture: str, init_std: float,
                              depth: int, tokens: int, width: int, heads: int, batch: int
@@ -252,12 +260,8 @@ def verify_architecture_rate(seed: int, theory: Theory, architecture: str, init_
                "residual stream growing by β² + γ_m a block), decelerating like "
                "κ ln(1 + Aℓ/σ₀) with κ = 1 − γ_d/(β² + γ_m) once aligned; GPT-2's σ/√(2L) "
                "projections fix the total rise independently of L."),
-    presets={"quick": {"architecture": "llama", "init_std": 0.02, "depth": 24, "tokens": 16,
-                       "width": 64, "heads": 1, "batch": 8},
-             "full": {"architecture": "gpt2", "init_std": 0.02, "depth": 48, "tokens": 32,
-                      "width": 256, "heads": 4, "batch": 8}},
-    theory=_THEORY,
-    wrong_theory={"configuration_gains": _wrong_gains},
+    presets={"quick": _preset("llama", 0.02, 24, tokens=16, width=64, heads=1),
+             "full": _preset("gpt2", 0.02, 48, tokens=32, width=256, heads=4)},
     estimate=(_RISE,
               Estimate("late_early", "predicted_late_early",
                        (-DECELERATION_TOLERANCE, DECELERATION_TOLERANCE), relative=False,
@@ -274,9 +278,7 @@ def verify_architecture_rate(seed: int, theory: Theory, architecture: str, init_
                   "applied to pre-norm stacks", against="late_early",
                   predicted=lambda values, params: [1.0] * len(values["late_early"]))),
     family=_family(PRE_NORM_MODELS, (0.02, 0.05), (0.01, 0.1, 0.2)),
-    simulation=(architecture_trace, gram_log_odds),
-    by_default=False,
-    test=f"{TESTS}::test_each_claim_holds_at_its_quick_preset_and_its_wrong_theory_fails",
+    **_SHARED,
 )
 def verify_preln_law(seed: int, theory: Theory, architecture: str, init_std: float,
                      depth: int, tokens: int, width: int, heads: int, batch: int) -> Outcome:
