@@ -226,3 +226,35 @@ def test_a_registered_claim_runs_on_a_users_model_from_the_command_line(tmp_path
     assert code == 0 and result["params"]["architecture"] == spec
     assert result["in_family"] is False and result["verdict"] is None  # no verdict of the claim
     assert result["preset_verdict"] in ("holds", "fails")  # the run's own
+
+
+DECORATIVE = '''
+from attndepth import Estimate, Outcome, Theory, claim
+
+def rate(width):
+    return 0.5
+
+def shown_limit(width):
+    return 0.69
+
+@claim("mine.decorative", source="s", statement="s",
+       presets={"quick": {"width": 8}, "full": {"width": 8}},
+       estimate=Estimate("slope", "predicted", (-0.1, 0.1), seeds=(2, 2)),
+       theory=Theory(rate, shown_limit), wrong_theory={"rate": lambda width: 5.0})
+def verify(seed, theory, width):
+    limit = theory.shown_limit(width)  # printed, never compared
+    return Outcome(values={"slope": 0.5 + 0.001 * seed, "predicted": theory.rate(width)},
+                   note=f"the limit is {limit}")
+'''
+
+
+def test_a_users_claim_with_a_decorative_theory_entry_is_refused(tmp_path, capsys):
+    path = tmp_path / "mine.py"
+    path.write_text(DECORATIVE)
+    assert main(["verify", "--claims", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'shown_limit' changes no judged number" in err[0], err
+    assert "'rate'" not in err[0]
+    # the user may still run it, saying so; attndepth's own claims are checked on demand
+    assert main(["verify", "--claims", str(path), "--no-theory-check"]) == 0
+    assert main(["verify", "--claim", "levine.degree", "--theory-check"]) == 0

@@ -61,6 +61,11 @@ def register(sub: Any) -> None:
                         help="also run each claim with its wrong theory in place and exit 1 "
                              "when that does not fail (default: on for the claims of "
                              "--claims, off for the built-in ones)")
+    verify.add_argument("--theory-check", action=argparse.BooleanOptionalAction, default=None,
+                        help="before measuring, perturb each theory entry of the claims "
+                             "run (x1.1 and /1.1, one seed of the preset) and refuse a claim "
+                             "with an entry that changes no judged number (default: on for "
+                             "the claims of --claims, off for attndepth's own)")
     verify.add_argument("--jobs", type=non_negative_int, default=None, metavar="N",
                         help="claims run across N worker processes, each with its share of "
                              "the cores for BLAS (1: in this process). Verdicts are the same "
@@ -169,6 +174,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     wrong = (loaded if args.wrong_theory is None else
              (args.claim or default_claims()) if args.wrong_theory else [])
     total = len(args.claim or default_claims())
+    checked = (loaded if args.theory_check is None else
+               (args.claim or default_claims()) if args.theory_check else [])
+    if checked:
+        from attndepth.framework.decorative import refuse_decorative
+
+        for claim_id in checked:  # a decorative entry is a claim's bad input: exit 2
+            refuse_decorative(get_claim(claim_id), args.preset, args.seed)
     done: list[str] = []
 
     def finished(result: ClaimResult) -> None:  # stderr, terminal or not: one line a claim

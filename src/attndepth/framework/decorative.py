@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from attndepth.errors import AttndepthError, InvalidParameter
 from attndepth.framework.judge import judged
 from attndepth.framework.model import Claim
 from attndepth.framework.theories import Theory
@@ -117,7 +118,8 @@ def decorative_entries(found: Claim, params: Mapping[str, Any], seed: int = 0,
     found : Claim
     params : the parameters of one run (a preset).
     seed : the run's seed.
-    run : ``run(theory) -> Outcome`` (default: the claim's verify at ``params``).
+    run : ``run(theory) -> Outcome`` (default: the claim's verify at ``params``, as
+        ``attndepth verify`` calls it).
 
     Returns
     -------
@@ -125,10 +127,14 @@ def decorative_entries(found: Claim, params: Mapping[str, Any], seed: int = 0,
         Entry name -> why: ``"decorative"`` (nothing judged moved) or
         ``"unperturbable: TYPE"`` (its value holds no number; not a finding).
     """
-    def default_run(theory: Theory) -> Any:
-        return found.verify(seed=seed, theory=theory, **params)
+    if run is None:
+        from attndepth.framework.running import _sample
 
-    run = run or default_run
+        measured = _sample(found, params)  # either verify form; a user's code contained
+
+        def run(theory: Theory) -> Any:
+            return measured((seed,), theory, False)[0]
+
     reference = judged_numbers(found, run(found.theory))
     findings: dict[str, str] = {}
     for name in found.theory:
@@ -151,3 +157,28 @@ def _moves(found: Claim, run: Callable[..., Any], name: str, factor: float,
         return f"unperturbable: {error}"
     except Exception:  # a perturbed theory that breaks the run is read by the run
         return True
+
+
+def refuse_decorative(found: Claim, preset: str, seed: int) -> None:
+    """Refuse a claim whose theory has an entry no judged number reads
+    (:func:`decorative_entries` at one seed of ``preset``): ``attndepth verify`` runs this
+    on a user's claims (``--claims``) before measuring them. A claim whose run itself
+    raises is left to the run, which reports it.
+
+    Raises
+    ------
+    InvalidParameter
+        Naming the claim and each decorative entry.
+    """
+    try:
+        findings = decorative_entries(found, dict(found.presets[preset]), seed)
+    except AttndepthError:
+        return
+    decorative = sorted(name for name, why in findings.items() if why == "decorative")
+    if decorative:
+        names = ", ".join(repr(name) for name in decorative)
+        raise InvalidParameter(
+            f"claim {found.id!r}: theory {'entries' if len(decorative) > 1 else 'entry'} "
+            f"{names} change{'' if len(decorative) > 1 else 's'} no judged number (each "
+            f"×1.1 and ÷1.1, seed {seed} of the {preset} preset): compare a number computed "
+            f"from it, or leave it out of the theory (--no-theory-check skips this)")
