@@ -18,7 +18,7 @@ def test_fixed_rate_dashed_slopes_match_the_curves(quick_data):
     data = {k: np.array(v) for k, v in quick_data(fixed_rate).items()}
     errors = []
     for k in np.unique(data["stack"]):
-        rows = (data["stack"] == k) & (data["depth"] >= 5) \
+        rows = (data["stack"] == k) & (data["depth"] >= fixed_rate.FIT_FROM) \
             & (data["log_t_div"] > np.log(fixed_rate.FLOOR))
         slope = np.polyfit(data["depth"][rows], data["log_t_div"][rows], 1)[0]
         predicted = data["predicted_slope"][rows][0]

@@ -40,8 +40,8 @@ ESCALATION = _presets(dict(depth=48, tokens=16, width=32, heads=2, batch=16),
                       dict(depth=96, tokens=32, width=128, heads=4, batch=32))
 
 #: One attention matrix applied repeatedly: yuzhang.linear-rate-fixed, ``fixed_rate``.
-FIXED_MATRIX = _presets(dict(tokens=12, width=16, depth=60, batch=16, temperature=0.5, skip=5),
-                        dict(tokens=32, width=64, depth=200, batch=64, temperature=0.5, skip=8))
+FIXED_MATRIX = _presets(dict(tokens=12, width=16, depth=60, batch=16, temperature=0.5, skip=15),
+                        dict(tokens=32, width=64, depth=200, batch=64, temperature=0.5, skip=15))
 
 #: Pure and residual attention at low temperature: dong.collapse, dong.skip-prevents,
 #: ``dong_collapse``.

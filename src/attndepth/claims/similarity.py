@@ -142,8 +142,12 @@ ESCALATED_SIMILARITY = 0.99
 #: to the nearest neighbour, ln 2 (5.6 % above the derived rate at d = 32), and the
 #: O(1/d²) remainder (+1.0 % at d = 16) fits inside it.
 ESCALATION_RATE_TOLERANCE = 0.02
-#: Median relative error allowed between the fitted fixed-P slope and 2·log|λ₂|.
-FIXED_RATE_TOLERANCE = 0.03
+#: Relative error allowed between the fitted fixed-P slope and 2·log|λ₂| (mean over
+#: stacks). The fit's own bias is the transient of the next eigenvalues: from layer 15 it
+#: is −0.04 % to −0.6 % over the family (T ≥ 0.5; 256 stacks a member, 99 % half-widths
+#: 0.1–0.4 %), from layer 5 up to −1.0 %. ±1.2 % lies above it and catches a slope 2 %
+#: off (the neighbour ×1.02; the band of ±3 % let it hold).
+FIXED_RATE_TOLERANCE = 0.012
 #: Relative error allowed between the mean post-LN slope and the derived rate. The rate
 #: is first order in 1/d; the measured remainder (24 seeds × 32 stacks) is +1.03 ± 0.26 %
 #: at d = 16, +0.09 ± 0.17 % at 32 and +0.01 ± 0.12 % at 64, i.e. O(1/d²) (theory
@@ -359,7 +363,7 @@ def _predicted_ends(architecture: str, found, *, tokens: int, width: int, depth:
     family=Family(parameters={"tokens": (8, 12, 16), "width": (8, 16),
                               "temperature": (0.5, 1.0)},
                   beyond={"tokens": (24, 32), "width": (64,), "temperature": (0.25,)},
-                  fixed={"depth": 60, "batch": 16, "skip": 5}),
+                  fixed={"depth": 60, "batch": 16, "skip": 15}),
     # each stack draws its own P and is fitted alone: the stacks are independent
     estimate=Estimate("slopes", "predicted", (-FIXED_RATE_TOLERANCE, FIXED_RATE_TOLERANCE),
                       seeds=(4, 16), label="rel. error of the slope", pool="stacks",

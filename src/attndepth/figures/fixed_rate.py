@@ -29,6 +29,8 @@ DESCRIPTION = "log t_div for X <- P X with one P, and slopes 2 log|lambda_2| (da
 SHOWN = 5
 #: Where the drawn curves stop: float64 round-off of t_div.
 FLOOR = 1e-24
+#: The layer the claim's fit starts at (its presets' ``skip``): each line is anchored there.
+FIT_FROM = FIXED_MATRIX["quick"]["skip"]
 
 
 def compute(preset: str, seed: int) -> dict[str, list]:
@@ -63,7 +65,7 @@ def draw(data: dict[str, list]):
             axis.plot(depth[rows][::3], value[rows][::3] / np.log(10), "o", color=colour,
                       markersize=2.5, markerfacecolor="none", markeredgewidth=0.7,
                       label=rf"$|\lambda_2| = {lambda2[stack == k][0]:.2f}$")
-            anchor = np.flatnonzero(rows)[min(5, rows.sum() - 1)]
+            anchor = np.flatnonzero(rows)[min(FIT_FROM, rows.sum() - 1)]
             line = value[anchor] + slope[anchor] * (depth[rows] - depth[anchor])
             axis.plot(depth[rows], line / np.log(10), "-", color=colour, linewidth=0.9,
                       zorder=3)
