@@ -170,6 +170,8 @@ def refuse_decorative(found: Claim, preset: str, seed: int) -> None:
     InvalidParameter
         Naming the claim and each decorative entry.
     """
+    if not found.theory:  # nothing to perturb: the claim is not run here
+        return
     try:
         findings = decorative_entries(found, dict(found.presets[preset]), seed)
     except AttndepthError:
