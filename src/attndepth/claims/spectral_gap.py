@@ -97,14 +97,14 @@ KEY_QUERY_SIZES = 3
                   fixed={"tokens": (64, 128, 256, 512, 1024), "samples": 2}),
     estimate=(
         Estimate("slope", "predicted_slope", (-SLOPE_TOLERANCE, SLOPE_TOLERANCE),
-                 relative=False, seeds=(8, 64), label="slope − (−1/2)",
+                 relative=False, seeds=(8, 128), label="slope − (−1/2)",
                  quantity="slope of log s₂ against log T"),
-        Estimate("edge_error", "zero", (-1.0, 1.0), relative=False, seeds=(8, 64),
+        Estimate("edge_error", "zero", (-1.0, 1.0), relative=False, seeds=(8, 128),
                  label="rel. error of √T s₂ against 2κ / its band",
                  quantity=f"relative error of √T s₂ against 2κ at the largest T, in units of "
                           f"its band min({EDGE_TOLERANCE:.0%}, half its gap to 2s)"),
         Estimate("moment_ratio", "one", (-SECOND_MOMENT_TOLERANCE, SECOND_MOMENT_TOLERANCE),
-                 seeds=(8, 64), label="rel. error of ‖A − Π‖_F² against κ²",
+                 seeds=(8, 128), label="rel. error of ‖A − Π‖_F² against κ²",
                  quantity="‖A − Π‖_F² / κ² at the largest T"),
     ),
     checks=(Check("collapse_in_width", f"sr(AX) ≤ {STABLE_RANK_FACTOR}(1 + κ²) at every T"),
