@@ -103,7 +103,7 @@ COSINE_TOLERANCE = 0.05
     # pool="stacks": every stack is drawn and measured on its own (no shared fit)
     estimate=(
         Estimate("growth_alpha_one", "predicted_alpha_one", (-GROWTH_RELATIVE, GROWTH_RELATIVE),
-                 seeds=(4, 64), label="rel. error of the growth, α = 1", pool="stacks"),
+                 seeds=(4, 128), label="rel. error of the growth, α = 1", pool="stacks"),
         Estimate("growth_alpha_root", "predicted_alpha_root",
                  (-ROOT_GROWTH_RELATIVE, ROOT_GROWTH_RELATIVE), seeds=(4, 32),
                  label="rel. error of the growth, α = 1/sqrt(L)", pool="stacks"),
