@@ -248,7 +248,12 @@ def verify(seed, theory, width):
 '''
 
 
-def test_a_users_claim_with_a_decorative_theory_entry_is_refused(tmp_path, capsys):
+def test_a_users_claim_with_a_decorative_theory_entry_is_refused(tmp_path, capsys,
+                                                                   monkeypatch):
+    from attndepth.framework import registry
+
+    # the claim loaded here must not stay registered for the other tests of this worker
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry.all_claims()))
     path = tmp_path / "mine.py"
     path.write_text(DECORATIVE)
     assert main(["verify", "--claims", str(path)]) == 2

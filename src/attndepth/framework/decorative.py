@@ -162,15 +162,19 @@ def _moves(found: Claim, run: Callable[..., Any], name: str, factor: float,
 def refuse_decorative(found: Claim, preset: str, seed: int) -> None:
     """Refuse a claim whose theory has an entry no judged number reads
     (:func:`decorative_entries` at one seed of ``preset``): ``attndepth verify`` runs this
-    on a user's claims (``--claims``) before measuring them. A claim whose run itself
-    raises is left to the run, which reports it.
+    on a user's claims (``--claims``) before measuring them. Only a claim the framework
+    judges (estimates or checks declared) is scanned; a claim whose run itself raises is
+    left to the run, which reports it.
 
     Raises
     ------
     InvalidParameter
         Naming the claim and each decorative entry.
     """
-    if not found.theory:  # nothing to perturb: the claim is not run here
+    if not found.theory or not (found.estimates or found.checks):
+        # nothing to perturb; or a claim that states its own verdict, which shows the
+        # framework nothing but that verdict (a bound with slack does not flip at ±10 %):
+        # its wrong theory is its test
         return
     try:
         findings = decorative_entries(found, dict(found.presets[preset]), seed)
