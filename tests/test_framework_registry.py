@@ -765,3 +765,53 @@ def test_a_run_the_family_marks_undecidable_is_not_measured(monkeypatch):
     assert result.verdict == "inconclusive" and not calls
     assert "undecidable by construction: x = 2 compares" in result.outcome.note
     assert run_claim("mine.undecidable").verdict == "holds" and calls
+
+
+def _claims_file(path, claim_id, statement="s"):
+    path.write_text("from attndepth import Outcome, claim, verdict_from\n"
+                    f"@claim('{claim_id}', source='s', statement='{statement}', tolerance='t',\n"
+                    "       presets={'quick': {}, 'full': {}})\n"
+                    "def verify(seed):\n    return Outcome('1', '1', verdict_from(True))\n")
+
+
+def test_a_claims_file_loads_again_at_the_same_path_whatever_the_registry_forgot(
+        tmp_path, monkeypatch):
+    """One path, loaded after the registry was reset (a test's monkeypatch, a new session
+    in a notebook) or after the file was replaced, registers its current claims: the module
+    cache is keyed by path but never stands in for the file's claims."""
+    from attndepth.framework import registry as claims
+
+    path = tmp_path / "mine.py"
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims._REGISTRY))
+    _claims_file(path, "mine.reloaded-a")
+    assert claims.load_claims(str(path)) == ["mine.reloaded-a"]
+    assert claims.load_claims(str(path)) == ["mine.reloaded-a"]  # unchanged: idempotent
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims._REGISTRY))
+    del claims._REGISTRY["mine.reloaded-a"]  # the registry forgot it; the module did not
+    assert claims.load_claims(str(path)) == ["mine.reloaded-a"]
+    _claims_file(path, "mine.reloaded-b", statement="edited")  # a new file, same path
+    assert claims.load_claims(str(path)) == ["mine.reloaded-b"]
+    assert "mine.reloaded-a" not in claims._REGISTRY
+    assert claims.get_claim("mine.reloaded-b").statement == "edited"
+    path.write_text("raise RuntimeError('half-edited')\n")
+    with pytest.raises(ValueError, match="half-edited"):
+        claims.load_claims(str(path))
+    assert claims.get_claim("mine.reloaded-b").statement == "edited"  # the last good one
+
+
+def test_a_claims_module_imported_before_registers_again_after_the_registry_forgot_it(
+        tmp_path, monkeypatch):
+    import sys
+
+    from attndepth.framework import registry as claims
+
+    _claims_file(tmp_path / "mine_module_claims.py", "mine.module-a")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "mine_module_claims", raising=False)
+    monkeypatch.setattr(claims, "_REGISTRY", dict(claims._REGISTRY))
+    assert claims.load_claims("mine_module_claims") == ["mine.module-a"]
+    assert claims.load_claims("mine_module_claims") == ["mine.module-a"]
+    monkeypatch.setattr(claims, "_REGISTRY", {key: found for key, found
+                                              in claims._REGISTRY.items()
+                                              if key != "mine.module-a"})
+    assert claims.load_claims("mine_module_claims") == ["mine.module-a"]

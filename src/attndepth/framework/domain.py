@@ -199,7 +199,8 @@ def check_records() -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def _cached(path: str, stamp: tuple[float, int]) -> dict[str, Any]:
+def _cached(path: str, stamp: tuple[int, int, int]) -> dict[str, Any]:
+    """The record at ``path``, read again whenever its (mtime in ns, size, inode) change."""
     return read_record(path)
 
 
@@ -217,7 +218,7 @@ def _records() -> list[tuple[Path, dict[str, Any]]]:
             if path == SHIPPED_RECORD:
                 continue
             raise _refuse(path, f"does not exist (named by ${RECORD_VARIABLE})") from None
-        found.append((path, _cached(str(path), (stat.st_mtime, stat.st_size))))
+        found.append((path, _cached(str(path), (stat.st_mtime_ns, stat.st_size, stat.st_ino))))
     return found
 
 

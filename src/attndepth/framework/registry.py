@@ -274,34 +274,17 @@ def load_claims(source: str) -> list[str]:
         The file does not exist, the module cannot be imported, importing it
         raised, or it registered no claim.
     """
-    import hashlib
-    import importlib.util
-    import sys
-
     all_claims()  # built-ins and plug-ins first
     path = Path(source)
     is_file = source.endswith(".py") or path.exists()
     if is_file and not path.is_file():
         raise InvalidParameter(f"claims file {source} does not exist or is not a file")
-    name = (f"attndepth_user_claims_"
-            f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
-            if is_file else source)
+    name = _file_module_name(path) if is_file else source
     try:
-        if is_file and name not in sys.modules:
-            spec = importlib.util.spec_from_file_location(name, path)
-            if spec is None or spec.loader is None:  # a .py file always has one
-                raise InvalidParameter(f"claims file {source} cannot be imported")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            try:
-                with no_process_exit():  # the file's os._exit: its failure, not ours
-                    spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[name]
-                raise
-        elif not is_file:
-            with no_process_exit():
-                importlib.import_module(source)
+        if is_file:
+            _execute_claims_file(path, name, source)
+        else:
+            _import_claims_module(source)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 - sys.exit() or anything in a user's file
@@ -314,6 +297,72 @@ def load_claims(source: str) -> list[str]:
     for claim_id in ids:  # how another process (a dask worker) loads the same claims
         _SOURCES[claim_id] = str(path.resolve()) if is_file else source
     return ids
+
+
+def _file_module_name(path: Path) -> str:
+    """The module name a claims file is imported under: one per resolved path."""
+    import hashlib
+
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    return f"attndepth_user_claims_{digest}"
+
+
+#: module name of a claims file -> sha256 of the bytes it was executed from.
+_FILE_DIGESTS: dict[str, str] = {}
+
+
+def _execute_claims_file(path: Path, name: str, source: str) -> None:
+    """Execute a claims file unless this very content is loaded and its claims registered.
+
+    Loading a file again is idempotent while the file and the registry are unchanged; an
+    edited file, or one whose claims left the registry, is executed afresh and its claims
+    replace the ones it registered before (restored if the new content fails to load).
+    """
+    import hashlib
+    import importlib.util
+    import sys
+
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    previous = {key: found for key, found in _REGISTRY.items() if found.module == name}
+    if (name in sys.modules and _FILE_DIGESTS.get(name) == digest and previous):
+        return
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:  # a .py file always has one
+        raise InvalidParameter(f"claims file {source} cannot be imported")
+    module = importlib.util.module_from_spec(spec)
+    old_module = sys.modules.get(name)
+    for key in previous:
+        del _REGISTRY[key]
+    sys.modules[name] = module
+    try:
+        with no_process_exit():  # the file's os._exit: its failure, not ours
+            spec.loader.exec_module(module)
+    except BaseException:
+        for key in [key for key, found in _REGISTRY.items() if found.module == name]:
+            del _REGISTRY[key]
+        _REGISTRY.update(previous)
+        if old_module is None:
+            del sys.modules[name]
+        else:
+            sys.modules[name] = old_module
+        raise
+    _FILE_DIGESTS[name] = digest
+
+
+def _import_claims_module(name: str) -> None:
+    """Import a claims module; one imported before whose claims left the registry is
+    executed again (a module is not re-executed while its claims are registered: edit and
+    reload it with :func:`importlib.reload` after removing them)."""
+    import importlib
+    import sys
+
+    with no_process_exit():
+        module = sys.modules.get(name)
+        if module is not None and not any(found.module == name
+                                          for found in _REGISTRY.values()):
+            importlib.reload(module)
+        else:
+            importlib.import_module(name)
 
 
 def claim_source(claim_id: str) -> str | None:
