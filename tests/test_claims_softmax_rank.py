@@ -24,7 +24,7 @@ def test_the_growth_is_read_above_the_threshold_only():
 def test_the_claim_holds_when_the_growth_is_exponential(monkeypatch):
     # ranks doubling with every layer: the statement holds and the plateau is rejected
     monkeypatch.setattr(softmax_rank, "growth_above_threshold",
-                        lambda depths, ranks, width: [math.log(2)] * 3)
+                        lambda depths, ranks, width, threshold: [math.log(2)] * 3)
     result = run_claim("levine.softmax-epsilon-rank")
     assert result.verdict == "holds", result.outcome.measured
 

@@ -11,7 +11,7 @@ rank that differs, makes it ``fails`` with the step or the class named.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from attndepth.claims.rank_conjectures import shipped_atlas
@@ -40,10 +40,13 @@ def one_position_rank(width: int, depth: int) -> int:
 
 
 @lru_cache(maxsize=64)
-def _unconfirmed_steps(width: int, depth: int, seed: int) -> tuple[str, ...]:
-    """The proof steps that do not confirm at (d, L) with this seed's random forms (cached:
-    a rival's run replaces the closed form, not the proof)."""
-    steps = confirm_single_position_proof(width, depth, seed=seed)
+def _unconfirmed_steps(confirm: Callable[..., dict[str, bool]], width: int, depth: int,
+                       seed: int) -> tuple[str, ...]:
+    """The proof steps ``confirm`` (the theory's
+    :func:`~attndepth.theory.single_position_rank.confirm_single_position_proof`) does not
+    confirm at (d, L) with this seed's random forms (cached: a rival's run replaces the
+    closed form, not the proof)."""
+    steps = confirm(width, depth, seed=seed)
     return tuple(f"(d={width}, L={depth}) {step}" for step, ok in steps.items() if not ok)
 
 
@@ -54,7 +57,7 @@ def _unconfirmed_steps(width: int, depth: int, seed: int) -> tuple[str, ...]:
               "C(K + d, d), K = (3^L − 1)/2, for every width d and depth L.",
     presets={"quick": dict(sizes=[[2, 2], [3, 2]]),
              "full": dict(sizes=[[1, 3], [2, 2], [3, 2], [4, 2], [2, 3]])},
-    theory=(one_position_rank, single_position_rank, confirm_single_position_proof),
+    theory=(one_position_rank, confirm_single_position_proof),
     simulation=(atlas,),
     test=f"{TESTS}::test_the_closed_form_is_proved_and_matches_the_atlas",
     wrong_theory={"one_position_rank": lambda width, depth: math.comb(
@@ -77,7 +80,8 @@ def _unconfirmed_steps(width: int, depth: int, seed: int) -> tuple[str, ...]:
 def verify_one_position_rank(seed: int, theory: Theory, sizes: Sequence[Sequence[int]]) -> Outcome:
     """The proof's steps at each size, then the theorem against every atlas class."""
     unconfirmed = [step for width, depth in sizes
-                   for step in _unconfirmed_steps(int(width), int(depth), seed)]
+                   for step in _unconfirmed_steps(theory.confirm_single_position_proof,
+                                                  int(width), int(depth), seed)]
     rows = [row for row in shipped_atlas().where(heads=1, residual=0, p_size=1, q_size=1)]
     differing = [row for row in rows if row.rank != theory.one_position_rank(row.width, row.depth)]
     note = (f"proof steps checked at (d, L) = {', '.join(str(tuple(s)) for s in sizes)}; "

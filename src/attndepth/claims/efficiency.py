@@ -47,7 +47,7 @@ def knee_of(width: int, seed: int) -> float | None:
 
 def _efficiency(seed: int, width: int, depth: int, theory: Theory) -> dict:
     certificate = exact_rank(RankCase(width, depth, 1, 2, 0, 1), seed)
-    needed = necessary_width(certificate.rank, depth - 1, 1)
+    needed = theory.necessary_width(certificate.rank, depth - 1, 1)
     knee = theory.knee_of(width, seed)
     return {"width": width, "depth": depth, "rank": certificate.rank,
             "proved": certificate.reason == "upper-bound", "needed": needed,
@@ -60,7 +60,7 @@ def _efficiency(seed: int, width: int, depth: int, theory: Theory) -> dict:
     statement="Removing one layer before the knee forces a width of about d³ to keep the "
               "separation rank (exponent ln d′/ln d ≈ 3); past the knee it costs far less.",
     presets={"quick": dict(pairs=QUICK_PAIRS), "full": dict(pairs=FULL_PAIRS)},
-    theory=Theory(necessary_width, regime_bounds, knee_of, EXPONENT_SPLIT=EXPONENT_SPLIT),
+    theory=Theory(necessary_width, knee_of, EXPONENT_SPLIT=EXPONENT_SPLIT),
     simulation=(measure_block_ranks, measure_knee),
     test=f"{TESTS}::test_depth_efficiency_holds_and_can_fail",
     figure=None,  # a table (docs/theory.md §1) says it; threshold_knee shows the knee only

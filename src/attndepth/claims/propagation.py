@@ -86,7 +86,7 @@ COSINE_TOLERANCE = 0.05
               "+ O(L/d²) (L ln(1 + α²) as d → ∞): α = 1 aligns every token (cosine → 1), "
               "α = 1/√L keeps the growth below 1, α = 1/L below 1/L.",
     presets=presets.NOCI,
-    theory=(finite_width_growth, finite_width_term, log_odds_growth, residual_scale,
+    theory=(finite_width_growth, finite_width_term, residual_scale,
             cosine_from_log_odds,
             confirm_limits, confirm_uniform_attention_recursion, confirm_finite_width_term),
     simulation=(alignment_sample,),
@@ -121,7 +121,7 @@ COSINE_TOLERANCE = 0.05
     rivals=(
         Rival("L ln(1 + α²)", "Noci et al.'s recursion at infinite width (the paper's limit; "
               "this claim's statement before the finite-width term)", against="growth_alpha_one",
-              predicted=lambda values, params: [depth * np.log(2.0)
+              predicted=lambda values, params: [log_odds_growth(depth, 1.0)
                                                 for depth in values["depth_alpha_one"]]),
         Rival("L ln(1 + α²(1 − 1/d))", "the recursion with the finite-width factor (1 − 1/d) "
               "of the centred branch variance: the deficit in E Y, the growth ln E Y per block "

@@ -21,6 +21,7 @@ from attndepth.claims.separation_rank import (
     SIZE_CLASSES_BEYOND,
     bounds_of,
     exact_rank,
+    theory_bounds,
 )
 from attndepth.errors import InvalidParameter
 from attndepth.framework.declarations import Check, Rival
@@ -87,6 +88,8 @@ FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [RankCase(*case) for case in (
                   "configuration"),
             Check("not_below", "exact integers: the ρ = 1 rank ≥ the ρ = 0 rank (proved)"),
             Check("bounds_equal", "exact integers: the two bounds (d) equal (proved)"),
+            Check("within_bound", "exact integers: the ρ = 1 rank ≤ its best bound (a)–(d) "
+                  "(proved)"),
             Check("top_parts", "SymPy: the top-degree part of the ρ = 1 network is the ρ = 0 "
                   "network")),
     presets={"quick": dict(configs=QUICK_CONFIGS), "full": dict(configs=FULL_CONFIGS)},
@@ -112,31 +115,36 @@ FULL_CONFIGS: list[Config] = QUICK_CONFIGS + [RankCase(*case) for case in (
 def verify_residual_rank(seed: int, theory: Theory, configs: list[Config]) -> Outcome:
     """Whole-matrix ranks with ρ = 1 against the degree-block ranks with ρ = 0."""
     top_parts = all(theory.confirm_residual_top_part(*network) for network in TOP_PART_CHECKS)
-    rows, unequal, below, bound_changes, proved = [], [], [], [], 0
+    rows, unequal, below, bound_changes, above, proved = [], [], [], [], [], 0
     configs = [RankCase.of(config) for config in configs]
     for config in configs:
         if config.residual != 1:
             raise InvalidParameter(f"configs are (d, L, H, N, ρ = 1, |P|), got {config}")
         without = exact_rank(_without_residual(config), seed)
-        bound = bounds_of(config).best
+        bounds = theory_bounds(theory, config)
+        bound = bounds.best
         with_residual = exact_rank(config, seed, BLOCK_PRIME)
+        if with_residual.rank > bound:
+            above.append(config)
         proved += with_residual.reason == "upper-bound"
         if with_residual.rank != theory.predicted_residual_rank(config, without.rank):
             unequal.append(config)
         if with_residual.rank < without.rank:
             below.append(config)
-        if config.bounds().bigraded != _without_residual(config).bounds().bigraded:
+        if bounds.bigraded != theory_bounds(theory, _without_residual(config)).bigraded:
             bound_changes.append(config)
         rows.append(f"{config}: {with_residual.rank} / {without.rank} (bound {bound})")
     return Outcome(
         measured=(f"{len(configs) - len(unequal)}/{len(configs)} equal, {proved} of them "
                   f"proved (ρ = 1 rank = bound (d)); ρ = 1 below ρ = 0: {len(below)}; bound "
-                  f"(d) changed by ρ: {len(bound_changes)}; SymPy top-part check on "
+                  f"(d) changed by ρ: {len(bound_changes)}; above the best bound: {len(above)}; "
+                  f"SymPy top-part check on "
                   f"{len(TOP_PART_CHECKS)} networks: {'equal' if top_parts else 'DIFFERENT'}"),
         note=("(d, L, H, N, ρ, |P|): rank with ρ = 1 (whole matrix, GF(" + str(BLOCK_PRIME)
               + ")) / rank with ρ = 0 (degree blocks), same seed " + str(seed)
               + " and hence the same weights — " + "; ".join(rows)),
         values={"unequal": unequal, "below": below, "bound_changes": bound_changes,
                 "equal_ranks": not unequal, "not_below": not below,
-                "bounds_equal": not bound_changes, "top_parts": top_parts},
+                "bounds_equal": not bound_changes, "above_bound": above,
+                "within_bound": not above, "top_parts": top_parts},
     )

@@ -4,6 +4,7 @@ the spectral gap of attention at initialisation, and removing it."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import cache
 
 import numpy as np
@@ -138,7 +139,8 @@ def verify_spectral_gap(seed: int, theory: Theory,
 
     Key-query attention (the note's comparison) is measured only where the outcome is
     ``shown``."""
-    identities = _identities()
+    identities = _identities(theory.confirm_markov_moments,
+                             theory.confirm_outlier_removal_identity)
     rows = [spectrum_sample("markov", T, width, scale, seed, samples) for T in tokens]
     fit = linear_fit(np.log(tokens), np.log([row.s2 for row in rows]))
     last = rows[-1]
@@ -187,6 +189,9 @@ def verify_spectral_gap(seed: int, theory: Theory,
 
 
 @cache
-def _identities() -> bool:
-    """The SymPy identities (exact and seed-free: checked once per process)."""
-    return bool(confirm_markov_moments() and confirm_outlier_removal_identity())
+def _identities(markov_moments: Callable[[], bool],
+                outlier_removal_identity: Callable[[], bool]) -> bool:
+    """The theory's SymPy identities (:func:`confirm_markov_moments`,
+    :func:`confirm_outlier_removal_identity`; exact and seed-free: checked once per
+    process for each pair of functions)."""
+    return bool(markov_moments() and outlier_removal_identity())

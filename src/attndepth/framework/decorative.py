@@ -7,8 +7,11 @@ no number the framework judges depends on it: a wrong value of it would still ``
 negated, a zero ±ε, a function's numeric results likewise (the numeric fields of a
 returned dataclass too), ε = ±10 % — runs one seed of the claim with it, and
 compares what the judge reads: the single-seed verdict and the values under every
-estimate's ``measured`` and ``predicted`` keys and every check's key. An entry whose
-perturbation, either way, changes none of them is decorative.
+estimate's ``measured`` and ``predicted`` keys and every check's key. An entry that
+moves none of them at ±10 % is tried at ×2, ÷2, ×10, ÷10 and ×0: one that moves there is
+*coarse* (it is judged, through a band or a bound with slack: how coarse is its
+resolving power, :mod:`attndepth.framework.resolving`); one that moves nothing at any of
+them is decorative.
 """
 
 from __future__ import annotations
@@ -30,6 +33,10 @@ from attndepth.framework.theories import Theory
 #: referee would name), tried both ways: a one-sided claim (a bound) moves only one way.
 PERTURBATION = 0.1
 FACTORS = (1 + PERTURBATION, 1 / (1 + PERTURBATION))
+#: Tried, in order, on an entry that moves nothing at :data:`FACTORS`: where one moves a
+#: judged number the entry is coarse, not decorative. The last, ×0, makes every value of
+#: the entry one (a grouping key whose ×10 only relabels its classes merges them all).
+COARSE_FACTORS = (2.0, 0.5, 10.0, 0.1, 0.0)
 
 
 class Unperturbable(Exception):
@@ -37,7 +44,8 @@ class Unperturbable(Exception):
 
 
 def perturbed(value: Any, factor: float) -> Any:
-    """``value`` with every number ×factor and every bool negated, recursively.
+    """``value`` with every number ×factor and every bool negated, recursively (a function
+    among them: its results).
 
     Raises
     ------
@@ -65,6 +73,10 @@ def perturbed(value: Any, factor: float) -> Any:
                    and not isinstance(getattr(value, f.name), bool)}
         if changes:
             return dataclasses.replace(value, **changes)
+    if callable(value) and not isinstance(value, type):  # a returned function: its results
+        def wrong(*args: Any, **kwargs: Any) -> Any:
+            return perturbed(value(*args, **kwargs), factor)
+        return wrong
     try:
         import sympy
 
@@ -124,8 +136,10 @@ def decorative_entries(found: Claim, params: Mapping[str, Any], seed: int = 0,
     Returns
     -------
     dict
-        Entry name -> why: ``"decorative"`` (nothing judged moved) or
-        ``"unperturbable: TYPE"`` (its value holds no number; not a finding).
+        Each entry that moves nothing judged at ±10 % -> why: ``"decorative"`` (nothing
+        judged moves at ×1.1, ÷1.1, ×2, ÷2, ×10, ÷10 or ×0), ``"coarse: ×2"`` (the first of
+        :data:`COARSE_FACTORS` that moves a judged number) or ``"unperturbable: TYPE"``
+        (its value holds no number; not a finding).
     """
     if run is None:
         from attndepth.framework.running import _sample
@@ -142,8 +156,18 @@ def decorative_entries(found: Claim, params: Mapping[str, Any], seed: int = 0,
         if any(v is True for v in verdicts):
             continue
         unperturbable = [v for v in verdicts if isinstance(v, str)]
-        findings[name] = unperturbable[0] if unperturbable else "decorative"
+        if unperturbable:
+            findings[name] = unperturbable[0]
+            continue
+        coarse = next((factor for factor in COARSE_FACTORS
+                       if _moves(found, run, name, factor, reference) is True), None)
+        findings[name] = "decorative" if coarse is None else f"coarse: {_factor(coarse)}"
     return findings
+
+
+def _factor(factor: float) -> str:
+    """×2, ÷10: a perturbation factor as a reader writes it."""
+    return f"×{factor:g}" if factor >= 1 or factor == 0 else f"÷{1 / factor:g}"
 
 
 def _moves(found: Claim, run: Callable[..., Any], name: str, factor: float,
@@ -186,5 +210,6 @@ def refuse_decorative(found: Claim, preset: str, seed: int) -> None:
         raise InvalidParameter(
             f"claim {found.id!r}: theory {'entries' if len(decorative) > 1 else 'entry'} "
             f"{names} change{'' if len(decorative) > 1 else 's'} no judged number (each "
-            f"×1.1 and ÷1.1, seed {seed} of the {preset} preset): compare a number computed "
-            f"from it, or leave it out of the theory (--no-theory-check skips this)")
+            f"×1.1, ×2, ×10, divided so, and ×0; seed {seed} of the {preset} preset): compare "
+            f"a number computed from it, or leave it out of the theory (--no-theory-check "
+            f"skips this)")
