@@ -86,8 +86,8 @@ CURSE_OF_DEPTH = _presets(dict(depth=16, tokens=16, width=32, batch=16),
 
 #: Near-simplex tokens at two sequence lengths: chen.critical-scaling,
 #: ``critical_scaling`` (which draws more lengths, overlaps and widths).
-CRITICAL_SCALING = _presets(dict(overlap=0.5, width=64, smallest=32, largest=1024, batch=2),
-                            dict(overlap=0.5, width=64, smallest=32, largest=4096, batch=4))
+CRITICAL_SCALING = _presets(dict(overlap=0.5, width=64, smallest=8, largest=1024, batch=2),
+                            dict(overlap=0.5, width=64, smallest=8, largest=4096, batch=4))
 
 #: The spectrum of key-query attention: naderi.spectral-gap, ``naderi_spectral_gap``
 #: (which draws more sequence lengths and a second scale).
