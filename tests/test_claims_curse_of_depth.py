@@ -12,7 +12,7 @@ SMALL = dict(depth=16, tokens=8, width=16, batch=16)  # the smallest member
 def test_variance_growth_holds_and_rejects_its_rivals():
     result = run_claim("sun.variance-growth", seed=1, **SMALL)
     assert result.verdict == "holds", result.outcome
-    assert all(rival.rejected for rival in result.rivals) and len(result.rivals) == 6
+    assert all(rival.rejected for rival in result.rivals) and len(result.rivals) == 7
 
 
 def test_near_identity_holds_and_rejects_its_rivals():

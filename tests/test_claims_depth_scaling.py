@@ -4,7 +4,7 @@ import pytest
 
 from attndepth.framework.running import run_claim
 
-SMALL = dict(depth=16, tokens=8, width=16, ffn=True, batch=16)  # the smallest member
+SMALL = dict(depth=16, tokens=8, width=16, ffn=True, batch=32)  # the smallest member
 
 
 def test_the_claim_holds_and_rejects_its_rivals():

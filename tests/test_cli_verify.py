@@ -260,6 +260,11 @@ def test_a_users_claim_with_a_decorative_theory_entry_is_refused(tmp_path, capsy
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "'shown_limit' changes no judged number" in err[0], err
     assert "'rate'" not in err[0]
+    # every way of measuring the claim refuses it first: one member, a search
+    for extra in (["--member", '{"width": 8}'], ["--search"]):
+        assert main(["verify", "--claims", str(path), *extra]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "'shown_limit'" in err[0], (extra, err)
     # the user may still run it, saying so; attndepth's own claims are checked on demand
     assert main(["verify", "--claims", str(path), "--no-theory-check"]) == 0
     assert main(["verify", "--claim", "levine.degree", "--theory-check"]) == 0

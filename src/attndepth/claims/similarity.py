@@ -169,14 +169,16 @@ BOUND_SLACK = 1e-9
 RESOLUTION_FACTOR = 64
 #: A stack "does not escalate" if t_sim ends at most this above its start.
 DEESCALATION_TOLERANCE = 0.05
-#: Pre-LN counts as "far slower" if its log-odds slope is within this fraction of post-LN's
-#: of the prediction PRELN_PREDICTED_RATIO.
-PRELN_SLOWER_FRACTION = 0.25
-#: The predicted pre-LN / post-LN slope ratio: no geometric escalation at all.
-PRELN_PREDICTED_RATIO = 0.0
-#: Largest |late slope / early slope| of the pre-LN log-odds that counts as decelerating
-#: (a geometric escalation has 1).
-DECELERATION_BAND = 0.5
+#: "Far slower": the pre-LN / post-LN log-odds slope ratio at most a quarter. The paper
+#: gives no rate for pre-LN, so the claim bounds the ratio (one-sided) rather than
+#: predicting a number a neighbour (0 against 0.1) could be told from.
+PRELN_RATIO_BOUND = 0.25
+#: "Not geometrically": the pre-LN late / early slope at most a half (a geometric
+#: escalation has 1).
+DECELERATION_BOUND = 0.5
+#: The rivals' bands around their ratio 1 (a geometric escalation, at post-LN's rate or
+#: its own): the bounds' distance from 1, at the least.
+GEOMETRIC_BAND = (-0.5, 0.5)
 #: Order of convergence tolerance for Dong's cubic collapse and for the linear residual case.
 ORDER_TOLERANCE = 0.3
 
@@ -711,31 +713,34 @@ def verify_deescalation(seed: int, theory: Theory, depth: int, tokens: int, widt
 @claim(
     "yuzhang.preln",
     source="Yu & Zhang 2023, §3 (pre-norm weakens SA)",
-    statement="Pre-LN escalates far slower than post-LN, and not geometrically.",
+    statement="Pre-LN escalates far slower than post-LN, and not geometrically: its "
+              "log-odds slope is at most a quarter of post-LN's, and its late slope at most "
+              "half its early one (bounds, not a rate: the paper gives none).",
     presets=with_architecture(presets.POSTLN),
-    theory=Theory(PRELN_PREDICTED_RATIO=PRELN_PREDICTED_RATIO),
+    theory=Theory(PRELN_RATIO_BOUND=PRELN_RATIO_BOUND, DECELERATION_BOUND=DECELERATION_BOUND),
     simulation=(escalation_trace, architecture_trace, escalation_rate, linear_fit),
     test=f"{TESTS}::test_claim_holds_at_small_size",
-    # wrong: pre-LN escalates at half post-LN's rate
-    wrong_theory={"PRELN_PREDICTED_RATIO": 0.5},
-    estimate=(Estimate("slope_ratio", "predicted_ratio",
-                       (-PRELN_SLOWER_FRACTION, PRELN_SLOWER_FRACTION), relative=False,
-                       seeds=(4, 16), label="pre-LN slope / post-LN slope",
-                       quantity="pre-LN log-odds slope / post-LN slope (far slower: near "
-                                "the predicted ratio)"),
-              Estimate("deceleration", "predicted_deceleration",
-                       (-DECELERATION_BAND, DECELERATION_BAND), relative=False,
-                       seeds=(4, 16), label="pre-LN late / early slope",
+    # wrong: pre-LN's log-odds do not rise at all (the ratio at most 0)
+    wrong_theory={"PRELN_RATIO_BOUND": 0.0},
+    estimate=(Estimate("slope_ratio", "predicted_ratio", (-math.inf, 0.0), relative=False,
+                       seeds=(4, 16), label="pre-LN slope / post-LN slope − its bound",
+                       quantity="pre-LN log-odds slope / post-LN slope (far slower: at most "
+                                "the bound)"),
+              Estimate("deceleration", "predicted_deceleration", (-math.inf, 0.0),
+                       relative=False, seeds=(4, 16),
+                       label="pre-LN late / early slope − its bound",
                        quantity="pre-LN slope over the last third of the layers / that over "
                                 "the first third (1 for a geometric escalation)")),
     checks=(Check("reference_escalates", "the post-LN reference escalates (its log-odds "
                   "reach the window): else there is nothing to be slower than",
                   precondition=True),),
     rivals=(Rival("post-LN's rate", "the norm's placement changes nothing: the same attention "
-                  "escalates at the same geometric rate", predicted=lambda values, params: 1.0),
+                  "escalates at the same geometric rate", predicted=lambda values, params: 1.0,
+                  band=GEOMETRIC_BAND),
             Rival("geometric, slower", "a constant per-layer rate, the form of the post-LN law "
                   "with a smaller constant: late and early slopes equal",
-                  predicted=lambda values, params: 1.0, against="deceleration")),
+                  predicted=lambda values, params: 1.0, against="deceleration",
+                  band=GEOMETRIC_BAND)),
     # the pre-norm models people build (GPT-2, LLaMA, torch.nn's norm_first encoder), each
     # against its post-LN reference (POST_LN_REFERENCE), are members the search draws;
     # those whose reference is BERT cannot be decided: BERT does not escalate at its
@@ -786,8 +791,8 @@ def verify_preln(seed: int, theory: Theory, depth: int, tokens: int, width: int,
     deceleration = late / early
     shape = "power law in depth" if logarithmic.r2 > linear.r2 else "linear in depth"
     return Outcome(
-        predicted=(f"pre-LN log-odds slope {theory.PRELN_PREDICTED_RATIO:g} ± "
-                   f"{PRELN_SLOWER_FRACTION} × post-LN's, decelerating"),
+        predicted=(f"pre-LN log-odds slope ≤ {theory.PRELN_RATIO_BOUND:g} × post-LN's, "
+                   f"late/early slope ≤ {theory.DECELERATION_BOUND:g}"),
         measured=(f"pre-LN {linear.slope:.3f}/layer vs post-LN {post_fit.slope:.3f}"
                   f"{post_window}; shape: {shape}"),
         note=(f"pre-LN log-odds {pre[0]:.2f} → {pre[-1]:.2f} over {depth} layers, slope "
@@ -796,12 +801,13 @@ def verify_preln(seed: int, theory: Theory, depth: int, tokens: int, width: int,
               f"R² {logarithmic.r2:.3f}; n={tokens}, d={width}"
               f"{'' if architecture == OWN else f'; {architecture} against {reference}'}"
               f"{'; the reference does not escalate: nothing to compare' if post_window else ''}"
-              f". The paper gives no rate for pre-LN: the prediction is the fraction "
-              f"{PRELN_SLOWER_FRACTION}"),
+              f". The paper gives no rate for pre-LN: 'far slower' is read as a ratio of at "
+              f"most {theory.PRELN_RATIO_BOUND:g}, 'not geometrically' as a late/early "
+              f"slope of at most {theory.DECELERATION_BOUND:g}"),
         values={"preln_slope": linear.slope, "postln_slope": post_fit.slope,
                 "slope_ratio": linear.slope / post_fit.slope,
-                "predicted_ratio": theory.PRELN_PREDICTED_RATIO, "deceleration": deceleration,
-                "predicted_deceleration": 0.0,
+                "predicted_ratio": theory.PRELN_RATIO_BOUND, "deceleration": deceleration,
+                "predicted_deceleration": theory.DECELERATION_BOUND,
                 "power_alpha": logarithmic.slope, "power_r2": logarithmic.r2,
                 "linear_r2": linear.r2, "reference_escalates": not post_window},
     )

@@ -159,6 +159,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
             raise InvalidParameter("--record needs --search or --member: it keeps what "
                                    "they find")
         check_record_target(args.record)
+    # before any measurement (a member, a search, a model, the presets): a decorative
+    # theory entry is the claim's bad input, exit 2
+    checked = (loaded if args.theory_check is None else
+               (args.claim or default_claims()) if args.theory_check else [])
+    if checked:
+        from attndepth.framework.decorative import refuse_decorative
+
+        for claim_id in checked:
+            refuse_decorative(get_claim(claim_id), args.preset, args.seed)
     if args.model is not None:
         from attndepth.pytorch.architectures import load_model
 
@@ -174,13 +183,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     wrong = (loaded if args.wrong_theory is None else
              (args.claim or default_claims()) if args.wrong_theory else [])
     total = len(args.claim or default_claims())
-    checked = (loaded if args.theory_check is None else
-               (args.claim or default_claims()) if args.theory_check else [])
-    if checked:
-        from attndepth.framework.decorative import refuse_decorative
-
-        for claim_id in checked:  # a decorative entry is a claim's bad input: exit 2
-            refuse_decorative(get_claim(claim_id), args.preset, args.seed)
     done: list[str] = []
 
     def finished(result: ClaimResult) -> None:  # stderr, terminal or not: one line a claim

@@ -2,9 +2,10 @@
 
 Draws the claim chen.critical-scaling (Chen et al. 2025, arXiv 2510.05554): unit tokens
 near a simplex of overlap ρ, scores β⟨y_i, y_j⟩. (a) γ_½/γ_c = β_½(1 − ρ)/ln n, where a
-token's self weight is ½ (mean over tokens; as many tokens at every n), against the
-sequence length n for three overlaps at d = 64 (filled) and d = 256 (open); solid and
-dotted: the finite-d formula; dashed: the paper's limit, ln(n − 1)/ln n for every ρ.
+token's self weight is ½ (mean over tokens: at least the claim's count at every n, in 8
+sets or more), against the sequence length n from the claim's shortest, for three
+overlaps at d = 64 (filled) and d = 256 (open); solid and dotted: the finite-d formula;
+dashed: the paper's limit, ln(n − 1)/ln n for every ρ.
 (b) The mean self weight against γ = β/ln n at ρ = ½, d = 256, for three lengths: the
 transition sharpens around γ_c = 2 as n grows.
 """
@@ -41,6 +42,9 @@ OVERLAPS = (0.25, 0.5, 0.75)
 WIDTHS = (64, 256)
 #: Panel (b): its overlap, width and lengths, and the γ grid.
 CURVE_OVERLAP, CURVE_WIDTH, CURVE_LENGTHS = 0.5, 256, (16, 128, 1024)
+#: Fewest token sets a point: its interval is a t-interval over the sets (over the
+#: claim's 2 sets of the longest sequence, t with one degree of freedom is 64).
+MIN_SETS = 8
 GAMMAS = np.linspace(1.0, 3.0, 21)
 
 
@@ -50,7 +54,9 @@ def compute(preset: str, seed: int) -> dict[str, list]:
     limit (panel a; NaN in b), and the claim's batch."""
     size = CRITICAL_SCALING[preset]
     largest = size["largest"]
-    lengths = [2**k for k in range(5, int(math.log2(largest)) + 1)]
+    # powers of two from the claim's shortest sequence (where ln(n − 1) and ln n part)
+    lengths = [2**k for k in range(int(math.log2(size["smallest"])),
+                                   int(math.log2(largest)) + 1)]
     columns: dict[str, list] = {k: [] for k in (
         "panel", "overlap", "width", "tokens", "x", "measured", "error", "formula", "limit",
         "sets", "batch")}
@@ -62,7 +68,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
     for width in WIDTHS:
         for overlap in OVERLAPS:
             for n in lengths:
-                sets = max(size["batch"], size["batch"] * largest // n)
+                sets = max(MIN_SETS, size["batch"] * largest // n)
                 scale = critical_gamma(overlap) * math.log(n)  # β_½ → γ_½/γ_c
                 per_set = half_points(near_simplex_tokens(n, width, overlap, sets,
                                                           seed)).mean(axis=1) / scale
@@ -71,7 +77,7 @@ def compute(preset: str, seed: int) -> dict[str, list]:
                     half_point(overlap, n, width) / scale, bare_half_point(overlap, n) / scale,
                     sets)
     for n in CURVE_LENGTHS:
-        sets = max(size["batch"], size["batch"] * max(CURVE_LENGTHS) // n)
+        sets = max(MIN_SETS, size["batch"] * max(CURVE_LENGTHS) // n)
         Y = near_simplex_tokens(n, CURVE_WIDTH, CURVE_OVERLAP, sets, seed)
         for gamma in GAMMAS:
             weights = self_weights(Y, float(gamma * math.log(n))).mean(axis=1)
@@ -128,7 +134,8 @@ def draw(data: dict[str, list]):
         right.legend(loc="upper left")
         rows = array["panel"] == "a"
         counted = int(array["batch"][0]) * int(array["x"][rows].astype(float).max())
-        left.set_title(f"near-simplex unit tokens, {counted} a point; {INTERVAL_TEXT}",
+        left.set_title(f"near-simplex unit tokens, at least {counted} a point "
+                       f"({MIN_SETS} sets or more); {INTERVAL_TEXT}",
                        fontsize=6)
         right.set_title(rf"$\rho = {CURVE_OVERLAP:g}$, d = {CURVE_WIDTH}",
                         fontsize=6)
