@@ -47,14 +47,23 @@ def pytest_configure(config):
         "command), run by `pytest -m slow` in .ci/run")
 
 
+#: The slow run's longest tests (`.ci/run` lists its 20 longest), started first so that
+#: no worker is left running one of them alone at the end.
+LONGEST_FIRST = ("tests/test_docs.py::test_site_builds_with_warnings_as_errors",
+                 "tests/test_framework_domain.py::test_every_shipped_failure_still_fails"
+                 "[levine.threshold-member8-0]")
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests that start JAX run after all others.
+    """The longest tests first (:data:`LONGEST_FIRST`), and tests that start JAX after all
+    others.
 
     JAX starts threads of its own, and the sweep tests fork worker processes;
     forking a process that holds JAX's threads can deadlock the child (JAX warns
     so). Running the JAX tests last keeps every fork before JAX exists.
     """
-    items.sort(key=lambda item: item.get_closest_marker("jax") is not None)
+    items.sort(key=lambda item: (item.get_closest_marker("jax") is not None,
+                                 item.nodeid not in LONGEST_FIRST))
 
 
 @pytest.fixture
@@ -133,3 +142,25 @@ def quick_data():
         return copy.deepcopy(cache[module.NAME])
 
     return get
+
+
+@pytest.fixture
+def save_for_docs():
+    """``save_for_docs(result)``: with ``ATTNDEPTH_FIGURES_DIR`` set (``.ci/run``), a claim's
+    quick run is saved there (``results/<id>.json``) for the docs build's results page,
+    which then runs only the claims no test ran (docs/generate.py)."""
+    def save(result) -> None:
+        out = os.environ.get("ATTNDEPTH_FIGURES_DIR")
+        if not out:
+            return
+        import json
+
+        from attndepth.framework.report import markdown_part
+
+        folder = Path(out) / "results"
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f".{result.id}.json.partial"  # whole or absent, never half
+        partial.write_text(json.dumps(markdown_part(result)), encoding="utf-8")
+        partial.replace(folder / f"{result.id}.json")
+
+    return save

@@ -1,6 +1,7 @@
 """The documentation: the theory document covers every claim and points to real code,
 nothing refers outside the repository, and the site builds with warnings as errors."""
 
+import dataclasses
 import importlib
 import importlib.util
 import re
@@ -124,6 +125,37 @@ def test_the_gallery_reuses_figures_the_tests_drew(tmp_path, monkeypatch):
     assert page.count(":width: 648px") == len(registry.all_figures())  # 6.75 in at 96 px/in
     assert page.count("{download}`PDF <figures/") == len(registry.all_figures())
     assert (tmp_path / "site" / "allocation.csv").read_text() == "x\n1\n"
+
+
+def test_the_results_page_shows_the_claims_the_tests_ran_and_runs_only_the_rest(
+        tmp_path, monkeypatch, save_for_docs):
+    # the quick-preset tests save each run (save_for_docs); the page joins them in the
+    # registry's order, as `attndepth verify --format markdown` would render them
+    sys.path.insert(0, str(ROOT / "docs"))
+    import generate
+
+    from attndepth.framework import pool_runs
+    from attndepth.framework.registry import default_claims
+    from attndepth.framework.report import render_markdown
+    from attndepth.framework.running import run_claim
+
+    monkeypatch.setenv("ATTNDEPTH_FIGURES_DIR", str(tmp_path))
+    ran = [run_claim(claim_id, "quick", seed=0) for claim_id in ("levine.degree",
+                                                                  "levine.1t-width")]
+    for result in ran:
+        save_for_docs(result)
+    asked = []
+
+    def run_claims(claim_ids, jobs=None):  # every other default claim, "run" here
+        asked.extend(claim_ids)
+        return [dataclasses.replace(ran[0], claim=dataclasses.replace(ran[0].claim, id=claim_id))
+                for claim_id in claim_ids]
+
+    monkeypatch.setattr(pool_runs, "run_claims", run_claims)
+    page = generate.results_page()
+    assert set(asked) == set(default_claims()) - {"levine.degree", "levine.1t-width"}
+    assert render_markdown(ran[1:]).splitlines()[2] in page  # levine.1t-width's saved row
+    assert page.index("| levine.degree |") < page.index("| levine.1t-width |")
 
 
 def test_the_api_reference_has_a_page_per_module_and_the_front_door_first():

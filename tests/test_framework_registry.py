@@ -93,8 +93,9 @@ SLOW_QUICK = ("levine.threshold", "yuzhang.linear-rate-postln", "naderi.spectral
 
 @pytest.mark.parametrize("claim_id", [pytest.param(c, marks=pytest.mark.slow)
                                       if c in SLOW_QUICK else c for c in DEFAULT])
-def test_quick_preset_reaches_its_verdict(claim_id):
+def test_quick_preset_reaches_its_verdict(claim_id, save_for_docs):
     result = run_claim(claim_id, "quick", seed=0)
+    save_for_docs(result)  # the docs build's results page (.ci/run) shows it
     # every number and verdict as recorded: a change of the framework moves none of them
     assert claim_id in KEPT_NUMBERS, "record it: python tests/verify_numbers.py " + claim_id
     assert not differences(KEPT_NUMBERS[claim_id], numbers_of(result))

@@ -162,23 +162,41 @@ def render_table(results: list[ClaimResult], width: int = TABLE_WIDTH) -> str:
     return "\n".join(out)
 
 
-def render_markdown(results: list[ClaimResult]) -> str:
-    """GitHub-flavoured Markdown: a table (pipes escaped, one line per cell), then the notes."""
-    def cell(text: str) -> str:
-        return " ".join(text.split()).replace("|", "\\|")
+#: The Markdown table's columns.
+MARKDOWN_COLUMNS = (*COLUMNS, "tolerance")
 
-    columns = (*COLUMNS, "tolerance")
-    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    out += ["| " + " | ".join(cell({**_row(r), "tolerance": r.tolerance}[c]) for c in columns)
-            + " |" for r in results]
-    notes = [f"- **{r.id}** ({verdict_word(r)}): {cell(r.outcome.note)}" for r in results
-             if r.outcome.note]
-    notes += [f"- **{r.id}** ({r.verdict}; {r.preset_verdict} at its preset): fails in its "
-              f"domain at {cell(failure.line())}" for r in results
-              for failure in (r.domain.failures if r.domain else ())]
+
+def _markdown_cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def markdown_part(result: ClaimResult) -> dict[str, Any]:
+    """One claim's share of :func:`render_markdown`: its table ``row`` and its ``notes``
+    (plain JSON: a run may be saved and joined with others by :func:`join_markdown`)."""
+    cells = {**_row(result), "tolerance": result.tolerance}
+    notes = ([f"- **{result.id}** ({verdict_word(result)}): "
+              f"{_markdown_cell(result.outcome.note)}"] if result.outcome.note else [])
+    failures = [f"- **{result.id}** ({result.verdict}; {result.preset_verdict} at its "
+                f"preset): fails in its domain at {_markdown_cell(failure.line())}"
+                for failure in (result.domain.failures if result.domain else ())]
+    return {"row": "| " + " | ".join(_markdown_cell(cells[c]) for c in MARKDOWN_COLUMNS)
+            + " |", "notes": notes, "failures": failures}
+
+
+def join_markdown(parts: list[dict[str, Any]]) -> str:
+    """The Markdown of :func:`render_markdown` from the claims' :func:`markdown_part`."""
+    out = ["| " + " | ".join(MARKDOWN_COLUMNS) + " |", "|" + "---|" * len(MARKDOWN_COLUMNS)]
+    out += [part["row"] for part in parts]
+    notes = [n for part in parts for n in part["notes"]]
+    notes += [f for part in parts for f in part["failures"]]
     if notes:
         out += ["", "Notes:", "", *notes]
     return "\n".join(out)
+
+
+def render_markdown(results: list[ClaimResult]) -> str:
+    """GitHub-flavoured Markdown: a table (pipes escaped, one line per cell), then the notes."""
+    return join_markdown([markdown_part(r) for r in results])
 
 
 _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
