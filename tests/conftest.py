@@ -47,23 +47,14 @@ def pytest_configure(config):
         "command), run by `pytest -m slow` in .ci/run")
 
 
-#: The slow run's longest tests (`.ci/run` lists its 20 longest), started first so that
-#: no worker is left running one of them alone at the end.
-LONGEST_FIRST = ("tests/test_docs.py::test_site_builds_with_warnings_as_errors",
-                 "tests/test_framework_domain.py::test_every_shipped_failure_still_fails"
-                 "[levine.threshold-member8-0]")
-
-
 def pytest_collection_modifyitems(config, items):
-    """The longest tests first (:data:`LONGEST_FIRST`), and tests that start JAX after all
-    others.
+    """Tests that start JAX run after all others.
 
     JAX starts threads of its own, and the sweep tests fork worker processes;
     forking a process that holds JAX's threads can deadlock the child (JAX warns
     so). Running the JAX tests last keeps every fork before JAX exists.
     """
-    items.sort(key=lambda item: (item.get_closest_marker("jax") is not None,
-                                 item.nodeid not in LONGEST_FIRST))
+    items.sort(key=lambda item: item.get_closest_marker("jax") is not None)
 
 
 @pytest.fixture
