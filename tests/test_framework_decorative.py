@@ -72,6 +72,23 @@ def test_an_entry_judged_through_slack_is_coarse_with_the_first_factor_that_move
     assert found == {"bound": "coarse: ÷10", "key": "coarse: ×0", "SIGN": "coarse: ×0"}
 
 
+def test_an_entry_whose_coarse_perturbation_only_breaks_its_printing_is_decorative(
+        monkeypatch):
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry.all_claims()))
+
+    @claim("mine.toy-printed", source="s", statement="s",
+           presets={"quick": {"width": 4}, "full": {"width": 8}},
+           theory=Theory(SLOPE=0.5, SCALE=2.0),
+           checks=(Check("positive", "the slope is positive"),))
+    def verify(seed, theory, width):
+        # SCALE is only printed; at ×0 the print divides by zero
+        return Outcome(note=f"per unit {1 / theory.SCALE:.2f}",
+                       values={"positive": theory.SLOPE > 0})
+
+    found = decorative_entries(registry.get_claim("mine.toy-printed"), {"width": 4})
+    assert found == {"SLOPE": "coarse: ×0", "SCALE": "decorative"}
+
+
 def test_the_judged_numbers_are_the_verdict_and_the_estimates_values(toy):
     outcome = toy.verify(seed=0, theory=toy.theory, width=4)
     numbers = judged_numbers(toy, outcome)

@@ -159,8 +159,11 @@ def decorative_entries(found: Claim, params: Mapping[str, Any], seed: int = 0,
         if unperturbable:
             findings[name] = unperturbable[0]
             continue
+        # a coarse factor counts only where a judged number moves: ×0 or ×10 may break a
+        # line that merely prints the entry, which is no judgment of it
         coarse = next((factor for factor in COARSE_FACTORS
-                       if _moves(found, run, name, factor, reference) is True), None)
+                       if _moves(found, run, name, factor, reference, broken=False) is True),
+                      None)
         findings[name] = "decorative" if coarse is None else f"coarse: {_factor(coarse)}"
     return findings
 
@@ -171,16 +174,17 @@ def _factor(factor: float) -> str:
 
 
 def _moves(found: Claim, run: Callable[..., Any], name: str, factor: float,
-           reference: tuple[Any, ...]) -> bool | str:
+           reference: tuple[Any, ...], broken: bool = True) -> bool | str:
     """Whether the run with entry ``name`` ×``factor`` moves a judged number (a run the
-    perturbation breaks does); ``"unperturbable: TYPE"`` where the entry has no number."""
+    perturbation breaks does, unless ``broken`` is False); ``"unperturbable: TYPE"`` where
+    the entry has no number."""
     try:
         return judged_numbers(found, run(perturbed_entry(found.theory, name, factor))) \
             != reference
     except Unperturbable as error:
         return f"unperturbable: {error}"
     except Exception:  # a perturbed theory that breaks the run is read by the run
-        return True
+        return broken
 
 
 def refuse_decorative(found: Claim, preset: str, seed: int) -> None:
