@@ -123,6 +123,55 @@ def test_layernorm_scaling_divides_block_ells_normalised_input_by_root_ell():
                                    atol=1e-12, err_msg=f"block {index + 1}")
 
 
+def _attention_at(X, weights, index):
+    P = softmax_attention(X, weights.query[:, index], weights.key[:, index], 1)
+    return P[:, 0] @ X @ weights.value[:, index] @ weights.output[:, index]
+
+
+def test_mix_ln_runs_its_first_blocks_post_ln_and_the_rest_pre_ln():
+    # Mix-LN (Li et al. 2024): ⌊ρL⌋ = ⌊0.4 · 5⌋ = 2 post-LN blocks, then 3 pre-LN blocks
+    config = StackConfig(variant="post-ln", norm="mix", mix_ratio=0.4, depth=5, tokens=4,
+                         width=8)
+    assert config.block.mix_post_blocks == 2
+    weights, _ = draw_stack(config, 2, 1)
+    states = run_stack(config, 2, 1).states
+    for index in range(5):
+        X = states[index]
+        expected = (layer_norm(X + _attention_at(X, weights, index)) if index < 2
+                    else X + _attention_at(layer_norm(X), weights, index))
+        np.testing.assert_allclose(states[index + 1], expected, atol=1e-12,
+                                   err_msg=f"block {index + 1}")
+    every = dict(variant="residual", depth=4, tokens=4, width=8)
+    np.testing.assert_allclose(run_stack(StackConfig(norm="mix", mix_ratio=1.0, **every), 2, 0)
+                               .states, run_stack(StackConfig(norm="post", **every), 2, 0).states)
+    np.testing.assert_allclose(run_stack(StackConfig(norm="mix", mix_ratio=0.0, **every), 2, 0)
+                               .states, run_stack(StackConfig(norm="pre", **every), 2, 0).states)
+
+
+def test_ngpt_steps_towards_the_normalised_branch_and_stays_on_the_sphere():
+    # nGPT (Loshchilov et al. 2024): h ← Norm(h + a (Norm(ATTN(h)) − h)), h on the sphere
+    config = StackConfig(variant="residual", norm="ngpt", norm_kind="rms", ngpt_step=0.3,
+                         depth=3, tokens=4, width=8)
+    weights, _ = draw_stack(config, 2, 2)
+    states = run_stack(config, 2, 2).states
+    for index in range(3):
+        start = _rms(states[index])
+        branch = _rms(_attention_at(start, weights, index))
+        np.testing.assert_allclose(states[index + 1], _rms(start + 0.3 * (branch - start)),
+                                   atol=1e-12)
+    # on the sphere of radius √d up to the ε = 1e-5 added to a mean square of order 1
+    np.testing.assert_allclose(np.mean(states[1:] ** 2, axis=-1), 1.0, atol=1e-4)
+
+
+def test_dyt_replaces_the_normaliser_by_tanh_of_a_times_x():
+    # DyT (Zhu et al. 2025): tanh(a₀ x) element-wise, wherever the placement normalises
+    config = StackConfig(variant="pre-ln", norm_kind="dyt", dyt_alpha=0.7, depth=1, tokens=4,
+                         width=8)
+    weights, X0, after = _one_block(config)
+    np.testing.assert_allclose(after, X0 + _attention_update(np.tanh(0.7 * X0), weights),
+                               atol=1e-12)
+
+
 GATED = Sublayer("gated", lambda xp, X, w: (X @ w["up"]) / (1 + xp.exp(-(X @ w["gate"]))),
                  lambda d: {"gate": (d, d), "up": (d, d)})
 
@@ -154,6 +203,14 @@ def test_a_user_sublayer_is_drawn_after_the_stacks_own_weights_and_joined_like_a
     (dict(variant="post-ln", norm_scaling=True), "norm_scaling .* defined for pre-LN"),
     (dict(variant="pre-ln", norm_scaling="yes"), "norm_scaling must be True or False"),
     (dict(sublayer=lambda xp, X, w: X), "sublayer must be a Sublayer"),
+    (dict(variant="pure", norm="mix"), "defined by its skip path"),
+    (dict(variant="pure", norm="ngpt"), "defined by its skip path"),
+    (dict(norm="ngpt", norm_kind="dyt"), "sphere"),
+    (dict(norm="ngpt", residual_scale=0.5), "only scale"),
+    (dict(variant="post-ln-deesc-a", norm="ngpt"), "only scale"),
+    (dict(norm="mix", mix_ratio=1.5), "mix_ratio"),
+    (dict(norm="ngpt", ngpt_step=0.0), "ngpt_step"),
+    (dict(norm_kind="dyt", dyt_alpha=-1.0), "dyt_alpha"),
 ])
 def test_a_bad_block_option_is_a_clear_error(fields, message):
     with pytest.raises((ValueError, TypeError), match=message):

@@ -17,7 +17,13 @@ import numpy as np
 from hypothesis import strategies as st
 from scipy.stats import ortho_group
 
-from attndepth.simulations.models.blocks import DEESCALATIONS, NORM_KINDS, NORM_PLACEMENTS, PRESETS
+from attndepth.simulations.models.blocks import (
+    DEESCALATIONS,
+    NORM_KINDS,
+    NORM_PLACEMENTS,
+    PRESETS,
+    SKIP_PLACEMENTS,
+)
 from attndepth.simulations.models.stacks import VARIANTS, StackConfig
 
 _seeds = st.integers(0, 2**32 - 1)
@@ -110,6 +116,13 @@ def token_matrices(draw, tokens: int | None = None, width: int | None = None,
     return rng.standard_normal(d) + noise * rng.standard_normal((n, d))
 
 
+#: Mix-LN shares, nGPT steps and DyT's a₀ that :func:`stack_configs` draws (0 and 1: all
+#: pre-LN or all post-LN; 1: nGPT jumps to the branch; a₀ = 0.5 the DyT default).
+MIX_RATIOS: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0)
+NGPT_STEPS: tuple[float, ...] = (0.05, 0.5, 1.0)
+DYT_ALPHAS: tuple[float, ...] = (0.5, 2.0)
+
+
 def stack_configs(max_depth: int = 6, max_tokens: int = 8,
                   dtypes: tuple[str, ...] = ("float64",), *,
                   variants: tuple[str, ...] = VARIANTS,
@@ -181,20 +194,29 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
         pure = variant == "pure"
         deescalation = draw(st.sampled_from(deescalations))
         norm = draw(st.sampled_from(norms))
+        if pure and norm in SKIP_PLACEMENTS:  # defined by a skip path the variant lacks
+            norm = None
         scalable = not pure and (norm or PRESETS[variant].norm) == "pre"
         scaled = scalable and (draw(st.booleans()) if norm_scaling is None else norm_scaling)
+        kind = draw(st.sampled_from(norm_kinds))
+        ngpt = norm == "ngpt"  # its step is its only scale; it normalises onto a sphere
         return StackConfig(
             variant=variant, depth=draw(depth_values),
             tokens=n, width=width, heads=head if width % head == 0 else 1,
             window=draw(st.integers(1, n)) if use_window else None,
-            residual_scale=1.0 if pure else draw(st.sampled_from(residual_scales)),
-            skip_scale=1.0 if pure else draw(st.sampled_from(skip_scales)),
-            norm=norm, norm_kind=draw(st.sampled_from(norm_kinds)), norm_scaling=scaled,
-            deescalation="sum" if pure and deescalation == "branch" else deescalation,
+            residual_scale=1.0 if pure or ngpt else draw(st.sampled_from(residual_scales)),
+            skip_scale=1.0 if pure or ngpt else draw(st.sampled_from(skip_scales)),
+            norm=norm, norm_kind="rms" if ngpt and kind == "dyt" else kind,
+            norm_scaling=scaled,
+            deescalation=("none" if ngpt else
+                          "sum" if pure and deescalation == "branch" else deescalation),
             qk_norm=draw(st.booleans()) if qk_norm is None else qk_norm,
             tau=draw(st.floats(*taus)), temperature=draw(st.floats(*temperatures)),
             causal=draw(st.booleans()) if causal is None else causal,
             ffn=draw(st.booleans()) if ffn is None else ffn,
+            mix_ratio=draw(st.sampled_from(MIX_RATIOS)),
+            ngpt_step=draw(st.sampled_from(NGPT_STEPS)),
+            dyt_alpha=draw(st.sampled_from(DYT_ALPHAS)),
             dtype=draw(st.sampled_from(dtypes)), sampling=draw(st.sampled_from(samplings)))
 
     return build()

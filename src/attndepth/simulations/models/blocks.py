@@ -2,8 +2,8 @@
 
 A block is a sequence of *branches* (attention, then the optional ReLU
 feed-forward sublayer, then an optional user :class:`Sublayer`), each joined to
-the states by the same :class:`BlockSpec`. With normaliser N (LayerNorm or
-RMSNorm, no affine parameters), skip scale α (``skip_scale``), branch scale β
+the states by the same :class:`BlockSpec`. With normaliser N (LayerNorm, RMSNorm
+or DyT, no affine parameters), skip scale α (``skip_scale``), branch scale β
 (``residual_scale``), de-escalation ``E = I − τΠ`` (``Π = 11ᵀ/n``) and branch F:
 
   ===========  ========================================================
@@ -12,8 +12,20 @@ RMSNorm, no affine parameters), skip scale α (``skip_scale``), branch scale β
   ``none``     X ← α X + β F(X)
   ``pre``      X ← α X + β F(N(X))                 (pre-LN)
   ``post``     X ← N(α X + β F(X))                 (post-LN; DeepNorm, α > 1)
-  ``peri``     X ← α X + β N(F(N(X)))              (sandwich / Peri-LN)
+  ``peri``     X ← α X + β N(F(N(X)))              (Peri-LN, Kim et al. 2025,
+                                                    arXiv 2502.02732; "sandwich")
+  ``mix``      blocks 1 … ⌊ρL⌋ post, the rest pre  (Mix-LN, Li et al. 2024,
+                                                    arXiv 2412.13795, ρ = 0.25)
+  ``ngpt``     X ← N(N(X) + a (N(F(N(X))) − N(X)))  (nGPT, Loshchilov et al. 2024,
+                                                    arXiv 2410.01131, §2: a step
+                                                    on the sphere, a = α_A = 0.05)
   ===========  ========================================================
+
+The normalisers (``norm_kind``): LayerNorm ``(x − x̄)/√(var x + ε)``, RMSNorm
+``x/√(mean x² + ε)``, and DyT ``tanh(a₀ x)`` element-wise (Zhu et al. 2025,
+"Transformers without Normalization", arXiv 2503.10622: γ tanh(a₀x) + β with γ = 1,
+β = 0 as initialised; a₀ = 0.5 their default). RMSNorm puts every token on the sphere of radius
+√d, which is nGPT's unit sphere scaled by √d (its logits' scale is the temperature's).
 
 ``deescalation="branch"`` replaces β F by ``E β F`` (Yu & Zhang's placement a),
 ``"sum"`` applies E to the joined sum before the post normaliser (placement b).
@@ -46,9 +58,12 @@ from attndepth.errors import InvalidParameter, InvalidType
 from attndepth.validation import check_choice, check_real
 
 #: Where a branch is normalised.
-NORM_PLACEMENTS: tuple[str, ...] = ("none", "pre", "post", "peri")
-#: Which normaliser: LayerNorm (centre, then scale) or RMSNorm (scale only).
-NORM_KINDS: tuple[str, ...] = ("layer", "rms")
+NORM_PLACEMENTS: tuple[str, ...] = ("none", "pre", "post", "peri", "mix", "ngpt")
+#: Which normaliser: LayerNorm (centre, then scale), RMSNorm (scale only) or DyT
+#: (tanh(a₀x) element-wise).
+NORM_KINDS: tuple[str, ...] = ("layer", "rms", "dyt")
+#: The placements that need a skip path (they are defined by it).
+SKIP_PLACEMENTS: tuple[str, ...] = ("mix", "ngpt")
 #: Where the de-escalation (I − τΠ) acts: nowhere, on the branch, on the joined sum.
 DEESCALATIONS: tuple[str, ...] = ("none", "branch", "sum")
 #: Epsilon added to the per-token mean square (RMSNorm) or variance (LayerNorm).
@@ -77,6 +92,14 @@ class BlockSpec:
     norm_scaling : bool
         LayerNorm scaling (Sun et al. 2025, arXiv 2502.05795, §4): block ℓ (1-based)
         multiplies its branch input N(X) by 1/√ℓ. Pre-LN placement only.
+    mix_post_blocks : int
+        Mix-LN (``norm="mix"``): the blocks of index 0 … ``mix_post_blocks`` − 1 are
+        post-LN, the later ones pre-LN.
+    ngpt_step : float
+        nGPT (``norm="ngpt"``): a in (0, 1], the step towards the normalised branch
+        (the eigen learning rate α_A as initialised, 0.05 in the paper).
+    dyt_alpha : float
+        DyT (``norm_kind="dyt"``): a₀ > 0 in tanh(a₀ x).
     """
 
     skip: bool = True
@@ -88,6 +111,9 @@ class BlockSpec:
     tau: float = 1.0
     qk_norm: bool = False
     norm_scaling: bool = False
+    mix_post_blocks: int = 0
+    ngpt_step: float = 0.05
+    dyt_alpha: float = 0.5
 
     def __post_init__(self) -> None:
         for flag in ("skip", "qk_norm", "norm_scaling"):
@@ -109,6 +135,24 @@ class BlockSpec:
         if self.norm_scaling and (self.norm != "pre" or not self.skip):
             raise InvalidParameter(f"norm_scaling (LayerNorm scaling, N(X)/√ℓ) is defined for "
                                    f"pre-LN blocks; this block's placement is {self.norm!r}")
+        if self.norm in SKIP_PLACEMENTS and not self.skip:
+            raise InvalidParameter(f"norm={self.norm!r} is defined by its skip path; the pure "
+                                   f"variant (X ← F(X)) has none")
+        blocks = self.mix_post_blocks
+        if isinstance(blocks, bool) or not isinstance(blocks, (int, np.integer)) or blocks < 0:
+            raise InvalidParameter(f"mix_post_blocks must be an integer >= 0, got {blocks!r}")
+        object.__setattr__(self, "mix_post_blocks", int(blocks))
+        object.__setattr__(self, "ngpt_step", check_real("ngpt_step", self.ngpt_step, 0.0, 1.0,
+                                                         strict_minimum=True))
+        object.__setattr__(self, "dyt_alpha", check_real("dyt_alpha", self.dyt_alpha, 0.0,
+                                                         strict_minimum=True))
+        if self.norm == "ngpt":
+            if self.norm_kind == "dyt":
+                raise InvalidParameter("nGPT steps on a sphere: use norm_kind layer or rms "
+                                       "(DyT does not put tokens on one)")
+            if self.skip_scale != 1.0 or self.residual_scale != 1.0 or self.deescalation != "none":
+                raise InvalidParameter("nGPT's step a (ngpt_step) is its only scale: "
+                                       "skip_scale and residual_scale 1, no de-escalation")
 
 
 #: The named variants as block specifications (τ and the scales come from the config).
@@ -213,6 +257,16 @@ class NumpyOps:
         return X / np.sqrt(square)[..., None]
 
     @staticmethod
+    def dyt(X: np.ndarray, alpha: float) -> np.ndarray:
+        """``tanh(a₀ X)`` element-wise (DyT with γ = 1, β = 0)."""
+        return np.tanh(np.float64(alpha) * X).astype(X.dtype, copy=False)
+
+    @staticmethod
+    def choose(condition: Any, when_true: Callable[[], Any], when_false: Callable[[], Any]):
+        """``when_true()`` where ``condition`` holds, else ``when_false()`` (one is run)."""
+        return when_true() if condition else when_false()
+
+    @staticmethod
     def softmax(logits: np.ndarray, scale: float, forbidden: np.ndarray | None) -> np.ndarray:
         """Row softmax of ``scale``·logits, in place on fresh logits; ``forbidden`` gets 0.
 
@@ -248,6 +302,13 @@ class JaxOps:
     def rms_norm(self, X):
         return X / self.xp.sqrt((X * X).mean(axis=-1, keepdims=True) + NORM_EPS)
 
+    def dyt(self, X, alpha):
+        return self.xp.tanh(float(alpha) * X)
+
+    def choose(self, condition, when_true, when_false):
+        """Both run; the traced ``condition`` (a block index under ``lax.scan``) selects."""
+        return self.xp.where(condition, when_true(), when_false())
+
     def softmax(self, logits, scale, forbidden):
         logits = logits * float(scale)  # a Python float: float32 logits stay float32
         if forbidden is not None:
@@ -275,17 +336,30 @@ def jax_ops(jnp: Any) -> JaxOps:
 
 
 def normalise(ops: Any, spec: BlockSpec, X):
-    """N(X) with the spec's normaliser kind, per token (last axis)."""
-    return ops.layer_norm(X) if spec.norm_kind == "layer" else ops.rms_norm(X)
+    """N(X) with the spec's normaliser kind, per token (last axis; DyT element-wise)."""
+    if spec.norm_kind == "layer":
+        return ops.layer_norm(X)
+    if spec.norm_kind == "rms":
+        return ops.rms_norm(X)
+    return ops.dyt(X, spec.dyt_alpha)
+
+
+def is_post_block(spec: BlockSpec, index: Any) -> Any:
+    """Whether Mix-LN's block ``index`` (0-based) is post-LN: index < ``mix_post_blocks``."""
+    return index < spec.mix_post_blocks
 
 
 def branch_input(ops: Any, spec: BlockSpec, X, index: Any):
-    """What a branch of block ``index`` (0-based) reads: N(X) for the pre and peri
-    placements (N(X)/√(index + 1) with ``norm_scaling``), X otherwise.
+    """What a branch of block ``index`` (0-based) reads: N(X) for the pre, peri and ngpt
+    placements (N(X)/√(index + 1) with ``norm_scaling``) and Mix-LN's pre-LN blocks,
+    X otherwise.
 
     ``index`` may be a traced JAX integer (the block's position in a ``lax.scan``).
     """
-    if spec.norm not in ("pre", "peri"):
+    if spec.norm == "mix":
+        return ops.choose(is_post_block(spec, index), lambda: X,
+                          lambda: normalise(ops, spec, X))
+    if spec.norm not in ("pre", "peri", "ngpt"):
         return X
     normalised = normalise(ops, spec, X)
     if spec.norm_scaling:
@@ -293,11 +367,16 @@ def branch_input(ops: Any, spec: BlockSpec, X, index: Any):
     return normalised
 
 
-def join(ops: Any, spec: BlockSpec, X, update):
-    """Join a branch's ``update`` = F(branch input) to the states X, as the spec says.
+def join(ops: Any, spec: BlockSpec, X, update, index: Any = 0):
+    """Join a branch's ``update`` = F(branch input) to the states X of block ``index``
+    (0-based; read by Mix-LN), as the spec says.
 
     X, update : (batch, n, d) -> (batch, n, d).
     """
+    if spec.norm == "ngpt":
+        start = normalise(ops, spec, X)
+        return normalise(ops, spec, start + spec.ngpt_step * (normalise(ops, spec, update)
+                                                               - start))
     if spec.norm == "peri":
         update = normalise(ops, spec, update)
     if spec.skip:
@@ -309,6 +388,10 @@ def join(ops: Any, spec: BlockSpec, X, update):
         update = skip + update
     if spec.deescalation == "sum":
         update = update - spec.tau * update.mean(axis=-2, keepdims=True)
+    if spec.norm == "mix":
+        joined = update
+        return ops.choose(is_post_block(spec, index), lambda: normalise(ops, spec, joined),
+                          lambda: joined)
     return normalise(ops, spec, update) if spec.norm == "post" else update
 
 
@@ -388,10 +471,10 @@ def block_forward(ops: Any, config: Any, forbidden, X, layer: Mapping[str, Any],
     scale = 1.0 / (float(np.sqrt(config.head_dim)) * config.temperature)
     V, P = attention(ops, spec, branch_input(ops, spec, X, index), layer["projections"],
                      config.heads, scale, forbidden)
-    Y = join(ops, spec, X, mix_heads(P, V, layer["output"]))
+    Y = join(ops, spec, X, mix_heads(P, V, layer["output"]), index)
     if config.ffn:
         hidden = ops.relu(branch_input(ops, spec, Y, index) @ layer["ffn_in"])
-        Y = join(ops, spec, Y, hidden @ layer["ffn_out"])
+        Y = join(ops, spec, Y, hidden @ layer["ffn_out"], index)
     if config.sublayer is not None:
         own = {name: layer[name] for name in config.sublayer.weight_shapes(config.width)}
         update = config.sublayer.apply(ops.xp, branch_input(ops, spec, Y, index), own)
@@ -399,5 +482,5 @@ def block_forward(ops: Any, config: Any, forbidden, X, layer: Mapping[str, Any],
             raise InvalidParameter(f"sublayer {config.sublayer.name!r} returned shape "
                                    f"{getattr(update, 'shape', type(update).__name__)}; it "
                                    f"must return the states' shape {Y.shape}")
-        Y = join(ops, spec, Y, update)
+        Y = join(ops, spec, Y, update, index)
     return Y, P

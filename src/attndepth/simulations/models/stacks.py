@@ -45,6 +45,7 @@ fewer numbers where the tokens are fewer than the width:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, cast
@@ -145,6 +146,12 @@ class StackConfig:
     qk_norm : normalise each head's queries and keys before the logits.
     norm_scaling : LayerNorm scaling (Sun et al. 2025, arXiv 2502.05795): block ℓ of a
         pre-LN stack reads LN(X)/√ℓ (ℓ = 1, …, L). Pre-LN placement only.
+    mix_ratio : ρ in [0, 1], Mix-LN's share of post-LN blocks (``norm="mix"``): blocks
+        1 … ⌊ρL⌋ are post-LN, the rest pre-LN (Li et al. 2024, arXiv 2412.13795; 0.25).
+    ngpt_step : a in (0, 1], nGPT's step towards the normalised branch (``norm="ngpt"``;
+        the eigen learning rate as initialised, 0.05; Loshchilov et al. 2024).
+    dyt_alpha : a₀ > 0 of DyT, tanh(a₀x) in place of the normaliser (``norm_kind="dyt"``;
+        Zhu et al. 2025, arXiv 2503.10622; 0.5).
     sampling : ``weights`` (default: every Gaussian matrix is drawn) or ``law``: each
         matrix is drawn only as its product with the states that reach it
         (:mod:`~attndepth.simulations.models.law`): the states and attention
@@ -185,10 +192,12 @@ class StackConfig:
         1.0, description="scale of the skip path, N(A*X + F(X)) (number > 0; DeepNorm takes A > 1; "
                          "not for variant pure)", symbol="A")
     norm: str | None = setting(
-        None, description="normalisation placement in place of the variant's: none, pre, post, or "
-                          "peri (normalise the branch's input and output)", choices=NORM_PLACEMENTS)
-    norm_kind: str = setting("layer", description="layer (LayerNorm) or rms (RMSNorm)",
-                             choices=NORM_KINDS)
+        None, description="normalisation placement in place of the variant's: none, pre, post, "
+                          "peri (normalise the branch's input and output; Peri-LN), mix "
+                          "(Mix-LN: the first blocks post, the rest pre) or ngpt (a step on "
+                          "the sphere)", choices=NORM_PLACEMENTS)
+    norm_kind: str = setting("layer", description="layer (LayerNorm), rms (RMSNorm) or dyt "
+                                                  "(tanh(a*x), DyT)", choices=NORM_KINDS)
     deescalation: str | None = setting(
         None, description="de-escalation (I - tau*Pi) in place of the variant's: none, branch "
                           "(placement a) or sum (placement b)", choices=DEESCALATIONS)
@@ -196,6 +205,13 @@ class StackConfig:
                                                "logits")
     norm_scaling: bool = setting(False, description="LayerNorm scaling: block l of a pre-LN stack "
                                                     "reads LN(X)/sqrt(l) (Sun et al. 2025)")
+    mix_ratio: float = setting(0.25, description="Mix-LN: share of post-LN blocks, the first "
+                                                 "floor(R*L) (number in [0, 1]; norm mix)",
+                               symbol="R")
+    ngpt_step: float = setting(0.05, description="nGPT: step towards the normalised branch "
+                                                 "(number in (0, 1]; norm ngpt)", symbol="A")
+    dyt_alpha: float = setting(0.5, description="DyT: a in tanh(a*x) (number > 0; norm_kind "
+                                                "dyt)", symbol="A")
     sampling: str = setting(
         "weights", description="weights: draw every Gaussian matrix; law: draw only its product "
                                "with the tokens (the same law of states and attention, "
@@ -268,18 +284,24 @@ class StackConfig:
         if self.sublayer is not None and self.sampling == "law":
             raise InvalidParameter("sampling='law' draws the stack's own matrices in law; a "
                                    "sublayer's weights are its own: use sampling='weights'")
+        mix_ratio = check_real("mix_ratio", self.mix_ratio, 0.0, 1.0)
+        object.__setattr__(self, "mix_ratio", mix_ratio)
         preset = PRESETS[self.variant]
         if not preset.skip:
             for name in ("residual_scale", "skip_scale"):
                 if getattr(self, name) != 1.0:
                     raise InvalidParameter(f"{name} needs a residual branch; the pure variant "
                                            f"has none (it is X ← F(X))")
+        norm = self.norm or preset.norm
         block = BlockSpec(
-            skip=preset.skip, norm=self.norm or preset.norm, norm_kind=self.norm_kind,
+            skip=preset.skip, norm=norm, norm_kind=self.norm_kind,
             skip_scale=self.skip_scale, residual_scale=self.residual_scale,
             deescalation=self.deescalation or preset.deescalation, tau=self.tau,
-            qk_norm=self.qk_norm, norm_scaling=self.norm_scaling)
-        for name in ("tau", "residual_scale", "skip_scale"):
+            qk_norm=self.qk_norm, norm_scaling=self.norm_scaling,
+            mix_post_blocks=int(math.floor(mix_ratio * self.depth)) if norm == "mix" else 0,
+            ngpt_step=self.ngpt_step,
+            dyt_alpha=self.dyt_alpha)
+        for name in ("tau", "residual_scale", "skip_scale", "ngpt_step", "dyt_alpha"):
             object.__setattr__(self, name, getattr(block, name))
         object.__setattr__(self, "block", block)
 
@@ -308,7 +330,7 @@ class StackConfig:
 #: records of the named variants read as before).
 BLOCK_FIELDS: frozenset[str] = frozenset(
     {"skip_scale", "norm", "norm_kind", "deescalation", "qk_norm", "norm_scaling", "sublayer",
-     "sampling"})
+     "sampling", "mix_ratio", "ngpt_step", "dyt_alpha"})
 
 
 @dataclass(frozen=True)
