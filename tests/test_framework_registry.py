@@ -62,6 +62,9 @@ KNOWN_VERDICTS = {
     "levine.softmax-epsilon-rank": ("inconclusive", "pure softmax at d = 2: the growth of "
                                     "ln r_ε per layer slows by about 0.2 after the first "
                                     "layer, at the band's edge (±0.25) over 16 seeds"),
+    "alekseev.jacobian-growth": ("indistinguishable", "the drift of c cannot tell DyT's "
+                                 "sech⁴ weight from sech² (both fall as 1/σ once a₀σ ≫ 1; "
+                                 "they part by less than the drift's scatter)"),
 }
 #: What a consistency check says when the software is right.
 CONSISTENT = "consistent"
@@ -88,7 +91,8 @@ def _expected_claim(claim_id: str) -> str:
 #: sample (16 seeds, 6 s) took the README's command to 3 minutes.
 SLOW_QUICK = ("levine.threshold", "yuzhang.linear-rate-postln", "naderi.spectral-gap",
               "geshkovski.single-cluster", "levine.residual-rank", "noci.residual-scaling",
-              "yuzhang.deescalation", "giorlandino.correlation-map")
+              "yuzhang.deescalation", "giorlandino.correlation-map",
+              "karagodin.speed-regulation", "alekseev.jacobian-growth")
 
 
 @pytest.mark.parametrize("claim_id", [pytest.param(c, marks=pytest.mark.slow)

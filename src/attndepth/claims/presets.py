@@ -84,6 +84,20 @@ DEPTH_SCALING = _presets(dict(depth=16, tokens=16, width=32, ffn=True, batch=32)
 CURSE_OF_DEPTH = _presets(dict(depth=16, tokens=16, width=32, batch=16),
                           dict(depth=32, tokens=16, width=64, batch=32))
 
+#: Peri-LN read on an nGPT clock, and nGPT's turn: karagodin.speed-regulation,
+#: ``normalisation_speed`` (which draws every scheme over more depths).
+NORMALISATION_SPEED = _presets(
+    dict(norm_kind="rms", beta=1.0, step=0.2, width=64, causal=False, depth=32, tokens=16,
+         batch=16, reference_step=0.3),
+    dict(norm_kind="rms", beta=1.0, step=0.2, width=128, causal=False, depth=64, tokens=16,
+         batch=32, reference_step=0.3))
+
+#: Pre-LN and pre-DyT stacks to 4L blocks, their APJN: alekseev.jacobian-growth,
+#: ``jacobian_growth`` (which draws more depths and a₀).
+JACOBIAN_GROWTH = _presets(
+    dict(alpha=0.5, width=64, tokens=16, causal=False, window=8, batch=8, directions=2),
+    dict(alpha=0.5, width=128, tokens=16, causal=False, window=16, batch=16, directions=2))
+
 #: Near-simplex tokens at two sequence lengths: chen.critical-scaling,
 #: ``critical_scaling`` (which draws more lengths, overlaps and widths).
 CRITICAL_SCALING = _presets(dict(overlap=0.5, width=64, smallest=8, largest=1024, batch=2),
