@@ -4,8 +4,8 @@ Draws the claim karagodin.speed-regulation (Karagodin et al. 2025, arXiv 2510.22
 initialisation. (a) The tokens' mean cosine against depth for post-LN, pre-LN, Mix-LN,
 Peri-LN and nGPT (the claim's reference step, a = 0.3) blocks at the claim's sizes:
 post-LN (and Mix-LN's post-LN quarter) aligns the tokens in a few blocks, Peri-LN moves
-fastest at first and then slows, nGPT moves at a constant speed. (b) The same cosines against each scheme's
-clock: nGPT's T = ℓ ln(1 + a²/(1 − a)²) for a = 0.1 and 0.2, Peri-LN's derived
+fastest at first and then slows, nGPT moves at a constant speed. (b) The same cosines
+against each scheme's clock: nGPT's T = ℓ ln(1 + a²/(1 − a)²) for a = 0.1 and 0.2, Peri-LN's derived
 T = ln(1 + ℓβ²/s) for β = ½, 1 and 2, pre-LN's measured ln(r²_ℓ/r²_0): one curve.
 Dotted: Peri-LN (β = 1) on the paper's aligned clock 2 ln(1 + ℓβ/√s), which it leaves.
 A large first Peri-LN step (h = β²/(s + β²)) lags the continuous clock; from there on
