@@ -92,7 +92,8 @@ def _expected_claim(claim_id: str) -> str:
 SLOW_QUICK = ("levine.threshold", "yuzhang.linear-rate-postln", "naderi.spectral-gap",
               "geshkovski.single-cluster", "levine.residual-rank", "noci.residual-scaling",
               "yuzhang.deescalation", "giorlandino.correlation-map",
-              "karagodin.speed-regulation", "alekseev.jacobian-growth")
+              "karagodin.speed-regulation", "alekseev.jacobian-growth",
+              "barbero.representational-collapse")
 
 
 @pytest.mark.parametrize("claim_id", [pytest.param(c, marks=pytest.mark.slow)

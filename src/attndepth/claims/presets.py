@@ -98,6 +98,13 @@ JACOBIAN_GROWTH = _presets(
     dict(alpha=0.5, width=64, tokens=16, causal=False, window=8, batch=8, directions=2),
     dict(alpha=0.5, width=128, tokens=16, causal=False, window=16, batch=16, directions=2))
 
+#: Causal stacks with their last token repeated, at three lengths:
+#: barbero.representational-collapse, ``representational_collapse`` (more lengths).
+REPRESENTATIONAL_COLLAPSE = _presets(
+    dict(variant="pre-ln", depth=2, width=32, ffn=True, heads=1, lengths=(32, 256), batch=16),
+    dict(variant="pre-ln", depth=4, width=64, ffn=True, heads=1, lengths=(32, 1024),
+         batch=64))
+
 #: Near-simplex tokens at two sequence lengths: chen.critical-scaling,
 #: ``critical_scaling`` (which draws more lengths, overlaps and widths).
 CRITICAL_SCALING = _presets(dict(overlap=0.5, width=64, smallest=8, largest=1024, batch=2),
