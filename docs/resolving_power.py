@@ -4,6 +4,9 @@
     attndepth verify --format json > verify.json
     python docs/resolving_power.py verify.json
 
+``--keep`` keeps the recorded rows of the claims the run did not include (a run of only
+the claims that changed), in the registry's order.
+
 writes ``src/attndepth/framework/data/resolving_power.json`` (what ``verify --explain``
 prints) and the table between the markers of ``docs/theory.md`` (§6).
 """
@@ -60,8 +63,16 @@ def table(powers: dict[str, list[dict]]) -> str:
 
 
 def main(argv: list[str]) -> None:
-    document = json.loads(Path(argv[0]).read_text())
+    keep = "--keep" in argv
+    document = json.loads(Path([a for a in argv if a != "--keep"][0]).read_text())
     powers = powers_of(document)
+    if keep:
+        from attndepth.framework.registry import all_claims
+
+        recorded = json.loads(RECORD.read_text())["claims"]
+        merged = {**recorded, **powers}
+        order = {claim: index for index, claim in enumerate(all_claims())}
+        powers = dict(sorted(merged.items(), key=lambda item: order.get(item[0], len(order))))
     RECORD.write_text(json.dumps({"preset": document["preset"], "seed": document["seed"],
                                   "claims": powers}, indent=1, ensure_ascii=False) + "\n")
     text = THEORY.read_text()

@@ -367,7 +367,7 @@ def branch_input(ops: Any, spec: BlockSpec, X, index: Any):
     return normalised
 
 
-def join(ops: Any, spec: BlockSpec, X, update, index: Any = 0):
+def join(ops: Any, spec: BlockSpec, X, update, index: Any):
     """Join a branch's ``update`` = F(branch input) to the states X of block ``index``
     (0-based; read by Mix-LN), as the spec says.
 
