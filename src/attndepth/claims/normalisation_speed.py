@@ -37,7 +37,7 @@ SECTION = (5, 5, 1)
 TESTS = "tests/test_claims_normalisation_speed.py"
 #: Allowed relative error of the clock's slope (measured Peri-LN clock against the
 #: derived one, fitted over blocks L/4 … L). The derivation is first order in 1/d: the
-#: slope lies +2 % to +6 % above 1 at d = 64–128 (+12 % at d = 32), one seed scatters
+#: slope lies +2 % to +6 % above 1 at d = 64–128 (+7 % [+2, +12] at d = 32), one seed scatters
 #: by 4–20 % (causal masks the most), so ±15 % is the first-order statement's reach at
 #: d = 64; the paper's aligned clock lies at about −50 %, a constant speed far above.
 CLOCK_BAND = 0.15

@@ -52,7 +52,7 @@ SymPy: :func:`confirm_speed_regulation`.
 
 Where it breaks. The clock is first order in 1/d: the cosines of normalised tokens
 are not the cosines of the expected Gram matrix, and tokens' radii scatter by
-O(d^(−½)) (measured: +12 % on the Peri-LN clock's slope at d = 32, LayerNorm,
+O(d^(−½)) (measured: +7 % [+2, +12] on the Peri-LN clock's slope at d = 32, LayerNorm,
 β = 2; +2 % at d = 128). Trained value matrices align the updates with the tokens,
 E⟨x, u⟩ > 0, which is the paper's regime.
 """
