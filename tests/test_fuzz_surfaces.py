@@ -54,7 +54,7 @@ def _attndepth_error_or(call):
     "norm_kind": st.one_of(anything, st.sampled_from(["layer", "rms"])),
     "deescalation": st.one_of(anything, st.sampled_from(["none", "branch", "sum"])),
     "qk_norm": anything, "norm_scaling": anything, "tau": anything, "sublayer": anything,
-    "heads": st.integers(1, 2)}))
+    "decay": scales, "heads": st.integers(1, 2)}))
 def test_fuzz_block_specifications(fields):
     trajectory = _attndepth_error_or(lambda: run_stack(StackConfig(**fields), 2, 0))
     if trajectory is not None:

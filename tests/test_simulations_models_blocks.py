@@ -172,6 +172,22 @@ def test_dyt_replaces_the_normaliser_by_tanh_of_a_times_x():
                                atol=1e-12)
 
 
+@pytest.mark.parametrize("causal", [True, False])
+def test_a_decay_mask_lowers_each_scaled_logit_by_m_times_the_distance(causal):
+    # the decay mask (ALiBi; Wu et al. 2025): softmax(QKᵀ/√d_k − m|i − j|), masked
+    config = StackConfig(variant="pure", decay=0.8, causal=causal, depth=1, tokens=5,
+                         width=8, temperature=0.5)
+    weights, X0 = draw_stack(config, 2, 4)
+    P = run_stack(config, 2, 4, keep_attention=True).attention[0, :, 0]
+    index = np.arange(5)
+    logits = (X0 @ weights.query[:, 0] @ (X0 @ weights.key[:, 0]).swapaxes(1, 2)
+              / (np.sqrt(8) * 0.5) - 0.8 * np.abs(index[:, None] - index[None, :]))
+    if causal:
+        logits[:, index[:, None] < index[None, :]] = -np.inf
+    expected = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(P, expected / expected.sum(axis=-1, keepdims=True), atol=1e-12)
+
+
 GATED = Sublayer("gated", lambda xp, X, w: (X @ w["up"]) / (1 + xp.exp(-(X @ w["gate"]))),
                  lambda d: {"gate": (d, d), "up": (d, d)})
 
@@ -211,6 +227,8 @@ def test_a_user_sublayer_is_drawn_after_the_stacks_own_weights_and_joined_like_a
     (dict(norm="mix", mix_ratio=1.5), "mix_ratio"),
     (dict(norm="ngpt", ngpt_step=0.0), "ngpt_step"),
     (dict(norm_kind="dyt", dyt_alpha=-1.0), "dyt_alpha"),
+    (dict(decay=-0.5), "decay"),
+    (dict(decay=float("nan")), "decay"),
 ])
 def test_a_bad_block_option_is_a_clear_error(fields, message):
     with pytest.raises((ValueError, TypeError), match=message):

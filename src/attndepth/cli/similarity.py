@@ -32,7 +32,8 @@ BACKENDS: tuple[str, ...] = ("numpy", "jax")
 SIMILARITY_SETTINGS: tuple[str, ...] = (
     "variant", "depth", "tokens", "width", "heads", "tau", "temperature", "causal", "window",
     "residual_scale", "skip_scale", "norm", "norm_kind", "deescalation", "qk_norm",
-    "norm_scaling", "mix_ratio", "ngpt_step", "dyt_alpha", "ffn", "dtype", "sampling")
+    "norm_scaling", "mix_ratio", "ngpt_step", "dyt_alpha", "decay", "ffn", "dtype",
+    "sampling")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -38,7 +38,7 @@ def check_bridgeable(config: StackConfig) -> None:
 
     It expresses post-LN and pre-LN blocks with LayerNorm and a ReLU FFN at temperature 1,
     with unit skip and branch scales, no de-escalation, no QK-norm or LayerNorm scaling, no
-    user sublayer and no local window.
+    user sublayer, no local window and no decay mask.
     """
     if not isinstance(config, StackConfig):
         raise InvalidType(f"config must be a StackConfig, got {type(config).__name__}")
@@ -54,6 +54,7 @@ def check_bridgeable(config: StackConfig) -> None:
         "no norm_scaling": not spec.norm_scaling,
         "no user sublayer": config.sublayer is None,
         "no local window": config.window is None,
+        "no decay mask (decay 0)": spec.decay == 0.0,
     }
     missing = [needed for needed, holds in differences.items() if not holds]
     if missing:

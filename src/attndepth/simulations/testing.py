@@ -121,6 +121,8 @@ def token_matrices(draw, tokens: int | None = None, width: int | None = None,
 MIX_RATIOS: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0)
 NGPT_STEPS: tuple[float, ...] = (0.05, 0.5, 1.0)
 DYT_ALPHAS: tuple[float, ...] = (0.5, 2.0)
+#: Decay-mask slopes m the strategy draws (0: none; ALiBi's first head of eight, ½).
+DECAYS: tuple[float, ...] = (0.0, 0.5)
 
 
 def stack_configs(max_depth: int = 6, max_tokens: int = 8,
@@ -217,6 +219,7 @@ def stack_configs(max_depth: int = 6, max_tokens: int = 8,
             mix_ratio=draw(st.sampled_from(MIX_RATIOS)),
             ngpt_step=draw(st.sampled_from(NGPT_STEPS)),
             dyt_alpha=draw(st.sampled_from(DYT_ALPHAS)),
+            decay=draw(st.sampled_from(DECAYS)),
             dtype=draw(st.sampled_from(dtypes)), sampling=draw(st.sampled_from(samplings)))
 
     return build()

@@ -100,6 +100,10 @@ class BlockSpec:
         (the eigen learning rate α_A as initialised, 0.05 in the paper).
     dyt_alpha : float
         DyT (``norm_kind="dyt"``): a₀ > 0 in tanh(a₀ x).
+    decay : float
+        m ≥ 0 of the decay mask: every logit, after its 1/(√d_k T) scale, less m·|i − j|
+        (with a causal mask the ALiBi/RetNet bias −m(i − j); Wu et al. 2025, arXiv
+        2502.01951, §4). 0: none.
     """
 
     skip: bool = True
@@ -114,6 +118,7 @@ class BlockSpec:
     mix_post_blocks: int = 0
     ngpt_step: float = 0.05
     dyt_alpha: float = 0.5
+    decay: float = 0.0
 
     def __post_init__(self) -> None:
         for flag in ("skip", "qk_norm", "norm_scaling"):
@@ -146,6 +151,7 @@ class BlockSpec:
                                                          strict_minimum=True))
         object.__setattr__(self, "dyt_alpha", check_real("dyt_alpha", self.dyt_alpha, 0.0,
                                                          strict_minimum=True))
+        object.__setattr__(self, "decay", check_real("decay", self.decay, 0.0))
         if self.norm == "ngpt":
             if self.norm_kind == "dyt":
                 raise InvalidParameter("nGPT steps on a sphere: use norm_kind layer or rms "
@@ -439,8 +445,17 @@ def attention(ops: Any, spec: BlockSpec, X, projections, heads: int, scale: floa
     Q, K = projected[..., :d], projected[..., d:2 * d]
     if spec.qk_norm:
         Q, K = _normalise_heads(ops, spec, Q, heads), _normalise_heads(ops, spec, K, heads)
-    P = ops.softmax(attention_logits(Q, K, heads), scale, forbidden)
+    logits = attention_logits(Q, K, heads)
+    if spec.decay:
+        logits = logits - decay_bias(ops, logits.shape[-1], spec.decay / scale, logits.dtype)
+    P = ops.softmax(logits, scale, forbidden)
     return projected[..., 2 * d:], P
+
+
+def decay_bias(ops: Any, tokens: int, slope: float, dtype: Any):
+    """(n, n) ``slope·|i − j|``, subtracted from unscaled logits (``BlockSpec.decay``)."""
+    index = ops.xp.arange(tokens)
+    return (slope * ops.xp.abs(index[:, None] - index[None, :])).astype(dtype)
 
 
 def block_forward(ops: Any, config: Any, forbidden, X, layer: Mapping[str, Any],

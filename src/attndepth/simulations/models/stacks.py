@@ -152,6 +152,8 @@ class StackConfig:
         the eigen learning rate as initialised, 0.05; Loshchilov et al. 2024).
     dyt_alpha : a₀ > 0 of DyT, tanh(a₀x) in place of the normaliser (``norm_kind="dyt"``;
         Zhu et al. 2025, arXiv 2503.10622; 0.5).
+    decay : m ≥ 0 of a decay mask: the scaled logits less m·|i − j| (ALiBi's bias with
+        ``causal``; Wu et al. 2025, arXiv 2502.01951). 0 (default): none.
     sampling : ``weights`` (default: every Gaussian matrix is drawn) or ``law``: each
         matrix is drawn only as its product with the states that reach it
         (:mod:`~attndepth.simulations.models.law`): the states and attention
@@ -212,6 +214,9 @@ class StackConfig:
                                                  "(number in (0, 1]; norm ngpt)", symbol="A")
     dyt_alpha: float = setting(0.5, description="DyT: a in tanh(a*x) (number > 0; norm_kind "
                                                 "dyt)", symbol="A")
+    decay: float = setting(0.0, description="decay mask: each scaled logit less M*abs(i - j) "
+                                            "(number >= 0; with causal, ALiBi's bias)",
+                           symbol="M")
     sampling: str = setting(
         "weights", description="weights: draw every Gaussian matrix; law: draw only its product "
                                "with the tokens (the same law of states and attention, "
@@ -300,8 +305,8 @@ class StackConfig:
             qk_norm=self.qk_norm, norm_scaling=self.norm_scaling,
             mix_post_blocks=int(math.floor(mix_ratio * self.depth)) if norm == "mix" else 0,
             ngpt_step=self.ngpt_step,
-            dyt_alpha=self.dyt_alpha)
-        for name in ("tau", "residual_scale", "skip_scale", "ngpt_step", "dyt_alpha"):
+            dyt_alpha=self.dyt_alpha, decay=self.decay)
+        for name in ("tau", "residual_scale", "skip_scale", "ngpt_step", "dyt_alpha", "decay"):
             object.__setattr__(self, name, getattr(block, name))
         object.__setattr__(self, "block", block)
 
@@ -330,7 +335,7 @@ class StackConfig:
 #: records of the named variants read as before).
 BLOCK_FIELDS: frozenset[str] = frozenset(
     {"skip_scale", "norm", "norm_kind", "deescalation", "qk_norm", "norm_scaling", "sublayer",
-     "sampling", "mix_ratio", "ngpt_step", "dyt_alpha"})
+     "sampling", "mix_ratio", "ngpt_step", "dyt_alpha", "decay"})
 
 
 @dataclass(frozen=True)
