@@ -93,7 +93,7 @@ SLOW_QUICK = ("levine.threshold", "yuzhang.linear-rate-postln", "naderi.spectral
               "geshkovski.single-cluster", "levine.residual-rank", "noci.residual-scaling",
               "yuzhang.deescalation", "giorlandino.correlation-map",
               "karagodin.speed-regulation", "alekseev.jacobian-growth",
-              "barbero.representational-collapse")
+              "barbero.representational-collapse", "herasimchyk.residual-influence")
 
 
 @pytest.mark.parametrize("claim_id", [pytest.param(c, marks=pytest.mark.slow)

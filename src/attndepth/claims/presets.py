@@ -105,6 +105,21 @@ REPRESENTATIONAL_COLLAPSE = _presets(
     dict(variant="pre-ln", depth=4, width=64, ffn=True, heads=1, lengths=(32, 1024),
          batch=64))
 
+#: Attention-only causal stacks with a decay mask: wu.position-bias, ``position_bias``
+#: (which draws more decays and the last position's profile).
+POSITION_BIAS = _presets(
+    dict(decay=1.0, temperature=1.0, width=64, tokens=16, rate_depth=16, batch=16),
+    dict(decay=1.0, temperature=1.0, width=64, tokens=16, rate_depth=16, batch=64))
+
+#: Pre- and post-LN causal stacks at near-uniform attention, the influence of every
+#: input token on the last at L and 2L: herasimchyk.residual-influence,
+#: ``residual_influence`` (which draws more depths and the profile).
+RESIDUAL_INFLUENCE = _presets(
+    dict(variant="pre-ln", temperature=4.0, width=64, tokens=8, depth=8, batch=16,
+         directions=2),
+    dict(variant="pre-ln", temperature=4.0, width=128, tokens=16, depth=8, batch=64,
+         directions=2))
+
 #: Near-simplex tokens at two sequence lengths: chen.critical-scaling,
 #: ``critical_scaling`` (which draws more lengths, overlaps and widths).
 CRITICAL_SCALING = _presets(dict(overlap=0.5, width=64, smallest=8, largest=1024, batch=2),
