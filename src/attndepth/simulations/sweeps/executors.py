@@ -81,11 +81,16 @@ def dask_results(points: list[SweepPoint], scheduler: str, workers: int) -> Iter
                                "pip install -e '.[distributed]'") from None
     if scheduler == "dask-local":
         # the cluster's processes start with Ctrl-C ignored (they inherit it): a Ctrl-C in
-        # the terminal reaches the whole process group, and only the driver answers it
+        # the terminal reaches the whole process group, and only the driver answers it.
+        # Its processes log only what is CRITICAL: a task's error reaches the driver as the
+        # future's exception, a lost worker is retried, and while the cluster closes its
+        # workers' heartbeats to a scheduler already gone would print ERROR lines of their
+        # own (from other processes, past _shut_down's silence) under the one line a Ctrl-C
+        # leaves
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", silence_logs=logging.ERROR)
+                                   dashboard_address=":0", silence_logs=logging.CRITICAL)
             client = Client(cluster)
             client.run(share_cores, workers)
         finally:
