@@ -39,6 +39,25 @@ class JacobianProfile:
     variance: np.ndarray
 
 
+def check_differenced(config: StackConfig, measured: str) -> None:
+    """Refuse a stack that a central difference of its states cannot measure.
+
+    Parameters
+    ----------
+    config : StackConfig
+        Needs float64 states (the difference's error is O(h²) only above the rounding)
+        and drawn weights (one stack runs at several inputs).
+    measured : str
+        What is measured, for the error ("the APJN").
+    """
+    if config.dtype != "float64":
+        raise InvalidParameter(f"{measured} is measured by a central difference, which "
+                               f"needs float64; use dtype='float64'")
+    if config.sampling != "weights":
+        raise InvalidParameter(f"{measured} runs one stack at several inputs, which needs "
+                               f"its drawn weights; use sampling='weights'")
+
+
 def _states(config: StackConfig, weights, X0: np.ndarray) -> np.ndarray:
     return np.stack([X0, *(record.outputs for record in iterate_stack(config, weights, X0))])
 
@@ -62,12 +81,7 @@ def jacobian_profile(config: StackConfig, batch: int, seed: int,
     """
     batch = check_int("batch", batch, minimum=1)
     directions = check_int("directions", directions, minimum=1)
-    if config.dtype != "float64":
-        raise InvalidParameter("the APJN is measured by a central difference, which needs "
-                               "float64; use dtype='float64'")
-    if config.sampling != "weights":
-        raise InvalidParameter("the APJN runs one stack at three inputs, which needs its "
-                               "drawn weights; use sampling='weights'")
+    check_differenced(config, "the APJN")
     weights, X0 = draw_stack(config, batch, seed)
     states = _states(config, weights, X0)
     generators = spawn_generators(seed, batch, PROBE_STREAM)

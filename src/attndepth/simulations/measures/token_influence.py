@@ -6,20 +6,19 @@ Herasimchyk et al. 2026, arXiv 2602.16837, compare with their rollout, and Barbe
 2024's over-squashing bound). For a standard Gaussian direction u on token j alone,
 E‖J u‖² = ‖J‖²_F and E‖u‖² = d, so I_ℓ(j) = E‖J u‖²/E‖u‖²: each stack runs at
 x_0 ± h u (a central difference, h = 10⁻⁵ · rms(x_0)), the directions drawn from the
-stack's own stream (``PROBE_STREAM``), and the ratio is pooled over stacks and directions.
+stack's own stream (``PROBE_STREAM``; the step is
+:data:`~attndepth.simulations.measures.input_output_jacobian.STEP`), and the ratio is
+pooled over stacks and directions.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from attndepth.errors import InvalidParameter
+from attndepth.simulations.measures.input_output_jacobian import STEP, check_differenced
 from attndepth.simulations.models.stacks import StackConfig, draw_stack, iterate_stack
 from attndepth.simulations.seeding import PROBE_STREAM, spawn_generators
 from attndepth.validation import check_int
-
-#: The difference step relative to the rms of the input.
-STEP = 1e-5
 
 
 def _last_token(config: StackConfig, weights, X0: np.ndarray) -> np.ndarray:
@@ -48,12 +47,7 @@ def last_token_influence(config: StackConfig, batch: int, seed: int,
     """
     batch = check_int("batch", batch, minimum=1)
     directions = check_int("directions", directions, minimum=1)
-    if config.dtype != "float64":
-        raise InvalidParameter("the influence is measured by a central difference, which "
-                               "needs float64; use dtype='float64'")
-    if config.sampling != "weights":
-        raise InvalidParameter("the influence runs one stack at several inputs, which needs "
-                               "its drawn weights; use sampling='weights'")
+    check_differenced(config, "the influence")
     weights, X0 = draw_stack(config, batch, seed)
     generators = spawn_generators(seed, batch, PROBE_STREAM)
     step = STEP * np.sqrt(np.mean(X0 * X0))
