@@ -47,14 +47,22 @@ def pytest_configure(config):
         "command), run by `pytest -m slow` in .ci/run")
 
 
+#: The docs build: it shows the quick runs the tests saved (docs/generate.py), so it comes
+#: after every other test that is not JAX's, the slow quick runs of its xdist group
+#: included (.ci/run runs the slow tests with ``--dist loadgroup``).
+DOCS_BUILD = "test_docs.py::test_site_builds_with_warnings_as_errors"
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests that start JAX run after all others.
+    """Tests that start JAX run after all others; the docs build just before them.
 
     JAX starts threads of its own, and the sweep tests fork worker processes;
     forking a process that holds JAX's threads can deadlock the child (JAX warns
-    so). Running the JAX tests last keeps every fork before JAX exists.
+    so). Running the JAX tests last keeps every fork before JAX exists. The docs build
+    (a subprocess) reuses what the tests before it saved (:data:`DOCS_BUILD`).
     """
-    items.sort(key=lambda item: item.get_closest_marker("jax") is not None)
+    items.sort(key=lambda item: (item.get_closest_marker("jax") is not None,
+                                 item.nodeid.endswith(DOCS_BUILD)))
 
 
 @pytest.fixture

@@ -52,6 +52,7 @@ def test_no_text_file_holds_a_control_character():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("docs")  # after the slow quick runs, on their worker (conftest)
 def test_site_builds_with_warnings_as_errors(tmp_path):
     build = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",

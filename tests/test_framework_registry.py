@@ -96,7 +96,13 @@ SLOW_QUICK = ("levine.threshold", "yuzhang.linear-rate-postln", "naderi.spectral
               "barbero.representational-collapse", "herasimchyk.residual-influence")
 
 
-@pytest.mark.parametrize("claim_id", [pytest.param(c, marks=pytest.mark.slow)
+#: The slow quick runs share one xdist worker with the docs build, which runs after them
+#: (``.ci/run``'s ``--dist loadgroup``; tests/conftest.py puts the build last) and shows
+#: their saved results instead of running the claims again.
+DOCS_GROUP = pytest.mark.xdist_group("docs")
+
+
+@pytest.mark.parametrize("claim_id", [pytest.param(c, marks=[pytest.mark.slow, DOCS_GROUP])
                                       if c in SLOW_QUICK else c for c in DEFAULT])
 def test_quick_preset_reaches_its_verdict(claim_id, save_for_docs):
     result = run_claim(claim_id, "quick", seed=0)
