@@ -147,7 +147,8 @@ def quick_data():
 def save_for_docs():
     """``save_for_docs(result)``: with ``ATTNDEPTH_FIGURES_DIR`` set (``.ci/run``), a claim's
     quick run is saved there (``results/<id>.json``) for the docs build's results page,
-    which then runs only the claims no test ran (docs/generate.py)."""
+    which then runs only the claims no test ran, and, for an atlas conjecture, its row of
+    the atlas page (docs/generate.py)."""
     def save(result) -> None:
         out = os.environ.get("ATTNDEPTH_FIGURES_DIR")
         if not out:
@@ -158,8 +159,13 @@ def save_for_docs():
 
         folder = Path(out) / "results"
         folder.mkdir(parents=True, exist_ok=True)
+        part = markdown_part(result)
+        values = result.outcome.values
+        if "smallest_refutation" in values:  # an atlas conjecture: its atlas-page row too
+            part["atlas"] = {"verdict": f"{result.verdict}", **{
+                key: values[key] for key in ("support", "refutations", "smallest_refutation")}}
         partial = folder / f".{result.id}.json.partial"  # whole or absent, never half
-        partial.write_text(json.dumps(markdown_part(result)), encoding="utf-8")
+        partial.write_text(json.dumps(part), encoding="utf-8")
         partial.replace(folder / f"{result.id}.json")
 
     return save
