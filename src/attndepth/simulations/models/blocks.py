@@ -33,7 +33,8 @@ The normalisers (``norm_kind``): LayerNorm ``(x − x̄)/√(var x + ε)``, RMSN
 reads N(X)/√ℓ in place of N(X).
 Without a skip path (``skip=False``, Dong et al.'s pure attention) a branch is
 X ← F(X), normalised as the placement says. ``qk_norm`` normalises each head's
-queries and keys over their d_k features before the logits.
+queries and keys over their d_k features before the logits; ``decay`` = m subtracts
+m|i − j| from every scaled logit (a decay mask, ALiBi's bias under a causal mask).
 
 The array operations come from a backend: :data:`NUMPY` (in place where that
 saves an allocation) or :func:`jax_ops` (pure functions, traceable by
@@ -102,8 +103,8 @@ class BlockSpec:
         DyT (``norm_kind="dyt"``): a₀ > 0 in tanh(a₀ x).
     decay : float
         m ≥ 0 of the decay mask: every logit, after its 1/(√d_k T) scale, less m·|i − j|
-        (with a causal mask the ALiBi/RetNet bias −m(i − j); Wu et al. 2025, arXiv
-        2502.01951, §4). 0: none.
+        (with a causal mask the ALiBi/RetNet bias −m(i − j), the decay mask of Wu et al.
+        2025, arXiv 2502.01951). 0: none.
     """
 
     skip: bool = True
