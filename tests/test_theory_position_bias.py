@@ -50,3 +50,15 @@ def test_position_two_alone_falls_by_lambda_two_exactly():
 def test_the_rate_is_ln_2_without_decay_and_e_to_minus_m_for_a_strong_one():
     assert collapse_rate(0.0) == pytest.approx(math.log(2))
     assert collapse_rate(10.0) == pytest.approx(math.exp(-10.0), rel=1e-4)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: mask_attention(0, 0.5), "tokens"),
+    (lambda: mask_attention(4, -1.0), "decay"),
+    (lambda: rollout_deficits(1, 0.5, 3), "tokens"),
+    (lambda: rollout_deficits(4, 0.5, -1), "depth"),
+    (lambda: collapse_rate(float("nan")), "decay"),
+])
+def test_bad_input_is_a_clear_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

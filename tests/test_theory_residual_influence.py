@@ -53,3 +53,17 @@ def test_the_profile_is_u_shaped():
 @pytest.mark.parametrize("influence", [[1.0, 0.0], [0.25, 0.25, 0.5]])
 def test_the_non_first_share(influence):
     assert non_first_share(influence) == pytest.approx(1 - influence[0] / sum(influence))
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: influence_profile(0, 64, (1,)), "tokens"),
+    (lambda: influence_profile(4, 2, (1,)), "width"),
+    (lambda: influence_profile(4, 64, ()), "depths"),
+    (lambda: influence_profile(4, 64, (-1,)), "depth"),
+    (lambda: influence_profile(4, 64, (1,), placement="peri"), "placement"),
+    (lambda: influence_profile(4, 64, (1,), input_scale=0.0), "input_scale"),
+    (lambda: non_first_share([0.0, 0.0]), "positive"),
+])
+def test_bad_input_is_a_clear_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -24,6 +24,8 @@ from attndepth.figures.style import (
     PALETTE,
     interval_half_width,
     legend_with_keys,
+    measured_and_predicted,
+    measured_key,
     new_figure,
     style_key,
     styled,
@@ -109,23 +111,16 @@ def draw(data: dict[str, list]):
         left.set_ylim(SMALLEST, 1.5)
         left.set_xlabel("depth $L$")
         left.set_ylabel("first-token deficit of $P_L$ (log scale)")
-        legend_with_keys(left, [style_key("measured", color="0.3", marker="o",
-                                          linestyle="none", markersize=2.0),
-                                style_key("$M^L$", color="0.3", linestyle="-")],
-                         loc="lower left", ncol=2)
+        keys = [measured_key(), style_key("$M^L$", color="0.3", linestyle="-")]
+        legend_with_keys(left, keys, loc="lower left", ncol=2)
         for colour, level in zip(PROFILE_COLOURS, PROFILE_DEPTHS, strict=True):
             rows = (panel == "profile") & (depth == level)
             position = array["position"][rows].astype(int)
-            right.errorbar(position, measured[rows], yerr=error[rows], fmt="o",
-                           color=colour, markersize=2.0, elinewidth=0.5,
-                           label=f"$L$ = {level}")
-            right.plot(position, predicted[rows], "-", color=colour, linewidth=0.8)
+            measured_and_predicted(right, position, measured[rows], error[rows],
+                                   predicted[rows], colour, f"$L$ = {level}")
         right.set_xlabel("input position $j$")
         right.set_ylabel(r"$(P_L)_{nj}$, last position $n$")
-        legend_with_keys(right, [style_key("measured", color="0.3", marker="o",
-                                           linestyle="none", markersize=2.0),
-                                 style_key("$M^L$", color="0.3", linestyle="-")],
-                         loc="upper center")
+        legend_with_keys(right, keys, loc="upper center")
         stacks = int(array["stacks"][0])
         left.set_title(f"attention-only causal stacks, {stacks} a point; {INTERVAL_TEXT}",
                        fontsize=6)

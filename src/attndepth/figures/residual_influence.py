@@ -26,6 +26,8 @@ from attndepth.figures.style import (
     VARIANT_NAMES,
     interval_half_width,
     legend_with_keys,
+    measured_and_predicted,
+    measured_key,
     new_figure,
     style_key,
     styled,
@@ -122,25 +124,21 @@ def draw(data: dict[str, list]):
         left.set_ylim(SMALLEST, 1.5)
         left.set_xlabel("depth $L$")
         left.set_ylabel("non-first share of the influence (log scale)")
+        recursion = style_key("recursion", color="0.3", linestyle="-")
         legend_with_keys(left, [
-            style_key("measured", color="0.3", marker="o", linestyle="none", markersize=2.0),
-            style_key("recursion", color="0.3", linestyle="-"),
+            measured_key(), recursion,
             style_key("attention-only rollout", color="0.35", linestyle="--"),
             style_key("rollout ½I + ½A", color="0.35", linestyle=":")],
             loc="lower left")
         for colour, level in zip(PROFILE_COLOURS, PROFILE_DEPTHS, strict=True):
             rows = (panel == "profile") & (depth == level)
             position = array["position"][rows].astype(int)
-            right.errorbar(position, measured[rows], yerr=error[rows], fmt="o",
-                           color=colour, markersize=2.0, elinewidth=0.5,
-                           label=f"$L$ = {level}")
-            right.plot(position, predicted[rows], "-", color=colour, linewidth=0.8)
+            measured_and_predicted(right, position, measured[rows], error[rows],
+                                   predicted[rows], colour, f"$L$ = {level}")
         right.set_yscale("log")
         right.set_xlabel("input position $j$")
         right.set_ylabel("share of the last token's influence (log scale)")
-        legend_with_keys(right, [
-            style_key("measured", color="0.3", marker="o", linestyle="none", markersize=2.0),
-            style_key("recursion", color="0.3", linestyle="-")], loc="upper center")
+        legend_with_keys(right, [measured_key(), recursion], loc="upper center")
         count = int(seeds[counted][0])
         left.set_title(f"causal stacks, near-uniform attention; {count} seeds, "
                        f"{INTERVAL_TEXT}", fontsize=6)

@@ -134,6 +134,21 @@ def style_key(label: str, **style: Any) -> tuple[Line2D, str]:
     return Line2D([], [], **style), label
 
 
+def measured_key() -> tuple[Line2D, str]:
+    """The legend entry of :func:`measured_and_predicted`'s markers: "measured"."""
+    return style_key("measured", color="0.3", marker="o", linestyle="none", markersize=2.0)
+
+
+def measured_and_predicted(axis, x: Any, measured: Any, error: Any, predicted: Any,
+                           colour: str, label: str) -> None:
+    """One series: measured means as markers with their intervals (``error``, half widths)
+    and its prediction as a line of the same colour; the label names the series, and
+    :func:`measured_key` with a line key says which is which."""
+    axis.errorbar(x, measured, yerr=error, fmt="o", color=colour, markersize=2.0,
+                  elinewidth=0.5, label=label)
+    axis.plot(x, predicted, "-", color=colour, linewidth=0.8)
+
+
 def legend_with_keys(axis, keys: list[tuple[Line2D, str]], *, separate: bool = False,
                      **options: Any):
     """The axes' legend with style entries (:func:`style_key`) after its series; or, with

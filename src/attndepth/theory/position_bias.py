@@ -42,6 +42,7 @@ import math
 import sympy as sp
 
 from attndepth.theory.proof_cache import proof_cache
+from attndepth.validation import check_int, check_real
 
 
 def mask_attention(tokens: int, decay: float) -> list[list[float]]:
@@ -52,6 +53,8 @@ def mask_attention(tokens: int, decay: float) -> list[list[float]]:
     tokens : n ≥ 1.
     decay : m ≥ 0 (0: uniform causal attention, M_ij = 1/i).
     """
+    tokens = check_int("tokens", tokens, minimum=1)
+    decay = check_real("decay", decay, 0.0)
     rows = []
     for i in range(tokens):
         weights = [math.exp(-decay * (i - j)) for j in range(i + 1)]
@@ -73,6 +76,8 @@ def rollout_deficits(tokens: int, decay: float, depth: int) -> list[float]:
     -------
     list of L + 1 floats: (1/(n − 1)) Σ_{i ≥ 2} Σ_{j ≥ 2} (M^ℓ)_ij (ℓ = 0: 1).
     """
+    tokens = check_int("tokens", tokens, minimum=2)
+    depth = check_int("depth", depth, minimum=0)
     mask = mask_attention(tokens, decay)
     power = [[float(i == j) for j in range(tokens)] for i in range(tokens)]
     deficits = []
@@ -87,6 +92,7 @@ def rollout_deficits(tokens: int, decay: float, depth: int) -> list[float]:
 def collapse_rate(decay: float) -> float:
     """ln(1 + e^{−m}) = −ln λ₂: the slowest per-layer rate at which the cumulative
     attention leaves the non-first positions (module docstring)."""
+    decay = check_real("decay", decay, 0.0)
     return math.log1p(math.exp(-decay))
 
 

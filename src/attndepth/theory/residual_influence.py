@@ -52,7 +52,9 @@ import math
 
 import sympy as sp
 
+from attndepth.errors import InvalidParameter
 from attndepth.theory.proof_cache import proof_cache
+from attndepth.validation import check_choice, check_int, check_real
 
 
 def _attend(matrix: list[list[float]]) -> list[list[float]]:
@@ -103,6 +105,13 @@ def influence_profile(tokens: int, width: int, depths: tuple[int, ...],
     -------
     dict L → list of n floats (j = 1 … n).
     """
+    tokens = check_int("tokens", tokens, minimum=1)
+    width = check_int("width", width, minimum=3)
+    input_scale = check_real("input_scale", input_scale, 0.0, strict_minimum=True)
+    check_choice("placement", placement, ("pre", "post"))
+    if not depths:
+        raise InvalidParameter("depths must name at least one depth")
+    depths = tuple(check_int("depth", depth, minimum=0) for depth in depths)
     keep, carry = 1.0 - 1.0 / width, 1.0 - 2.0 / width
     states = [[input_scale * float(k == m) for m in range(tokens)] for k in range(tokens)]
     grams = [[[float(k == m == j) for m in range(tokens)] for k in range(tokens)]
@@ -129,7 +138,10 @@ def influence_profile(tokens: int, width: int, depths: tuple[int, ...],
 def non_first_share(influence: list[float]) -> float:
     """1 − influence₁/Σ_j influence_j: the share of the last token's influence that the
     inputs after the first hold."""
-    return math.fsum(influence[1:]) / math.fsum(influence)
+    total = math.fsum(influence)
+    if not total > 0:
+        raise InvalidParameter(f"influences must sum to a positive number, got {total}")
+    return math.fsum(influence[1:]) / total
 
 
 def _gaussian_mean(expression: sp.Expr, entries: list[sp.Symbol], width: int) -> sp.Expr:
